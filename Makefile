@@ -1,0 +1,62 @@
+# The two commands: `make run` and `make test`. Everything they need is created here.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
+PYTEST := $(BIN)/python -m pytest
+STAGE ?= dev
+
+.PHONY: help venv run test lint test-unit test-functional test-e2e test-python \
+        test-sdk-python test-sdk-typescript bench package deploy import-legacy clean
+
+help:
+	@echo "make run     start the service locally on http://127.0.0.1:8000 (PORT overrides)"
+	@echo "make test    lint, type-check and run every test tier"
+	@echo "make bench   authorizer benchmark against the local stack"
+	@echo "make package STAGE=dev|staging|prod   build the CloudFormation template"
+
+$(STAMP): requirements.txt requirements-dev.txt
+	@echo "==> creating the virtualenv in $(VENV) and installing requirements-dev.txt"
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	@rm -f $(VENV)/.installed-*
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+run: venv
+	$(BIN)/python -m local.stack
+
+lint: venv
+	@echo "==> ruff and mypy"
+	$(BIN)/ruff check app.py chalicelib local tools tests
+	$(BIN)/mypy
+
+test-unit: venv
+	@echo "==> unit tests"
+	$(PYTEST) tests/unit -q
+
+test-functional: venv
+	@echo "==> functional tests (chalice.test.Client on moto)"
+	$(PYTEST) tests/functional -q
+
+test-e2e: venv
+	@echo "==> end-to-end tests (the local stack over real HTTP)"
+	$(PYTEST) tests/e2e -q
+
+test-python: lint test-unit test-functional test-e2e
+
+test-sdk-python: venv
+	@if [ -f sdks/python/Makefile ]; then $(MAKE) -C sdks/python test PYTHON=$(abspath $(BIN)/python); fi
+
+test-sdk-typescript:
+	@if [ -f sdks/typescript/Makefile ]; then $(MAKE) -C sdks/typescript test PYTHON=$(abspath $(BIN)/python); fi
+
+test: test-python test-sdk-python test-sdk-typescript
+
+import-legacy: venv
+	$(BIN)/python -m tools.import_legacy_keys $(ARGS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist

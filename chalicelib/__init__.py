@@ -1,0 +1,1 @@
+"""The memory service's authentication service: everything the Lambda runs besides wiring."""

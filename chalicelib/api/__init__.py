@@ -1,0 +1,1 @@
+"""Route blueprints; `app.py` registers them."""

@@ -1,0 +1,24 @@
+"""`/v1/auth/whoami` and `/.well-known/jwks.json`."""
+
+from __future__ import annotations
+
+from chalice import Blueprint, Response
+
+from chalicelib import web
+from chalicelib.runtime import services
+
+blueprint = Blueprint(__name__)
+
+
+@blueprint.route("/v1/auth/whoami", methods=["GET"])
+def whoami() -> Response:
+    request = blueprint.current_request
+    web.query(request, set())
+    return web.json_response(web.authenticate(request).resource())
+
+
+@blueprint.route("/.well-known/jwks.json", methods=["GET"])
+def jwks() -> Response:
+    return web.json_response(
+        services().signing_keys.jwks(), headers={"Cache-Control": "public, max-age=300"}
+    )

@@ -1,0 +1,63 @@
+"""`/v1/workspaces`: workspaces and their members (decisions.md)."""
+
+from __future__ import annotations
+
+from chalice import Blueprint, Response
+
+from chalicelib import web
+from chalicelib.runtime import services
+
+blueprint = Blueprint(__name__)
+COLLECTION = "/v1/workspaces"
+
+
+@blueprint.route(COLLECTION, methods=["POST"])
+def create_workspace() -> Response:
+    request = blueprint.current_request
+    web.query(request, set())
+    principal = web.authenticate(request)
+    body = web.read_json(request, {"name"})
+    name = web.clean_text(body.get("name"), "invalid_name", "name")
+    workspace = services().workspace_service.create(principal, name)
+    return web.json_response(
+        workspace.resource(), status=201, headers={"Location": f"{COLLECTION}/{workspace.id}"}
+    )
+
+
+@blueprint.route(COLLECTION, methods=["GET"])
+def list_workspaces() -> Response:
+    request = blueprint.current_request
+    web.query(request, set())
+    principal = web.authenticate(request)
+    found = services().workspace_service.list(principal)
+    return web.json_response(
+        {"workspaces": [dict(w.resource(), role=w.role) for w in found]}
+    )
+
+
+@blueprint.route(COLLECTION + "/{workspace_id}/members", methods=["GET"])
+def list_members(workspace_id: str) -> Response:
+    request = blueprint.current_request
+    web.query(request, set())
+    principal = web.authenticate(request)
+    members = services().workspace_service.members(principal, workspace_id)
+    return web.json_response({"members": [m.resource() for m in members]})
+
+
+@blueprint.route(COLLECTION + "/{workspace_id}/members/{user_id}", methods=["PUT"])
+def add_member(workspace_id: str, user_id: str) -> Response:
+    request = blueprint.current_request
+    web.query(request, set())
+    principal = web.authenticate(request)
+    web.read_json(request, set(), required=False)
+    member, added = services().workspace_service.add_member(principal, workspace_id, user_id)
+    return web.json_response(member.resource(), status=201 if added else 200)
+
+
+@blueprint.route(COLLECTION + "/{workspace_id}/members/{user_id}", methods=["DELETE"])
+def remove_member(workspace_id: str, user_id: str) -> Response:
+    request = blueprint.current_request
+    web.query(request, set())
+    principal = web.authenticate(request)
+    services().workspace_service.remove_member(principal, workspace_id, user_id)
+    return web.empty_response(204)

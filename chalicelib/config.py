@@ -1,0 +1,44 @@
+"""Settings from the environment (every variable is listed in the README's Configuration)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+class ConfigurationError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Settings:
+    table_name: str
+    encryption_key_id: str
+    signing_key_id: str
+    previous_signing_key_id: str | None
+    issuer: str
+    region: str
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+
+        def required(name: str) -> str:
+            value = env.get(name, "").strip()
+            if not value:
+                raise ConfigurationError(f"environment variable {name} is not set")
+            return value
+
+        return cls(
+            table_name=required("AUTH_TABLE"),
+            encryption_key_id=required("KEY_ENCRYPTION_KEY_ID"),
+            signing_key_id=required("TOKEN_SIGNING_KEY_ID"),
+            previous_signing_key_id=env.get("TOKEN_PREVIOUS_SIGNING_KEY_ID", "").strip() or None,
+            issuer=required("TOKEN_ISSUER").rstrip("/"),
+            region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
+        )
+
+    @property
+    def signing_key_ids(self) -> list[str]:
+        return [k for k in (self.signing_key_id, self.previous_signing_key_id) if k]

@@ -1,0 +1,50 @@
+"""Identifiers: `key_`, `ws_` and `usr_` followed by a ULID (sortable by creation time)."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+
+# Crockford's base32, as the ULID spec uses it.
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_ULID = r"[0-9A-HJKMNP-TV-Z]{26}"
+
+KEY_ID = re.compile(rf"^key_{_ULID}$")
+WORKSPACE_ID = re.compile(rf"^ws_{_ULID}$")
+USER_ID = re.compile(r"^usr_[0-9A-Za-z]{1,40}$")
+
+
+def ulid(now_ms: int | None = None) -> str:
+    """48 bits of milliseconds then 80 random bits, 26 Crockford base32 characters."""
+    ms = int(time.time() * 1000) if now_ms is None else now_ms
+    value = (ms << 80) | secrets.randbits(80)
+    chars = []
+    for _ in range(26):
+        chars.append(_CROCKFORD[value & 31])
+        value >>= 5
+    return "".join(reversed(chars))
+
+
+def new_key_id() -> str:
+    return "key_" + ulid()
+
+
+def new_workspace_id() -> str:
+    return "ws_" + ulid()
+
+
+def new_user_id() -> str:
+    return "usr_" + ulid()
+
+
+def is_key_id(value: str) -> bool:
+    return bool(KEY_ID.match(value))
+
+
+def is_workspace_id(value: str) -> bool:
+    return bool(WORKSPACE_ID.match(value))
+
+
+def is_user_id(value: str) -> bool:
+    return bool(USER_ID.match(value))

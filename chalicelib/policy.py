@@ -1,0 +1,27 @@
+"""Who may manage keys and workspaces (spec §5.3 rules 4–5; decisions.md)."""
+
+from __future__ import annotations
+
+from chalicelib.errors import ServiceError, forbidden
+from chalicelib.models import Principal
+from chalicelib.scopes import ADMIN, WORKSPACE_ADMIN
+
+
+def require_manager(principal: Principal) -> None:
+    """A user token, or an admin key holding `workspace:admin`; a workspace key never."""
+    if principal.credential == "user_token":
+        return
+    if principal.category == ADMIN and WORKSPACE_ADMIN in principal.scopes:
+        return
+    raise forbidden(
+        "insufficient_scope",
+        "Managing keys and workspaces needs a user token or an admin key with workspace:admin.",
+    )
+
+
+def require_workspace(principal: Principal) -> str:
+    if principal.workspace_id is None:
+        raise ServiceError(
+            403, "workspace_required", "Name the workspace with the X-Workspace-Id header."
+        )
+    return principal.workspace_id

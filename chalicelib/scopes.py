@@ -1,0 +1,28 @@
+"""Scopes per category (spec §2.2), the one place that says which key may do what."""
+
+from __future__ import annotations
+
+DATA_PLANE_SCOPES: tuple[str, ...] = ("memory", "entities", "reasoning", "ontology", "skills")
+WORKSPACE_ADMIN = "workspace:admin"
+ALL_SCOPES: tuple[str, ...] = (*DATA_PLANE_SCOPES, WORKSPACE_ADMIN)
+
+WORKSPACE = "workspace"
+ADMIN = "admin"
+CATEGORIES = (WORKSPACE, ADMIN)
+
+SCOPES_BY_CATEGORY: dict[str, tuple[str, ...]] = {
+    WORKSPACE: DATA_PLANE_SCOPES,
+    ADMIN: ALL_SCOPES,
+}
+
+# The data-plane authorizer: the first path segment after /v1/ names the scope it needs.
+SCOPE_BY_PATH_SEGMENT: dict[str, str] = {
+    **{scope: scope for scope in DATA_PLANE_SCOPES},
+    "workspaces": WORKSPACE_ADMIN,
+}
+
+
+def ordered(scopes: set[str] | frozenset[str] | list[str] | tuple[str, ...]) -> list[str]:
+    """Scopes in their canonical order, so that answers are stable."""
+    wanted = set(scopes)
+    return [scope for scope in ALL_SCOPES if scope in wanted]

@@ -1,0 +1,1 @@
+"""The local stack: moto as DynamoDB and KMS, resources from infra/, chalice local."""

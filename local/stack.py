@@ -1,0 +1,212 @@
+"""The local stack behind `make run` and the end-to-end tests.
+
+Starts moto (single-threaded, in its own process) as DynamoDB and KMS on loopback, creates
+the table and keys from `infra/resources.json`, serves the Chalice app with chalice local's
+server on 127.0.0.1:8000 (`PORT` overrides), mints a token for a development user and
+prints how to make a first call. Ctrl-C stops everything it started.
+
+    python -m local.stack [--port 8000] [--ready-file stack.json] [--quiet]
+
+With `--ready-file`, it writes a JSON object (endpoint, token, ports) once it is serving,
+which is how tests and benchmarks find it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+DEV_USER_ID = "usr_developer"
+LOCAL_CREDENTIALS = {
+    # moto accepts any credentials; these are placeholders, not secrets.
+    "AWS_ACCESS_KEY_ID": "local",
+    "AWS_SECRET_ACCESS_KEY": "local",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_REGION": "us-east-1",
+}
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(host: str, port: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on {host}:{port} after {timeout:.0f} s")
+
+
+def stage_environment(stage: str) -> dict[str, str]:
+    """The stage's environment variables from .chalice/config.json (global, then stage)."""
+    config = json.loads((PROJECT_DIR / ".chalice" / "config.json").read_text())
+    env = dict(config.get("environment_variables", {}))
+    env.update(config["stages"][stage].get("environment_variables", {}))
+    return env
+
+
+def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "local.moto_server", "--host", host, "--port", str(port)],
+        cwd=PROJECT_DIR,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(host, port)
+    except RuntimeError:
+        process.kill()
+        raise
+    return process
+
+
+def local_environment(stage: str, endpoint: str, moto_endpoint: str) -> dict[str, str]:
+    env = stage_environment(stage)
+    env.update(LOCAL_CREDENTIALS)
+    env["AWS_ENDPOINT_URL"] = moto_endpoint
+    env["TOKEN_ISSUER"] = endpoint  # locally, the service's base URL is the loopback one
+    env["LOCAL_MODE"] = "1"
+    return env
+
+
+def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
+    """chalice local's server, with unknown routes answered as the API's gateway would."""
+    from chalice.cli.factory import CLIFactory
+    from chalice.local import (
+        ChaliceRequestHandler,
+        CustomLocalChalice,
+        LocalChalice,
+        LocalDevServer,
+        LocalGatewayException,
+    )
+
+    from chalicelib.errors import problem_body
+
+    class RequestHandler(ChaliceRequestHandler):
+        def _send_error_response(self, error: LocalGatewayException) -> None:
+            # chalice local imitates API Gateway's "Missing Authentication Token" 403 (and
+            # echoes the Authorization header in it). Our deployed API answers unknown
+            # routes with a problem+json 404 (a gateway response in infra/); so do we here.
+            body = json.dumps(problem_body(404, "not_found", "No such route."))
+            self._send_http_response(404, {"Content-Type": "application/problem+json"}, body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            if not quiet:
+                super().log_message(format, *args)
+
+    factory = CLIFactory(project_dir=str(PROJECT_DIR))
+    config = factory.create_config_obj(chalice_stage_name=stage)
+    app_obj = config.chalice_app
+    CustomLocalChalice.__bases__ = (LocalChalice, app_obj.__class__)
+    app_obj.__class__ = CustomLocalChalice
+    return LocalDevServer(app_obj, config, host, port, handler_cls=RequestHandler)
+
+
+def bootstrap(stage: str) -> dict[str, Any]:
+    from chalicelib.runtime import services
+    from local.resources import create_all
+
+    return create_all(services().dynamodb, services().kms, stage)
+
+
+def banner(info: dict[str, Any]) -> str:
+    endpoint = info["endpoint"]
+    return f"""
+memory-auth is running on {endpoint}  (DynamoDB and KMS: moto on {info["motoEndpoint"]})
+
+A development user ({info["userId"]}) with a workspace ({info["workspaceId"]}) is ready.
+Its user token, valid for one hour:
+
+  export TOKEN='{info["token"]}'
+
+Create a first admin key, then call whoami with it:
+
+  curl -s -X POST {endpoint}/v1/auth/api-keys \\
+       -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
+       -d '{{"label": "my first key"}}'
+  curl -s {endpoint}/v1/auth/whoami -H "Authorization: Bearer <the key from above>"
+
+Press Ctrl-C to stop everything.
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Run the service locally on moto.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    parser.add_argument("--moto-port", type=int, default=int(os.environ.get("MOTO_PORT", "0")))
+    parser.add_argument("--stage", default="dev")
+    parser.add_argument("--ready-file", type=Path)
+    parser.add_argument("--quiet", action="store_true", help="no request log lines")
+    args = parser.parse_args(argv)
+
+    port = args.port or free_port(args.host)
+    moto_port = args.moto_port or free_port(args.host)
+    endpoint = f"http://{args.host}:{port}"
+    moto_endpoint = f"http://{args.host}:{moto_port}"
+
+    print(f"[1/4] starting moto (DynamoDB, KMS) on {moto_endpoint}", flush=True)
+    moto = start_moto(args.host, moto_port)
+    # SIGTERM (from tests, or a supervisor) stops us the same way Ctrl-C does.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        os.environ.update(local_environment(args.stage, endpoint, moto_endpoint))
+        sys.path.insert(0, str(PROJECT_DIR))
+        print("[2/4] creating the table and keys from infra/resources.json", flush=True)
+        bootstrap(args.stage)
+        print(f"[3/4] starting the service on {endpoint}", flush=True)
+        server = make_server(args.host, port, args.stage, args.quiet)
+        # The stage's config has just been applied to os.environ; local values win again.
+        os.environ.update(local_environment(args.stage, endpoint, moto_endpoint))
+        print("[4/4] preparing a development user", flush=True)
+        info = prepare_developer(endpoint, moto_endpoint, port, moto_port)
+        if args.ready_file:
+            args.ready_file.write_text(json.dumps(info))
+        print(banner(info), flush=True)
+        server.server.serve_forever()
+    except KeyboardInterrupt:
+        print("\nstopping", flush=True)
+    finally:
+        moto.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            moto.wait(timeout=5)
+    return 0
+
+
+def prepare_developer(endpoint: str, moto_endpoint: str, port: int, moto_port: int) -> dict[str, Any]:
+    from chalicelib import ids
+    from chalicelib.models import Workspace
+    from chalicelib.runtime import services
+
+    svc = services()
+    workspace = Workspace(ids.new_workspace_id(), "Development", DEV_USER_ID, svc.clock.now())
+    svc.workspaces.create(workspace)
+    minted = svc.signer.mint(DEV_USER_ID)
+    return {
+        "endpoint": endpoint,
+        "port": port,
+        "motoEndpoint": moto_endpoint,
+        "motoPort": moto_port,
+        "userId": DEV_USER_ID,
+        "workspaceId": workspace.id,
+        "token": minted.token,
+        "pid": os.getpid(),
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())
