@@ -1,0 +1,159 @@
+"""The app through `chalice.test.Client`, on moto in-process, with a clock tests can move.
+
+Every AWS operation the app performs here is recorded (botocore's `before-call` event) and
+written to build/aws-operations.json when the session ends, so that the infrastructure
+tests can hold the IAM policy against what the code really calls.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from chalice.test import Client
+from moto import mock_aws
+
+from chalicelib import runtime
+from chalicelib.clock import FrozenClock
+from chalicelib.config import Settings
+from chalicelib.runtime import Services
+from local.resources import create_all
+
+ISSUER = "https://auth.test.example"
+OPERATIONS_FILE = Path(__file__).resolve().parents[2] / "build" / "aws-operations.json"
+RECORDED: set[tuple[str, str]] = set()
+
+
+def test_settings() -> Settings:
+    return Settings(
+        table_name="memory-auth-dev",
+        encryption_key_id="alias/memory-auth-dev-key-encryption",
+        signing_key_id="alias/memory-auth-dev-token-signing",
+        previous_signing_key_id=None,
+        issuer=ISSUER,
+        region="us-east-1",
+    )
+
+
+def record_operations(client: Any) -> None:
+    service = client.meta.service_model.signing_name
+
+    def before_call(model: Any, **_: Any) -> None:
+        RECORDED.add((service, model.name))
+
+    client.meta.events.register("before-call", before_call)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if RECORDED:
+        OPERATIONS_FILE.parent.mkdir(exist_ok=True)
+        previous: set[tuple[str, str]] = set()
+        if OPERATIONS_FILE.exists():
+            previous = {tuple(op) for op in json.loads(OPERATIONS_FILE.read_text())}  # type: ignore[misc]
+        OPERATIONS_FILE.write_text(json.dumps(sorted(RECORDED | previous), indent=1))
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    return FrozenClock()
+
+
+@pytest.fixture
+def services(clock: FrozenClock) -> Iterator[Services]:
+    with mock_aws():
+        svc = Services(test_settings(), clock)
+        create_all(svc.dynamodb, svc.kms, "dev")
+        record_operations(svc.dynamodb)
+        record_operations(svc.kms)
+        runtime.use(svc)
+        try:
+            yield svc
+        finally:
+            runtime.use(None)
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+    @property
+    def code(self) -> str | None:
+        data = self.json
+        return data.get("code") if isinstance(data, dict) else None
+
+
+class Api:
+    """A thin HTTP caller over chalice's test client, plus fixtures' shortcuts."""
+
+    def __init__(self, client: Client, services: Services):
+        self._client = client
+        self.services = services
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        credential: str | None = None,
+        workspace: str | None = None,
+        body: Any = None,
+        raw: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Answer:
+        sent = {"Content-Type": "application/json"} if (body is not None or raw) else {}
+        if credential is not None:
+            sent["Authorization"] = f"Bearer {credential}"
+        if workspace is not None:
+            sent["X-Workspace-Id"] = workspace
+        sent.update(headers or {})
+        payload = raw if raw is not None else (json.dumps(body).encode() if body is not None else b"")
+        response = self._client.http.request(method, path, headers=sent, body=payload)
+        return Answer(response.status_code, dict(response.headers), response.body)
+
+    # -- shortcuts -------------------------------------------------------------------------
+
+    def token(self, user_id: str) -> str:
+        return self.services.signer.mint(user_id).token
+
+    def workspace(self, owner_token: str, name: str = "Team") -> str:
+        answer = self.call("POST", "/v1/workspaces", owner_token, body={"name": name})
+        assert answer.status == 201, answer.body
+        return str(answer.json["id"])
+
+    def add_member(self, owner_token: str, workspace_id: str, user_id: str) -> None:
+        answer = self.call("PUT", f"/v1/workspaces/{workspace_id}/members/{user_id}", owner_token)
+        assert answer.status in (200, 201), answer.body
+
+    def create_key(self, credential: str, **fields: Any) -> dict[str, Any]:
+        fields.setdefault("label", "test key")
+        answer = self.call("POST", "/v1/auth/api-keys", credential, body=fields)
+        assert answer.status == 201, answer.body
+        return dict(answer.json)
+
+
+@pytest.fixture
+def api(services: Services) -> Iterator[Api]:
+    from app import app
+
+    with Client(app) as client:
+        yield Api(client, services)
+
+
+@pytest.fixture
+def alice(api: Api) -> str:
+    """A user token for usr_alice."""
+    return api.token("usr_alice")
+
+
+@pytest.fixture
+def bob(api: Api) -> str:
+    return api.token("usr_bob")
