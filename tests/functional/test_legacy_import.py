@@ -1,0 +1,108 @@
+"""Importing legacy keys: they authenticate, answer reveal with 410, and keep no plaintext."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.functional.conftest import Api
+from tools import import_legacy_keys as tool
+from tools.import_legacy_keys import InvalidLine, LegacyKey, import_keys, parse_line
+
+LEGACY = "leg" "acy_" + "Q7dKx0oldsecret99"
+
+
+def test_imported_legacy_plaintext_authenticates(api: Api) -> None:
+    import_keys(api.services, [LegacyKey("usr_carol", "old", plaintext=LEGACY)])
+    assert api.call("GET", "/v1/auth/whoami", LEGACY).json["userId"] == "usr_carol"
+
+
+def test_imported_legacy_hash_authenticates(api: Api) -> None:
+    digest = hashlib.sha256(LEGACY.encode()).hexdigest()
+    import_keys(api.services, [LegacyKey("usr_carol", "old", sha256=digest)])
+    assert api.call("GET", "/v1/auth/whoami", LEGACY).status == 200
+
+
+def test_reveal_of_a_key_without_ciphertext_is_410_key_not_revealable(api: Api) -> None:
+    import_keys(api.services, [LegacyKey("usr_carol", "old", plaintext=LEGACY)])
+    carol = api.token("usr_carol")
+    key = api.call("GET", "/v1/auth/api-keys", carol).json["keys"][0]
+    assert key["revealable"] is False
+    assert key["hint"] == "leg" "acy_…" + LEGACY[-4:]
+    answer = api.call("GET", f"/v1/auth/api-keys/{key['id']}/reveal", carol)
+    assert answer.status == 410
+    assert answer.code == "key_not_revealable"
+
+
+def test_imported_workspace_legacy_key_is_bound(api: Api) -> None:
+    carol = api.token("usr_carol")
+    ws = api.workspace(carol)
+    import_keys(
+        api.services,
+        [LegacyKey("usr_carol", "old", category="workspace", workspace_id=ws, plaintext=LEGACY)],
+    )
+    assert api.call("GET", "/v1/auth/whoami", LEGACY).json["workspaceId"] == ws
+    assert api.call("GET", "/v1/auth/whoami", LEGACY, workspace="ws_other").status == 403
+
+
+def test_importing_twice_skips_the_second(api: Api) -> None:
+    key = LegacyKey("usr_carol", "old", plaintext=LEGACY)
+    assert import_keys(api.services, [key]).imported == 1
+    again = import_keys(api.services, [key])
+    assert (again.imported, again.skipped) == (0, 1)
+
+
+def test_import_stores_no_plaintext(api: Api) -> None:
+    import_keys(api.services, [LegacyKey("usr_carol", "old", plaintext=LEGACY)])
+    items = api.services.dynamodb.scan(TableName="memory-auth-dev")["Items"]
+    assert LEGACY not in json.dumps(items, default=str)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "not json",
+        "[]",
+        '{"label": "x"}',
+        '{"ownerId": "usr_a", "label": "x", "extra": 1}',
+    ],
+)
+def test_bad_lines_are_rejected(line: str) -> None:
+    with pytest.raises(InvalidLine):
+        parse_line(line)
+
+
+@pytest.mark.parametrize(
+    "legacy",
+    [
+        LegacyKey("bob", "x", plaintext=LEGACY),
+        LegacyKey("usr_a", "x", plaintext="sv" "c_notlegacy"),
+        LegacyKey("usr_a", "x", sha256="abc"),
+        LegacyKey("usr_a", "x"),
+        LegacyKey("usr_a", "x", category="admin", workspace_id="ws_1", plaintext=LEGACY),
+        LegacyKey("usr_a", "x", category="workspace", plaintext=LEGACY),
+    ],
+)
+def test_invalid_keys_are_refused(api: Api, legacy: LegacyKey) -> None:
+    with pytest.raises(InvalidLine):
+        import_keys(api.services, [legacy])
+
+
+def test_command_reports_counts_and_never_prints_the_key(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tool, "Services", lambda: api.services)
+    source = tmp_path / "keys.jsonl"
+    source.write_text(
+        json.dumps({"ownerId": "usr_carol", "label": "old", "key": LEGACY}) + "\n"
+        + json.dumps({"ownerId": "nobody", "label": "bad", "key": LEGACY}) + "\n"
+    )
+    status = tool.main([str(source)])
+    out = capsys.readouterr()
+    assert status == 1
+    assert "imported 1, skipped 0 (already present), failed 1" in out.out
+    assert "line 2: ownerId" in out.err
+    assert LEGACY not in out.out + out.err

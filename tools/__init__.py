@@ -1,0 +1,1 @@
+"""Operator commands (not deployed to Lambda)."""
