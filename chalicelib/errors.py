@@ -49,7 +49,9 @@ class DependencyUnavailable(ServiceError):
 
     def __init__(self, dependency: str):
         super().__init__(
-            503, "dependency_unavailable", f"A dependency ({dependency}) is unavailable; retry later."
+            503,
+            "dependency_unavailable",
+            f"A dependency ({dependency}) is unavailable; retry later.",
         )
         self.dependency = dependency
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 DATA_PLANE_SCOPES: tuple[str, ...] = ("memory", "entities", "reasoning", "ontology", "skills")
 WORKSPACE_ADMIN = "workspace:admin"
 ALL_SCOPES: tuple[str, ...] = (*DATA_PLANE_SCOPES, WORKSPACE_ADMIN)
@@ -22,7 +24,7 @@ SCOPE_BY_PATH_SEGMENT: dict[str, str] = {
 }
 
 
-def ordered(scopes: set[str] | frozenset[str] | list[str] | tuple[str, ...]) -> list[str]:
+def ordered(scopes: Iterable[str]) -> list[str]:
     """Scopes in their canonical order, so that answers are stable."""
     wanted = set(scopes)
     return [scope for scope in ALL_SCOPES if scope in wanted]

@@ -45,10 +45,14 @@ def thumbprint(jwk: dict[str, Any]) -> str:
 
 
 def public_jwk_from_der(der: bytes) -> dict[str, Any]:
+    from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey
     from cryptography.hazmat.primitives.serialization import load_der_public_key
     from jwt.algorithms import RSAAlgorithm
 
-    jwk: dict[str, Any] = RSAAlgorithm.to_jwk(load_der_public_key(der), as_dict=True)
+    public_key = load_der_public_key(der)
+    if not isinstance(public_key, RSAPublicKey):
+        raise ValueError("the signing key is not an RSA key")
+    jwk: dict[str, Any] = RSAAlgorithm.to_jwk(public_key, as_dict=True)
     jwk = {"kty": jwk["kty"], "n": jwk["n"], "e": jwk["e"]}
     return {**jwk, "kid": thumbprint(jwk), "use": "sig", "alg": ALGORITHM}
 
@@ -100,7 +104,10 @@ class SigningKeys:
     def by_kid(self, kid: str) -> dict[str, Any] | None:
         if self._fetched_at is None:
             self._fetch()
-        if kid not in self._by_kid and monotonic() - (self._fetched_at or 0) > self.REFRESH_INTERVAL:
+        if (
+            kid not in self._by_kid
+            and monotonic() - (self._fetched_at or 0) > self.REFRESH_INTERVAL
+        ):
             self._fetch()
         return self._by_kid.get(kid)
 

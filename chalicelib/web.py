@@ -14,7 +14,7 @@ from typing import Any
 
 from chalice.app import Request, Response
 
-from chalicelib.errors import OAuthError, ServiceError, bad_request, problem_body
+from chalicelib.errors import OAuthError, ServiceError, bad_request
 from chalicelib.logs import logger
 from chalicelib.models import Principal, Refusal
 from chalicelib.runtime import services
@@ -38,7 +38,7 @@ def json_response(
     body: Any, status: int = 200, headers: Mapping[str, str] | None = None, secret: bool = False
 ) -> Response:
     """A JSON answer. `secret=True` for any answer carrying a plaintext key or a token."""
-    all_headers = {"Content-Type": JSON}
+    all_headers: dict[str, Any] = {"Content-Type": JSON}
     if secret:
         all_headers.update(NO_STORE)
     all_headers.update(headers or {})
@@ -54,7 +54,7 @@ def empty_response(status: int = 204) -> Response:
 
 
 def problem_response(error: ServiceError) -> Response:
-    headers = {"Content-Type": PROBLEM_JSON, **error.headers}
+    headers: dict[str, Any] = {"Content-Type": PROBLEM_JSON, **error.headers}
     return Response(
         body=json.dumps(error.problem(), separators=(",", ":")),
         status_code=error.status,
@@ -63,7 +63,7 @@ def problem_response(error: ServiceError) -> Response:
 
 
 def oauth_error_response(error: OAuthError) -> Response:
-    headers = {"Content-Type": JSON, **NO_STORE}
+    headers: dict[str, Any] = {"Content-Type": JSON, **NO_STORE}
     return Response(body=json.dumps(error.body()), status_code=error.status, headers=headers)
 
 
@@ -72,6 +72,8 @@ def oauth_error_response(error: OAuthError) -> Response:
 
 def read_body(request: Request) -> bytes:
     raw = request.raw_body or b""
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8")
     if len(raw) > MAX_BODY_BYTES:
         raise ServiceError(413, "payload_too_large", "The request body is larger than 16 KiB.")
     return raw
@@ -129,7 +131,8 @@ def requested_workspace(request: Request, allow_query: bool) -> str | None:
     header = request.headers.get("x-workspace-id")
     if not allow_query:
         return header
-    from_query = (request.query_params or {}).get("workspace_id")
+    params: dict[str, str] = dict(request.query_params or {})
+    from_query = params.get("workspace_id")
     if header is not None and from_query is not None and header.strip() != from_query.strip():
         raise bad_request(
             "conflicting_workspace_id", "X-Workspace-Id and workspace_id name different workspaces."
@@ -172,7 +175,7 @@ def _framework_error(response: Response) -> ServiceError | None:
 
 def _allow_header(response: Response) -> dict[str, str]:
     allow = response.headers.get("Allow")
-    return {"Allow": allow} if allow else {}
+    return {"Allow": str(allow)} if allow else {}
 
 
 def errors_as_problems(request: Request, get_response: Callable[[Request], Response]) -> Response:

@@ -25,7 +25,7 @@ class WorkspaceService:
         self._workspaces.create(workspace)
         return workspace
 
-    def list(self, principal: Principal) -> list[Workspace]:
+    def list_mine(self, principal: Principal) -> list[Workspace]:
         require_manager(principal)
         return self._workspaces.list_for_user(principal.user_id)
 
@@ -50,7 +50,9 @@ class WorkspaceService:
         self._workspace_of_member(principal, workspace_id)
         return self._workspaces.members(workspace_id)
 
-    def add_member(self, principal: Principal, workspace_id: str, user_id: str) -> tuple[Member, bool]:
+    def add_member(
+        self, principal: Principal, workspace_id: str, user_id: str
+    ) -> tuple[Member, bool]:
         workspace = self._owned_workspace(principal, workspace_id)
         if not ids.is_user_id(user_id):
             raise ServiceError(400, "invalid_user_id", "userId must look like usr_….")
@@ -65,7 +67,5 @@ class WorkspaceService:
         workspace = self._owned_workspace(principal, workspace_id)
         if user_id == workspace.owner_id:
             raise ServiceError(409, "owner_cannot_leave", "The owner cannot remove itself.")
-        if not ids.is_user_id(user_id) or not self._workspaces.remove_member(
-            workspace_id, user_id
-        ):
+        if not ids.is_user_id(user_id) or not self._workspaces.remove_member(workspace_id, user_id):
             raise not_found("This user is not a member of the workspace.")

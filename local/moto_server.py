@@ -11,13 +11,14 @@ serves moto one request at a time.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
-from moto.moto_server.werkzeug_app import (  # type: ignore[import-untyped]
+from moto.moto_server.werkzeug_app import (
     DomainDispatcherApplication,
     create_backend_app,
 )
-from moto.server import MotoRequestHandler  # type: ignore[import-untyped]
+from moto.server import MotoRequestHandler
 from werkzeug.serving import make_server
 
 
@@ -31,10 +32,8 @@ def main(argv: list[str] | None = None) -> int:
         args.host, args.port, app, threaded=False, request_handler=MotoRequestHandler
     )
     print(f"moto listening on http://{args.host}:{server.port}", flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
     return 0
 
 

@@ -172,8 +172,9 @@ def main(argv: list[str] | None = None) -> int:
         if number % 100 == 0:
             print(f"… {number}/{len(lines)} lines", flush=True)
     verb = "would import" if args.dry_run else "imported"
-    print(f"{verb} {total.imported}, skipped {total.skipped} (already present), "
-          f"failed {total.failed}")
+    print(
+        f"{verb} {total.imported}, skipped {total.skipped} (already present), failed {total.failed}"
+    )
     return 1 if total.failed else 0
 
 

@@ -29,7 +29,7 @@ def list_workspaces() -> Response:
     request = blueprint.current_request
     web.query(request, set())
     principal = web.authenticate(request)
-    found = services().workspace_service.list(principal)
+    found = services().workspace_service.list_mine(principal)
     return web.json_response(
         {"workspaces": [dict(w.resource(), role=w.role) for w in found]}
     )

@@ -67,13 +67,24 @@ class Stack:
                 os.environ["AWS_ENDPOINT_URL"] = previous
 
 
-def start_stack(workdir: Path, extra_args: list[str] | None = None) -> tuple[subprocess.Popen[bytes], dict[str, Any], Path]:
+def start_stack(
+    workdir: Path, extra_args: list[str] | None = None
+) -> tuple[subprocess.Popen[bytes], dict[str, Any], Path]:
     ready = workdir / "ready.json"
     log = workdir / "stack.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "local.stack", "--port", "0", "--quiet",
-             "--ready-file", str(ready), *(extra_args or [])],
+            [
+                sys.executable,
+                "-m",
+                "local.stack",
+                "--port",
+                "0",
+                "--quiet",
+                "--ready-file",
+                str(ready),
+                *(extra_args or []),
+            ],
             cwd=PROJECT_DIR,
             stdout=out,
             stderr=subprocess.STDOUT,

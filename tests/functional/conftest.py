@@ -115,7 +115,9 @@ class Api:
         if workspace is not None:
             sent["X-Workspace-Id"] = workspace
         sent.update(headers or {})
-        payload = raw if raw is not None else (json.dumps(body).encode() if body is not None else b"")
+        payload = (
+            raw if raw is not None else (json.dumps(body).encode() if body is not None else b"")
+        )
         response = self._client.http.request(method, path, headers=sent, body=payload)
         return Answer(response.status_code, dict(response.headers), response.body)
 

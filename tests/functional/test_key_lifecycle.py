@@ -20,7 +20,7 @@ def test_create_by_user_token_returns_an_active_key_and_its_raw_key_once(
     assert answer.status == 201
     created = answer.json
     assert created["status"] == "active"
-    assert created["key"].startswith("sv" "c_")
+    assert created["key"].startswith("svc_")
     assert answer.headers["Location"] == f"{KEYS}/{created['id']}"
     assert answer.headers["Cache-Control"] == "no-store"
     listed = api.call("GET", KEYS, alice).json["keys"]
@@ -38,11 +38,22 @@ def test_create_by_admin_key_returns_an_active_key(api: Api, alice: str) -> None
 def test_created_key_resource_has_every_documented_field(api: Api, alice: str) -> None:
     created = api.create_key(alice)
     assert set(created) == {
-        "id", "label", "category", "workspaceId", "scopes", "status", "hint", "createdAt",
-        "expiresAt", "revokedAt", "replacedBy", "revealable", "key",
+        "id",
+        "label",
+        "category",
+        "workspaceId",
+        "scopes",
+        "status",
+        "hint",
+        "createdAt",
+        "expiresAt",
+        "revokedAt",
+        "replacedBy",
+        "revealable",
+        "key",
     }
     assert created["id"].startswith("key_")
-    assert created["hint"] == "sv" "c_…" + created["key"][-4:]
+    assert created["hint"] == "svc_…" + created["key"][-4:]
     assert created["revealable"] is True
 
 
@@ -51,7 +62,12 @@ def test_category_defaults_to_admin(api: Api, alice: str) -> None:
     assert created["category"] == "admin"
     assert created["workspaceId"] is None
     assert created["scopes"] == [
-        "memory", "entities", "reasoning", "ontology", "skills", "workspace:admin"
+        "memory",
+        "entities",
+        "reasoning",
+        "ontology",
+        "skills",
+        "workspace:admin",
     ]
 
 
@@ -85,7 +101,9 @@ def test_rotate_by_owner_revokes_old_key_and_returns_a_new_active_key(
     api: Api, alice: str, clock: FrozenClock
 ) -> None:
     ws = api.workspace(alice)
-    old = api.create_key(alice, category="workspace", workspaceId=ws, label="svc", scopes=["memory"])
+    old = api.create_key(
+        alice, category="workspace", workspaceId=ws, label="svc", scopes=["memory"]
+    )
     clock.advance(days=10)
     answer = api.call("POST", f"{KEYS}/{old['id']}/rotate", alice)
     assert answer.status == 201
@@ -95,7 +113,10 @@ def test_rotate_by_owner_revokes_old_key_and_returns_a_new_active_key(
     assert answer.headers["Location"] == f"{KEYS}/{new['id']}"
     assert answer.headers["Cache-Control"] == "no-store"
     assert (new["label"], new["category"], new["workspaceId"], new["scopes"]) == (
-        "svc", "workspace", ws, ["memory"]
+        "svc",
+        "workspace",
+        ws,
+        ["memory"],
     )
     assert new["expiresAt"] > old["expiresAt"]  # a fresh 90-day lifetime
     previous = api.call("GET", f"{KEYS}/{old['id']}", alice).json
@@ -259,7 +280,8 @@ def test_list_filters_by_status_and_keeps_revoked_keys_listed(api: Api, alice: s
     api.call("DELETE", f"{KEYS}/{gone['id']}", alice)
     everything = api.call("GET", KEYS, alice).json["keys"]
     assert {k["id"]: k["status"] for k in everything} == {
-        kept["id"]: "active", gone["id"]: "revoked"
+        kept["id"]: "active",
+        gone["id"]: "revoked",
     }
     revoked = api.call("GET", KEYS + "?status=revoked", alice).json["keys"]
     assert [k["id"] for k in revoked] == [gone["id"]]
@@ -323,8 +345,6 @@ def test_revoked_records_carry_a_ttl_attribute_thirty_days_out(api: Api, alice: 
     key = api.create_key(alice)
     api.call("DELETE", f"{KEYS}/{key['id']}", alice)
     items = api.services.dynamodb.scan(TableName="memory-auth-dev")["Items"]
-    ttls = {
-        int(item["ttl"]["N"]) for item in items if item.get("keyId", {}).get("S") == key["id"]
-    }
+    ttls = {int(item["ttl"]["N"]) for item in items if item.get("keyId", {}).get("S") == key["id"]}
     expected = int((api.services.clock.now() + timedelta(days=30)).timestamp())
     assert ttls == {expected}
