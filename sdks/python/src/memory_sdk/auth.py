@@ -1,0 +1,247 @@
+"""`client.auth` (spec §4 "SDK accessor"): API keys, the token flow and whoami.
+
+`AuthClient` talks to the hosted (`svc`) backend. On the self-hosted (`bolt`) backend the
+client hands out `UnsupportedAuth` instead, a sentinel whose every use raises
+`NotSupportedError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel, SecretStr, ValidationError
+
+from memory_sdk.config import ClientSettings
+from memory_sdk.errors import NotSupportedError, UnexpectedResponseError
+from memory_sdk.models import ApiKey, KeyCategory, KeyStatus, Principal, TokenPair
+from memory_sdk.transport import Call, Transport
+
+KEYS = "/v1/auth/api-keys"
+PAGE_SIZE = 100  # the service's maximum `limit`
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+class Credentials:
+    """The bearer credential the client sends: a user token, once there is one, else the key."""
+
+    def __init__(
+        self,
+        api_key: SecretStr | None,
+        access_token: SecretStr | None = None,
+        refresh_token: SecretStr | None = None,
+    ) -> None:
+        self._api_key = api_key
+        self._access_token = access_token
+        self._refresh_token = refresh_token
+
+    def __repr__(self) -> str:
+        return f"Credentials(kind={self.kind!r})"
+
+    @property
+    def kind(self) -> str | None:
+        if self._access_token is not None:
+            return "user_token"
+        return "api_key" if self._api_key is not None else None
+
+    def bearer(self) -> str | None:
+        secret = self._access_token or self._api_key
+        return secret.get_secret_value() if secret is not None else None
+
+    @property
+    def refresh_token(self) -> SecretStr | None:
+        return self._refresh_token
+
+    def use(self, tokens: TokenPair) -> None:
+        self._access_token = tokens.access_token
+        self._refresh_token = tokens.refresh_token
+
+
+class AuthClient:
+    """API-key management and the token flow on the hosted backend. All methods are async."""
+
+    def __init__(
+        self, transport: Transport, settings: ClientSettings, credentials: Credentials
+    ) -> None:
+        self._transport = transport
+        self._settings = settings
+        self._credentials = credentials
+
+    def __repr__(self) -> str:
+        return (
+            f"AuthClient(endpoint={self._settings.endpoint!r}, "
+            f"credential={self._credentials.kind!r})"
+        )
+
+    # -- API keys --------------------------------------------------------------------------
+
+    async def create_api_key(
+        self,
+        label: str,
+        scopes: Sequence[str] | None = None,
+        workspace_id: str | None = None,
+        *,
+        category: KeyCategory | None = None,
+    ) -> ApiKey:
+        """Create a key; its plaintext is in `.key`, returned this once (and by reveal).
+
+        Without `category` nothing is sent for it, as the spec documents: the service makes
+        an `admin` key and refuses a `workspace_id` (`RequestValidationError`,
+        code `workspace_id_not_allowed`). With `category="workspace"` the key is bound to
+        `workspace_id`, or to the client's configured workspace when that is None.
+
+        Never re-sent once it may have reached the service: a retry could mint a second key.
+        """
+        body: dict[str, Any] = {"label": label}
+        if category is not None:
+            body["category"] = category
+            if category == "workspace" and workspace_id is None:
+                workspace_id = self._settings.workspace_id
+        if workspace_id is not None:
+            body["workspaceId"] = workspace_id
+        if scopes is not None:
+            body["scopes"] = list(scopes)
+        response = await self._transport.send(Call("POST", KEYS, json=body, replayable=False))
+        return _parse(ApiKey, response)
+
+    async def list_api_keys(
+        self, workspace_id: str | None = None, *, status: KeyStatus | None = None
+    ) -> list[ApiKey]:
+        """The caller's own keys, newest first, without plaintexts (every page is fetched).
+
+        With a workspace (this argument, else the client's `workspace_id`), only the keys
+        bound to it.
+        """
+        return [key async for key in self.iter_api_keys(workspace_id, status=status)]
+
+    async def iter_api_keys(
+        self, workspace_id: str | None = None, *, status: KeyStatus | None = None
+    ) -> AsyncIterator[ApiKey]:
+        """`list_api_keys`, one page at a time."""
+        params = {"limit": str(PAGE_SIZE)}
+        if status is not None:
+            params["status"] = status
+        while True:
+            response = await self._transport.send(
+                Call("GET", KEYS, params=params, workspace_id=workspace_id)
+            )
+            body = response.json()
+            if not isinstance(body, dict) or not isinstance(body.get("keys"), list):
+                raise UnexpectedResponseError("GET", KEYS)
+            for item in body["keys"]:
+                yield _validate(ApiKey, item, "GET", KEYS)
+            cursor = body.get("nextCursor")
+            if not isinstance(cursor, str) or not cursor:
+                return
+            params = {**params, "cursor": cursor}
+
+    async def get_api_key(self, key_id: str) -> ApiKey:
+        """One key's metadata, without its plaintext."""
+        response = await self._transport.send(Call("GET", _key_path(key_id)))
+        return _parse(ApiKey, response)
+
+    async def reveal_api_key(self, key_id: str, workspace_id: str | None = None) -> ApiKey:
+        """The key with its plaintext in `.key`. 410 (`GoneError`) for a revoked key."""
+        response = await self._transport.send(
+            Call("GET", _key_path(key_id, "reveal"), workspace_id=workspace_id)
+        )
+        return _parse(ApiKey, response)
+
+    async def rotate_api_key(self, key_id: str) -> ApiKey:
+        """The successor key (plaintext in `.key`); the old key is revoked in the same step.
+
+        Never re-sent once it may have reached the service: a retry would find the old key
+        revoked (409) and lose the successor's only plaintext answer.
+        """
+        response = await self._transport.send(
+            Call("POST", _key_path(key_id, "rotate"), replayable=False)
+        )
+        return _parse(ApiKey, response)
+
+    async def revoke_api_key(self, key_id: str) -> None:
+        """Revoke the key, effective on the next request. Revoking twice is not an error."""
+        await self._transport.send(Call("DELETE", _key_path(key_id)))
+
+    # -- who is calling, and user tokens ---------------------------------------------------
+
+    async def whoami(self) -> Principal:
+        """The principal the service resolves this client's credential and workspace to."""
+        response = await self._transport.send(Call("GET", "/v1/auth/whoami"))
+        return _parse(Principal, response)
+
+    async def exchange(self, id_token: str | SecretStr) -> TokenPair:
+        """Exchange an identity provider's ID token for a user token and refresh token.
+
+        The client then sends the new user token instead of its API key.
+        """
+        return await self._token_call("/v1/auth/exchange", {"id_token": _plain(id_token)})
+
+    async def refresh_access_token(self, refresh_token: str | SecretStr | None = None) -> TokenPair:
+        """A new token pair for `refresh_token` (default: the one this client holds).
+
+        Refresh tokens are single use, so this call is never re-sent once it may have
+        reached the service: a second use would revoke the token's whole family.
+        """
+        token = refresh_token if refresh_token is not None else self._credentials.refresh_token
+        if token is None:
+            raise ValueError("no refresh token: call exchange() first, or pass refresh_token")
+        return await self._token_call("/v1/auth/refresh", {"refresh_token": _plain(token)})
+
+    async def _token_call(self, path: str, body: dict[str, str]) -> TokenPair:
+        response = await self._transport.send(
+            Call("POST", path, json=body, authenticated=False, replayable=False, oauth=True)
+        )
+        tokens = _parse(TokenPair, response)
+        self._credentials.use(tokens)
+        return tokens
+
+
+class UnsupportedAuth(AuthClient):
+    """`client.auth` on the `bolt` backend: every attribute access raises NotSupportedError."""
+
+    def __init__(self, reason: str) -> None:  # no AuthClient state, on purpose
+        object.__setattr__(self, "_reason", reason)
+
+    def __getattribute__(self, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            return object.__getattribute__(self, name)
+        raise NotSupportedError(object.__getattribute__(self, "_reason"))
+
+    def __repr__(self) -> str:
+        return "UnsupportedAuth(backend='bolt')"
+
+
+def _key_path(key_id: str, action: str | None = None) -> str:
+    if not isinstance(key_id, str) or not key_id:
+        raise ValueError("key_id must be a non-empty string")
+    # Quoted whole, so an id can never climb out of its path segment.
+    path = f"{KEYS}/{quote(key_id, safe='')}"
+    return f"{path}/{action}" if action else path
+
+
+def _plain(secret: str | SecretStr) -> str:
+    return secret.get_secret_value() if isinstance(secret, SecretStr) else secret
+
+
+def _parse(model: type[Model], response: httpx.Response) -> Model:
+    method, path = response.request.method, response.request.url.path
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    return _validate(model, data, method, path)
+
+
+def _validate(model: type[Model], data: object, method: str, path: str) -> Model:
+    try:
+        parsed: Model | None = model.model_validate(data)
+    except ValidationError:
+        parsed = None
+    if parsed is None:
+        # Raised outside the `except`: pydantic's message quotes the input, which may hold
+        # a plaintext key, and a chained traceback would print it.
+        raise UnexpectedResponseError(method, path)
+    return parsed

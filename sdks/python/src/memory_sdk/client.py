@@ -1,0 +1,119 @@
+"""`MemoryClient`: configuration, the backend, and `client.auth`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any, Self
+
+import httpx
+from pydantic import SecretStr
+
+from memory_sdk.auth import AuthClient, Credentials, UnsupportedAuth
+from memory_sdk.config import (
+    Backend,
+    BoltSettings,
+    ClientSettings,
+    SvcOptions,
+    load_bolt_settings,
+    load_settings,
+)
+from memory_sdk.transport import Transport
+
+
+class MemoryClient:
+    """The memory service's client. Use it as an async context manager.
+
+    Every argument left as None comes from the environment (spec §5.4): `api_key` from
+    MEMORY_API_KEY, `endpoint` from MEMORY_ENDPOINT, `workspace_id` from MEMORY_WORKSPACE_ID,
+    `backend` from NAM_BACKEND, `svc` merged over NAM_SVC__*, `graphdb_password` from
+    GRAPHDB_PASSWORD (read for the `bolt` backend only). `access_token` is a user token
+    (from `auth.exchange`, or the dashboard); when given, it is sent instead of the key.
+
+        async with MemoryClient() as client:
+            keys = await client.auth.list_api_keys()
+    """
+
+    def __init__(
+        self,
+        *,
+        api_key: str | SecretStr | None = None,
+        endpoint: str | None = None,
+        workspace_id: str | None = None,
+        backend: Backend | None = None,
+        svc: SvcOptions | Mapping[str, Any] | None = None,
+        access_token: str | SecretStr | None = None,
+        graphdb_password: str | SecretStr | None = None,
+        http_transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.settings: ClientSettings = load_settings(
+            api_key=api_key,
+            endpoint=endpoint,
+            workspace_id=workspace_id,
+            backend=backend,
+            svc=svc,
+            has_user_token=access_token is not None,
+        )
+        self.bolt: BoltSettings | None = None
+        self._transport: Transport | None = None
+        if self.settings.backend == "bolt":
+            self.bolt = load_bolt_settings(graphdb_password)
+            self._auth: AuthClient = UnsupportedAuth(_bolt_reason(self.settings))
+            return
+        credentials = Credentials(
+            self.settings.api_key,
+            access_token=SecretStr(access_token) if isinstance(access_token, str) else access_token,
+        )
+        self._transport = Transport(
+            self.settings, credentials.bearer, http_transport=http_transport
+        )
+        self._auth = AuthClient(self._transport, self.settings, credentials)
+
+    @property
+    def backend(self) -> Backend:
+        return "svc" if self.settings.backend == "svc" else "bolt"
+
+    @property
+    def workspace_id(self) -> str | None:
+        """The configured workspace, sent as X-Workspace-Id."""
+        return self.settings.workspace_id
+
+    @property
+    def auth(self) -> AuthClient:
+        """API keys, tokens and whoami; on the `bolt` backend, a sentinel that raises."""
+        return self._auth
+
+    def __repr__(self) -> str:
+        return (
+            f"MemoryClient(backend={self.backend!r}, endpoint={self.settings.endpoint!r}, "
+            f"workspace_id={self.settings.workspace_id!r})"
+        )
+
+    async def aclose(self) -> None:
+        if self._transport is not None:
+            await self._transport.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def _bolt_reason(settings: ClientSettings) -> str:
+    why = (
+        "no MEMORY_API_KEY is set, so the backend defaulted to bolt"
+        if settings.backend_defaulted
+        else "the backend is bolt (NAM_BACKEND or backend=)"
+    )
+    return (
+        "client.auth is not supported on the self-hosted bolt backend, which authenticates "
+        f"to its own graph database with GRAPHDB_PASSWORD and has no API keys ({why}). "
+        "To manage API keys, use the hosted backend: set MEMORY_API_KEY to an svc_ key "
+        "(leaving NAM_BACKEND unset), or set NAM_BACKEND=svc."
+    )

@@ -1,0 +1,206 @@
+"""HTTP to the hosted service: one request, retried when that is safe, errors typed.
+
+Retries (up to `svc.retries`) cover 429, 5xx and network failures, waiting an exponential,
+jittered backoff or the server's `Retry-After`. A call marked `replayable=False` (create or
+rotate a key, use a single-use refresh token) is re-sent only when it certainly never left
+this process: once it may have reached the service, a second send could mint a second key
+or burn a token family, so the failure goes to the caller instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import random
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+from memory_sdk.config import ClientSettings
+from memory_sdk.errors import ApiError, MemorySDKError, NetworkError, error_class
+
+logger = logging.getLogger("memory_sdk")
+
+USER_AGENT = "memory-sdk-python/0.1.0"
+ACCEPT = "application/json, application/problem+json"
+
+# Failures raised before any byte of the request was written: always safe to re-send.
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One API call, as the auth methods describe it."""
+
+    method: str
+    path: str
+    # Bodies can hold tokens (exchange, refresh): kept out of the repr, so out of tracebacks.
+    json: Mapping[str, Any] | None = field(default=None, repr=False)
+    params: Mapping[str, str] | None = None
+    workspace_id: str | None = None
+    authenticated: bool = True
+    replayable: bool = True
+    oauth: bool = False  # errors are RFC 6749 bodies, not problem+json
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True)
+class _Failure:
+    error: MemorySDKError
+    retryable: bool
+    retry_after: float | None = None
+
+
+class Transport:
+    """Sends `Call`s with the client's settings and its current bearer credential."""
+
+    def __init__(
+        self,
+        settings: ClientSettings,
+        bearer: Callable[[], str | None],
+        *,
+        http_transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
+        self._settings = settings
+        self._options = settings.svc
+        self._bearer = bearer
+        self._sleep = sleep
+        self._jitter = jitter
+        self._http = httpx.AsyncClient(
+            base_url=settings.endpoint,
+            timeout=self._options.timeout,
+            headers={"User-Agent": USER_AGENT, "Accept": ACCEPT, **self._options.headers},
+            transport=http_transport,
+            # A redirect would carry the bearer credential to wherever it points.
+            follow_redirects=False,
+        )
+
+    def __repr__(self) -> str:
+        return f"Transport(endpoint={self._settings.endpoint!r})"
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def send(self, call: Call) -> httpx.Response:
+        """The successful response, or a raised `ApiError` / `NetworkError`."""
+        attempt = 0
+        while True:
+            outcome = await self._attempt(call, attempt)
+            if isinstance(outcome, httpx.Response):
+                return outcome
+            delay = None
+            if outcome.retryable and attempt < self._options.retries:
+                delay = self._delay(attempt, outcome.retry_after)
+            if delay is None:
+                raise outcome.error
+            logger.debug(
+                "retrying %s %s in %.2f s (%s)",
+                call.method,
+                call.path,
+                delay,
+                type(outcome.error).__name__,
+            )
+            await self._sleep(delay)
+            attempt += 1
+
+    async def _attempt(self, call: Call, attempt: int) -> httpx.Response | _Failure:
+        request = self._http.build_request(
+            call.method, call.path, json=call.json, params=call.params, headers=self._headers(call)
+        )
+        try:
+            response = await self._http.send(request)
+        except _NOT_SENT as error:
+            logger.debug("%s %s: not sent (%s)", call.method, call.path, type(error).__name__)
+            failure = NetworkError(
+                f"cannot connect to {self._settings.endpoint} ({type(error).__name__})",
+                may_have_reached=False,
+            )
+            failure.__cause__ = error
+            return _Failure(failure, retryable=True)
+        except httpx.TransportError as error:
+            logger.debug("%s %s: failed (%s)", call.method, call.path, type(error).__name__)
+            failure = NetworkError(
+                f"{call.method} {call.path} failed ({type(error).__name__})",
+                may_have_reached=True,
+            )
+            failure.__cause__ = error
+            return _Failure(failure, retryable=call.replayable)
+        logger.debug(
+            "%s %s -> %d (attempt %d)", call.method, call.path, response.status_code, attempt + 1
+        )
+        if response.is_success:
+            return response
+        api = api_error(response, call)
+        status = response.status_code
+        return _Failure(
+            api,
+            retryable=call.replayable and (status == 429 or status >= 500),
+            retry_after=api.retry_after,
+        )
+
+    def _headers(self, call: Call) -> dict[str, str]:
+        headers = dict(call.headers)
+        if call.authenticated:
+            bearer = self._bearer()
+            if bearer is not None:
+                headers["Authorization"] = f"Bearer {bearer}"
+            workspace_id = call.workspace_id or self._settings.workspace_id
+            if workspace_id is not None:
+                headers["X-Workspace-Id"] = workspace_id
+        return headers
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float | None:
+        """Seconds to wait before the next try, or None when the server asks too much."""
+        if retry_after is not None:
+            return retry_after if retry_after <= self._options.retry_after_max else None
+        ceiling = min(self._options.backoff_max, self._options.backoff * 2.0**attempt)
+        # "Equal jitter": at least half the ceiling, so retries still back off.
+        return ceiling * (0.5 + 0.5 * self._jitter())
+
+
+def api_error(response: httpx.Response, call: Call) -> ApiError:
+    """The typed error for a non-2xx answer, from its problem+json or OAuth body."""
+    code: str | None = None
+    detail = response.reason_phrase or f"HTTP {response.status_code}"
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        if isinstance(body.get("code"), str):
+            code = body["code"]
+            detail = str(body.get("detail") or body.get("title") or detail)
+        elif isinstance(body.get("error"), str):
+            code = body["error"]
+            detail = str(body.get("error_description") or detail)
+    cls = error_class(response.status_code, code, oauth=call.oauth)
+    return cls(
+        response.status_code,
+        code,
+        detail,
+        method=call.method,
+        path=call.path,
+        retry_after=retry_after_seconds(response.headers.get("Retry-After")),
+    )
+
+
+def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
+    """`Retry-After` as seconds from now (delta-seconds or an HTTP date), None if unusable."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
