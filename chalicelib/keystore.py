@@ -150,9 +150,10 @@ class KeyStore:
         # read it as active; this condition, evaluated atomically by DynamoDB inside the
         # transaction, lets exactly one of them win.
         names = {"#revokedAt": "revokedAt", "#ttl": TTL_ATTRIBUTE, "#pk": PARTITION_KEY}
+        assert revoked.revoked_at is not None and revoked.retain_until is not None
         values: dict[str, Any] = {
             ":revokedAt": {"S": rfc3339(revoked.revoked_at)},
-            ":ttl": {"N": str(epoch(revoked.retain_until))} if revoked.retain_until else None,
+            ":ttl": {"N": str(epoch(revoked.retain_until))},
         }
         expression = "SET #revokedAt = :revokedAt, #ttl = :ttl"
         if revoked.replaced_by:

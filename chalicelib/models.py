@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Literal
 
@@ -115,7 +115,6 @@ class Principal:
     workspace_id: str | None = None
     key_id: str | None = None
     category: str | None = None
-    extra: dict[str, str] = field(default_factory=dict, compare=False)
 
     def resource(self) -> dict[str, object]:
         from chalicelib.scopes import ordered

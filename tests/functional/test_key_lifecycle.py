@@ -71,6 +71,17 @@ def test_category_defaults_to_admin(api: Api, alice: str) -> None:
     ]
 
 
+def test_create_accepts_json_with_a_charset_parameter(api: Api, alice: str) -> None:
+    answer = api.call(
+        "POST",
+        KEYS,
+        alice,
+        raw=b'{"label": "x"}',
+        headers={"Content-Type": "application/json; charset=utf-8"},
+    )
+    assert answer.status == 201
+
+
 def test_label_is_trimmed(api: Api, alice: str) -> None:
     assert api.create_key(alice, label="  padded  ")["label"] == "padded"
 
