@@ -1,0 +1,191 @@
+// `client.auth`: the spec §4 accessor (listApiKeys, revealApiKey, rotateApiKey, revokeApiKey,
+// refreshAccessToken), plus createApiKey, getApiKey, exchange and whoami.
+
+import { ApiError } from "./errors.js";
+import type { Transport } from "./transport.js";
+import type {
+  ApiKey,
+  ApiKeyPage,
+  ApiKeyWithSecret,
+  ListApiKeysOptions,
+  NewApiKey,
+  Principal,
+  TokenSet,
+} from "./types.js";
+
+const KEYS = "/v1/auth/api-keys";
+
+function requireText(value: unknown, name: string): string {
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new TypeError(`${name} must be a non-empty string.`);
+  }
+  return value;
+}
+
+function keyPath(keyId: string, suffix = ""): string {
+  return `${KEYS}/${encodeURIComponent(requireText(keyId, "keyId"))}${suffix}`;
+}
+
+/** An RFC 6749 token answer as a TokenSet, or a typed error if it is not one. */
+function tokenSet(body: unknown, status: number): TokenSet {
+  const answer = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+  const { access_token, token_type, expires_in, refresh_token } = answer;
+  if (
+    typeof access_token !== "string" ||
+    typeof refresh_token !== "string" ||
+    typeof expires_in !== "number" ||
+    !Number.isFinite(expires_in)
+  ) {
+    throw new ApiError({
+      status,
+      code: "unexpected_response",
+      detail: "The token answer lacks access_token, refresh_token or expires_in.",
+    });
+  }
+  return {
+    accessToken: access_token,
+    tokenType: typeof token_type === "string" ? token_type : "Bearer",
+    expiresIn: expires_in,
+    expiresAt: Date.now() + expires_in * 1000,
+    refreshToken: refresh_token,
+  };
+}
+
+export class AuthClient {
+  readonly #transport: Transport;
+  readonly #workspaceId: string | undefined;
+
+  constructor(transport: Transport, workspaceId: string | undefined) {
+    this.#transport = transport;
+    this.#workspaceId = workspaceId;
+  }
+
+  /** A call's workspace: its own, else the client's; `null` names none at all. */
+  #workspace(workspaceId: string | null | undefined): string | undefined {
+    if (workspaceId === null) return undefined;
+    return workspaceId === undefined ? this.#workspaceId : requireText(workspaceId, "workspaceId");
+  }
+
+  /**
+   * The caller's own keys, newest first, one page at a time. With a workspace (the argument,
+   * else the client's), only keys bound to it; pass `null` to list every key of the caller.
+   */
+  async listApiKeys(workspaceId?: string | null, options: ListApiKeysOptions = {}): Promise<ApiKeyPage> {
+    const answer = await this.#transport.request({
+      method: "GET",
+      path: KEYS,
+      query: { limit: options.limit, cursor: options.cursor, status: options.status },
+      workspaceId: this.#workspace(workspaceId),
+      authenticated: true,
+    });
+    return answer.body as ApiKeyPage;
+  }
+
+  /** One of the caller's keys, without its plaintext. */
+  async getApiKey(keyId: string): Promise<ApiKey> {
+    const answer = await this.#transport.request({
+      method: "GET",
+      path: keyPath(keyId),
+      workspaceId: this.#workspace(undefined),
+      authenticated: true,
+    });
+    return answer.body as ApiKey;
+  }
+
+  /** One of the caller's keys with its plaintext `key`. A revoked key is a GoneError (410). */
+  async revealApiKey(keyId: string, workspaceId?: string | null): Promise<ApiKeyWithSecret> {
+    const answer = await this.#transport.request({
+      method: "GET",
+      path: keyPath(keyId, "/reveal"),
+      workspaceId: this.#workspace(workspaceId),
+      authenticated: true,
+    });
+    return answer.body as ApiKeyWithSecret;
+  }
+
+  /**
+   * A new key; its plaintext `key` is returned this once (reveal can show it again later).
+   * `category` defaults to `admin`; a `workspace` key without `workspaceId` is bound to the
+   * client's workspace.
+   */
+  async createApiKey(input: NewApiKey): Promise<ApiKeyWithSecret> {
+    const body: Record<string, unknown> = { label: requireText(input.label, "label") };
+    if (input.category !== undefined) body["category"] = input.category;
+    const workspaceId =
+      input.workspaceId ?? (input.category === "workspace" ? this.#workspaceId : undefined);
+    if (workspaceId !== undefined) body["workspaceId"] = workspaceId;
+    if (input.scopes !== undefined) body["scopes"] = [...input.scopes];
+    const answer = await this.#transport.request({
+      method: "POST",
+      path: KEYS,
+      body,
+      workspaceId: this.#workspace(undefined),
+      authenticated: true,
+    });
+    return answer.body as ApiKeyWithSecret;
+  }
+
+  /**
+   * Replaces a key: the answer is the new key with its plaintext; the old key is revoked
+   * (its `replacedBy` names the new one). Rotating a revoked key is a ConflictError (409).
+   */
+  async rotateApiKey(keyId: string): Promise<ApiKeyWithSecret> {
+    const answer = await this.#transport.request({
+      method: "POST",
+      path: keyPath(keyId, "/rotate"),
+      workspaceId: this.#workspace(undefined),
+      authenticated: true,
+    });
+    return answer.body as ApiKeyWithSecret;
+  }
+
+  /** Revokes a key, effective on its next use. Revoking a revoked key succeeds again. */
+  async revokeApiKey(keyId: string): Promise<void> {
+    await this.#transport.request({
+      method: "DELETE",
+      path: keyPath(keyId),
+      workspaceId: this.#workspace(undefined),
+      authenticated: true,
+    });
+  }
+
+  /** Who the service takes this client's credential to be, in which workspace, with which scopes. */
+  async whoami(): Promise<Principal> {
+    const answer = await this.#transport.request({
+      method: "GET",
+      path: "/v1/auth/whoami",
+      workspaceId: this.#workspace(undefined),
+      authenticated: true,
+    });
+    return answer.body as Principal;
+  }
+
+  /** Trades an identity provider's OpenID Connect ID token for an access/refresh pair. */
+  async exchange(idToken: string): Promise<TokenSet> {
+    const token = requireText(idToken, "idToken");
+    const answer = await this.#transport.request({
+      method: "POST",
+      path: "/v1/auth/exchange",
+      body: { id_token: token },
+      authenticated: false,
+      secrets: [token],
+    });
+    return tokenSet(answer.body, answer.status);
+  }
+
+  /**
+   * A new access/refresh pair for a refresh token. Refresh tokens are single use: presenting
+   * one a second time is an OAuthError (`invalid_grant`) and ends its whole session.
+   */
+  async refreshAccessToken(refreshToken: string): Promise<TokenSet> {
+    const token = requireText(refreshToken, "refreshToken");
+    const answer = await this.#transport.request({
+      method: "POST",
+      path: "/v1/auth/refresh",
+      body: { refresh_token: token },
+      authenticated: false,
+      secrets: [token],
+    });
+    return tokenSet(answer.body, answer.status);
+  }
+}

@@ -1,0 +1,107 @@
+// The client: its configuration, resolved once, and the `auth` accessor.
+
+import { AuthClient } from "./auth.js";
+import { environmentDefaults } from "./environment.js";
+import { ConfigurationError } from "./errors.js";
+import { Transport, type Credential, type FetchFunction, type TokenProvider } from "./transport.js";
+
+/** The service's base URL when neither `endpoint` nor MEMORY_ENDPOINT names another. */
+export const DEFAULT_ENDPOINT = "https://auth.memory.example.com";
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_RETRIES = 2;
+const MAX_RETRIES = 10;
+
+export interface ClientOptions {
+  /** The service's base URL. Node falls back to MEMORY_ENDPOINT, then DEFAULT_ENDPOINT. */
+  endpoint?: string;
+  /** Sent as X-Workspace-Id (per-call arguments win). Node falls back to MEMORY_WORKSPACE_ID. */
+  workspaceId?: string;
+  /** An API key (`svc_…`). Node falls back to MEMORY_API_KEY when no tokenProvider is given. */
+  apiKey?: string;
+  /** Hands out a bearer token per request instead of an apiKey, e.g. `session.tokenProvider`. */
+  tokenProvider?: TokenProvider;
+  /** Milliseconds to wait for each answer. Default 30 000. */
+  timeout?: number;
+  /** How many times a retryable failure is retried (see the README). Default 2. */
+  retries?: number;
+  /** The fetch to use; default the platform's global fetch. */
+  fetch?: FetchFunction;
+}
+
+function endpointUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigurationError("endpoint must be an absolute http(s) URL.");
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new ConfigurationError("endpoint must be an absolute http(s) URL.");
+  }
+  if (url.search !== "" || url.hash !== "") {
+    throw new ConfigurationError("endpoint must not carry a query or a fragment.");
+  }
+  return url.toString().replace(/\/+$/, "");
+}
+
+function credential(apiKey: string | undefined, tokenProvider: TokenProvider | undefined): Credential {
+  if (apiKey !== undefined && tokenProvider !== undefined) {
+    throw new ConfigurationError("Pass either apiKey or tokenProvider, not both.");
+  }
+  if (tokenProvider !== undefined) {
+    if (typeof tokenProvider !== "function") throw new ConfigurationError("tokenProvider must be a function.");
+    return { tokenProvider };
+  }
+  if (apiKey === undefined) return null;
+  // A key with white space or control characters cannot be a key, and fetch would quote it
+  // in its own error message; refuse it here without repeating it.
+  if (typeof apiKey !== "string" || !/^[\x21-\x7e]+$/.test(apiKey)) {
+    throw new ConfigurationError("apiKey must be a non-empty string without spaces.");
+  }
+  return { apiKey };
+}
+
+function whole(value: number, name: string, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigurationError(`${name} must be a whole number from ${min} to ${max}.`);
+  }
+  return value;
+}
+
+function platformFetch(): FetchFunction {
+  const found = (globalThis as { fetch?: FetchFunction }).fetch;
+  if (typeof found !== "function") {
+    throw new ConfigurationError("This platform has no global fetch; pass the fetch option.");
+  }
+  // Called unbound, the browser's fetch throws "Illegal invocation".
+  return found.bind(globalThis);
+}
+
+export class MemoryClient {
+  /** The base URL requests go to. */
+  readonly endpoint: string;
+  /** The default workspace (X-Workspace-Id), if any. */
+  readonly workspaceId: string | undefined;
+  readonly timeout: number;
+  readonly retries: number;
+  /** API-key management, whoami, and the token endpoints (exchange, refresh). */
+  readonly auth: AuthClient;
+
+  constructor(options: ClientOptions = {}) {
+    const defaults = environmentDefaults();
+    this.endpoint = endpointUrl(options.endpoint ?? defaults.endpoint ?? DEFAULT_ENDPOINT);
+    this.workspaceId = options.workspaceId ?? defaults.workspaceId;
+    this.timeout = whole(options.timeout ?? DEFAULT_TIMEOUT_MS, "timeout", 1, 600_000);
+    this.retries = whole(options.retries ?? DEFAULT_RETRIES, "retries", 0, MAX_RETRIES);
+    // The environment's key only stands in when the caller chose no credential at all.
+    const apiKey = options.apiKey ?? (options.tokenProvider === undefined ? defaults.apiKey : undefined);
+    const transport = new Transport({
+      endpoint: this.endpoint,
+      credential: credential(apiKey, options.tokenProvider),
+      timeout: this.timeout,
+      retries: this.retries,
+      fetch: options.fetch ?? platformFetch(),
+    });
+    this.auth = new AuthClient(transport, this.workspaceId);
+  }
+}

@@ -1,0 +1,41 @@
+// memory-sdk: the hosted memory service's `client.auth` for Node 20+ and browsers.
+
+export { MemoryClient, DEFAULT_ENDPOINT, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "./client.js";
+export type { ClientOptions } from "./client.js";
+export { AuthClient } from "./auth.js";
+export { Session, DEFAULT_REFRESH_MARGIN_MS } from "./session.js";
+export type { SessionOptions, SessionTokens, TokenRefresher } from "./session.js";
+export type { FetchFunction, FetchResponse, TokenContext, TokenProvider } from "./transport.js";
+export {
+  ApiError,
+  AuthenticationError,
+  BadRequestError,
+  ConfigurationError,
+  ConflictError,
+  GoneError,
+  MemoryError,
+  NetworkError,
+  NotFoundError,
+  OAuthError,
+  PermissionDeniedError,
+  RateLimitError,
+  RequestTimeoutError,
+  ServerError,
+  ServiceUnavailableError,
+} from "./errors.js";
+export type { ApiErrorDetails } from "./errors.js";
+export type {
+  ApiKey,
+  ApiKeyPage,
+  ApiKeyWithSecret,
+  DataPlaneScope,
+  KeyCategory,
+  KeyStatus,
+  ListApiKeysOptions,
+  NewAdminKey,
+  NewApiKey,
+  NewWorkspaceKey,
+  Principal,
+  Scope,
+  TokenSet,
+} from "./types.js";

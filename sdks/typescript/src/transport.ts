@@ -1,0 +1,283 @@
+// HTTP for the SDK: one `request` that adds the credential, applies the timeout, retries
+// what is safe to retry, and turns every refusal into a typed error.
+//
+// What is retried, and why:
+// - 429: the service refused before doing anything, so any method; after `Retry-After`.
+// - 502, 503, 504 and network failures: only GET and DELETE, which are idempotent. A POST
+//   (create, rotate, exchange, refresh) may have taken effect before the failure, and
+//   repeating a refresh would present a used refresh token and end the session.
+// - 401 with a tokenProvider: once, with the token the provider hands out after being told
+//   the old one was refused. Nothing was executed, so this is safe for every method.
+
+import {
+  ApiError,
+  ConfigurationError,
+  NetworkError,
+  OAuthError,
+  RequestTimeoutError,
+  problemError,
+} from "./errors.js";
+import { redact } from "./redaction.js";
+
+/** What a tokenProvider is told when it is asked for a token. */
+export interface TokenContext {
+  /**
+   * Set when the service has just refused this token with 401. Return a fresh token to
+   * have the request tried once more, or the same token to give up (the 401 is thrown).
+   */
+  rejectedToken?: string;
+}
+
+/** Hands out the bearer token for each request, e.g. a browser session's access token. */
+export type TokenProvider = (context: TokenContext) => string | Promise<string>;
+
+/** The part of the platform's `fetch` the SDK uses; the global `fetch` fits it. */
+export type FetchFunction = (
+  url: string,
+  init: {
+    method: string;
+    headers: Record<string, string>;
+    body?: string;
+    signal: AbortSignal;
+  },
+) => Promise<FetchResponse>;
+
+export interface FetchResponse {
+  status: number;
+  headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
+export type Credential = { apiKey: string } | { tokenProvider: TokenProvider } | null;
+
+export interface TransportOptions {
+  endpoint: string;
+  credential: Credential;
+  timeout: number;
+  retries: number;
+  fetch: FetchFunction;
+}
+
+export interface Call {
+  method: "GET" | "POST" | "DELETE";
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: Record<string, unknown>;
+  /** Sent as X-Workspace-Id when set. */
+  workspaceId?: string | undefined;
+  /** False for the token endpoints, which take their token in the body. */
+  authenticated: boolean;
+  /** Secrets the call carries in its body, kept out of any error message. */
+  secrets?: readonly string[];
+}
+
+export interface Answer {
+  status: number;
+  headers: { get(name: string): string | null };
+  /** The parsed JSON body; undefined for 204. */
+  body: unknown;
+}
+
+const RETRYABLE_SERVER_STATUSES = new Set([502, 503, 504]);
+const IDEMPOTENT_METHODS = new Set(["GET", "DELETE"]);
+// A Retry-After longer than this is handed to the caller (RateLimitError.retryAfter)
+// instead of silently holding the call for minutes.
+const MAX_RETRY_AFTER_SECONDS = 60;
+const BACKOFF_BASE_MS = 250;
+const BACKOFF_CAP_MS = 4_000;
+const TOKEN_SHAPE = /^[\x21-\x7e]+$/;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function backoff(attempt: number): number {
+  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+/** Seconds from a `Retry-After` header (delta-seconds or an HTTP date), if it has one. */
+export function retryAfterSeconds(value: string | null, now: number = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function field(body: unknown, name: string): string | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const value = (body as Record<string, unknown>)[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** The typed error for a refusal: problem+json `code` first, then an OAuth `error`. */
+function refusal(status: number, headers: Answer["headers"], text: string, secrets: readonly string[]): ApiError {
+  const body = parseJson(text);
+  const retryAfter = retryAfterSeconds(headers.get("retry-after"));
+  const code = field(body, "code");
+  if (code !== undefined) {
+    const detail = field(body, "detail");
+    return problemError({
+      status,
+      code,
+      detail: detail === undefined ? undefined : redact(detail, secrets),
+      type: field(body, "type"),
+      retryAfter,
+    });
+  }
+  const oauthCode = field(body, "error");
+  if (oauthCode !== undefined) {
+    const description = field(body, "error_description");
+    return new OAuthError({
+      status,
+      code: oauthCode,
+      detail: description === undefined ? undefined : redact(description, secrets),
+      retryAfter,
+    });
+  }
+  return problemError({ status, code: "unexpected_response", retryAfter });
+}
+
+export class Transport {
+  readonly endpoint: string;
+  readonly #credential: Credential;
+  readonly #timeout: number;
+  readonly #retries: number;
+  readonly #fetch: FetchFunction;
+
+  constructor(options: TransportOptions) {
+    this.endpoint = options.endpoint;
+    this.#credential = options.credential;
+    this.#timeout = options.timeout;
+    this.#retries = options.retries;
+    this.#fetch = options.fetch;
+  }
+
+  async request(call: Call): Promise<Answer> {
+    let attempt = 0;
+    let renewed = false;
+    let rejected: string | undefined;
+    let refused: ApiError | undefined;
+    for (;;) {
+      const token = call.authenticated ? await this.#bearer(rejected) : undefined;
+      if (rejected !== undefined) {
+        if (token === rejected && refused !== undefined) throw refused;
+        rejected = undefined;
+        renewed = true;
+      }
+      const secrets = token === undefined ? call.secrets ?? [] : [token, ...(call.secrets ?? [])];
+      let reply: { status: number; headers: Answer["headers"]; text: string };
+      try {
+        reply = await this.#send(call, token);
+      } catch (error) {
+        if (error instanceof NetworkError && IDEMPOTENT_METHODS.has(call.method) && attempt < this.#retries) {
+          await sleep(backoff(attempt));
+          attempt += 1;
+          continue;
+        }
+        throw error;
+      }
+      if (reply.status < 400) {
+        const body = parseJson(reply.text);
+        if (body === undefined && reply.status !== 204) {
+          throw new ApiError({ status: reply.status, code: "unexpected_response", detail: "The answer is not JSON." });
+        }
+        return { status: reply.status, headers: reply.headers, body };
+      }
+      const error = refusal(reply.status, reply.headers, reply.text, secrets);
+      if (reply.status === 401 && token !== undefined && this.#renewable() && !renewed) {
+        rejected = token;
+        refused = error;
+        continue;
+      }
+      const wait = this.#retryDelay(call, error, attempt);
+      if (wait === undefined) throw error;
+      await sleep(wait);
+      attempt += 1;
+    }
+  }
+
+  #renewable(): boolean {
+    return this.#credential !== null && "tokenProvider" in this.#credential;
+  }
+
+  async #bearer(rejected: string | undefined): Promise<string> {
+    const credential = this.#credential;
+    if (credential === null) {
+      throw new ConfigurationError(
+        "No credential: pass apiKey or tokenProvider (in Node, MEMORY_API_KEY also works).",
+      );
+    }
+    if ("apiKey" in credential) return credential.apiKey;
+    const token = await credential.tokenProvider(rejected === undefined ? {} : { rejectedToken: rejected });
+    // Checked here so that a malformed value never reaches fetch, whose header errors quote it.
+    if (typeof token !== "string" || !TOKEN_SHAPE.test(token)) {
+      throw new ConfigurationError("The tokenProvider returned no usable token (a non-empty string without spaces).");
+    }
+    return token;
+  }
+
+  #retryDelay(call: Call, error: ApiError, attempt: number): number | undefined {
+    if (attempt >= this.#retries) return undefined;
+    const retryable =
+      error.status === 429 || (RETRYABLE_SERVER_STATUSES.has(error.status) && IDEMPOTENT_METHODS.has(call.method));
+    if (!retryable) return undefined;
+    if (error.retryAfter === undefined) return backoff(attempt);
+    return error.retryAfter > MAX_RETRY_AFTER_SECONDS ? undefined : error.retryAfter * 1000;
+  }
+
+  #url(call: Call): string {
+    const url = new URL(this.endpoint + call.path);
+    for (const [name, value] of Object.entries(call.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    return url.toString();
+  }
+
+  async #send(
+    call: Call,
+    token: string | undefined,
+  ): Promise<{ status: number; headers: Answer["headers"]; text: string }> {
+    const headers: Record<string, string> = { Accept: "application/json, application/problem+json" };
+    if (token !== undefined) headers["Authorization"] = `Bearer ${token}`;
+    if (call.workspaceId !== undefined) headers["X-Workspace-Id"] = call.workspaceId;
+    const controller = new AbortController();
+    const init: Parameters<FetchFunction>[1] = { method: call.method, headers, signal: controller.signal };
+    if (call.body !== undefined) {
+      headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(call.body);
+    }
+    const timer = setTimeout(() => controller.abort(), this.#timeout);
+    const what = `${call.method} ${call.path}`;
+    try {
+      const response = await this.#fetch(this.#url(call), init);
+      const text = await response.text();
+      return { status: response.status, headers: response.headers, text };
+    } catch (error) {
+      if (controller.signal.aborted) {
+        throw new RequestTimeoutError(`No answer to ${what} within ${this.#timeout} ms.`);
+      }
+      // The platform's own message is left out on purpose: it can quote header values.
+      throw new NetworkError(`Could not reach the service for ${what}${reason(error)}.`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** A short, secret-free reason from a fetch failure: its system error code, if any. */
+function reason(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
+  const code = cause?.code ?? (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[A-Z0-9_]+$/.test(code) ? ` (${code})` : "";
+}

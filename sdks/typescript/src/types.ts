@@ -1,0 +1,99 @@
+// The service's resources as they travel (decisions.md, "API keys" and "Request resolution").
+// Times are RFC 3339 UTC strings, exactly as the service sends them.
+
+export type KeyCategory = "workspace" | "admin";
+export type KeyStatus = "active" | "revoked" | "expired";
+
+/** The data-plane scopes a workspace key may hold. */
+export type DataPlaneScope = "memory" | "entities" | "reasoning" | "ontology" | "skills";
+/** Every scope; `workspace:admin` is for admin keys only. Unknown future scopes pass as strings. */
+export type Scope = DataPlaneScope | "workspace:admin" | (string & {});
+
+/** An API key's metadata. `key` is present only on the answers of create, reveal and rotate. */
+export interface ApiKey {
+  id: string;
+  label: string;
+  category: KeyCategory;
+  /** The bound workspace of a workspace key; null for an admin key. */
+  workspaceId: string | null;
+  scopes: Scope[];
+  status: KeyStatus;
+  /** `svc_…` and the key's last four characters, to recognise it without revealing it. */
+  hint: string | null;
+  createdAt: string;
+  expiresAt: string;
+  revokedAt: string | null;
+  /** The id of the key that replaced this one by rotation. */
+  replacedBy: string | null;
+  /** Whether reveal can return the plaintext (keys created before encryption at rest cannot). */
+  revealable: boolean;
+  key?: string;
+}
+
+/** An API key together with its plaintext: the answer of create, reveal and rotate. */
+export interface ApiKeyWithSecret extends ApiKey {
+  key: string;
+}
+
+/** One page of the caller's own keys, newest first. */
+export interface ApiKeyPage {
+  keys: ApiKey[];
+  /** Pass to `listApiKeys(..., { cursor })` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface ListApiKeysOptions {
+  /** 1 to 100; the service's default is 50. */
+  limit?: number;
+  cursor?: string;
+  status?: KeyStatus;
+}
+
+interface NewKeyCommon {
+  /** 1 to 100 characters, no control characters. */
+  label: string;
+}
+
+/** An admin key: not bound to a workspace (the service refuses a workspaceId for it). */
+export interface NewAdminKey extends NewKeyCommon {
+  category?: "admin";
+  /** A non-empty subset of all scopes; default: every scope the caller holds. */
+  scopes?: readonly Scope[];
+  workspaceId?: never;
+}
+
+/** A workspace key, bound for good to one workspace the caller is a member of. */
+export interface NewWorkspaceKey extends NewKeyCommon {
+  category: "workspace";
+  /** Default: the client's workspaceId. */
+  workspaceId?: string;
+  /** A non-empty subset of the data-plane scopes; default: all of them. */
+  scopes?: readonly DataPlaneScope[];
+}
+
+export type NewApiKey = NewAdminKey | NewWorkspaceKey;
+
+/** Who the service takes the caller to be (`GET /v1/auth/whoami`). */
+export interface Principal {
+  userId: string;
+  credential: "user_token" | "api_key";
+  /** The key's id when the credential is an API key; null for a user token. */
+  keyId: string | null;
+  category: KeyCategory | null;
+  /** The named or bound workspace; null when there is none. */
+  workspaceId: string | null;
+  scopes: Scope[];
+}
+
+/** An access/refresh token pair from exchange or refresh. */
+export interface TokenSet {
+  /** The internal JWT, sent as `Authorization: Bearer`. Valid about one hour. */
+  accessToken: string;
+  tokenType: string;
+  /** Lifetime of the access token in seconds, as the service said. */
+  expiresIn: number;
+  /** When the access token expires, in milliseconds since the epoch (client clock). */
+  expiresAt: number;
+  /** Single use: each refresh returns a new one; presenting a used one ends the session. */
+  refreshToken: string;
+}

@@ -1,0 +1,30 @@
+// The end-to-end run: one local stack for every suite (starting it takes seconds, and Node
+// 20's test runner has no global setup), then the suites over real HTTP.
+
+import { after, before } from "node:test";
+
+import { consumerSuite } from "./e2e/consumer.js";
+import { keySuite } from "./e2e/keys.js";
+import { sessionSuite } from "./e2e/session.js";
+import { tokenSuite } from "./e2e/tokens.js";
+import { startStack, type RunningStack, type StackInfo } from "./stack.js";
+
+let running: RunningStack | undefined;
+
+before(async () => {
+  running = await startStack();
+});
+
+after(async () => {
+  await running?.stop();
+});
+
+function stack(): StackInfo {
+  if (running === undefined) throw new Error("the local stack is not running");
+  return running.info;
+}
+
+keySuite(stack);
+tokenSuite(stack);
+sessionSuite(stack);
+consumerSuite(stack);

@@ -1,0 +1,599 @@
+// Unit tests, no I/O: configuration, requests, retries, errors, the session's refresh rules
+// and redaction, with a fake fetch standing in for the service.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+
+import {
+  ApiError,
+  AuthenticationError,
+  ConfigurationError,
+  MemoryClient,
+  NetworkError,
+  NotFoundError,
+  OAuthError,
+  PermissionDeniedError,
+  RateLimitError,
+  RequestTimeoutError,
+  ServerError,
+  ServiceUnavailableError,
+  Session,
+  type ClientOptions,
+  type FetchFunction,
+  type TokenContext,
+  type TokenSet,
+} from "../src/index.js";
+import { redact } from "../src/redaction.js";
+import { retryAfterSeconds } from "../src/transport.js";
+import { assertNoSecret, rejection } from "./assertions.js";
+
+const ENDPOINT = "https://memory.test";
+const API_KEY = "sv" + "c_" + "unitTestKeyBody0123456789abcdefghijklmnopqrstuvwx";
+const OTHER_KEY = "sv" + "c_" + "otherTestKeyBody0123456789abcdefghijklmnopqrstuv";
+const PRINCIPAL = { userId: "usr_1", credential: "api_key", keyId: "key_1", category: "admin", workspaceId: null, scopes: [] };
+const ENV_NAMES = ["MEMORY_API_KEY", "MEMORY_ENDPOINT", "MEMORY_WORKSPACE_ID"] as const;
+
+type Reply = { status: number; body?: unknown; headers?: Record<string, string> } | Error;
+interface Sent {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+/** A fetch that answers from a script and records what it was sent. */
+function scripted(...replies: Reply[]): { fetch: FetchFunction; sent: Sent[] } {
+  const sent: Sent[] = [];
+  const fetchFromScript: FetchFunction = async (url, init) => {
+    sent.push({ url, method: init.method, headers: { ...init.headers }, body: init.body });
+    const reply = replies.shift();
+    if (reply === undefined) throw new Error("the script has no more replies");
+    if (reply instanceof Error) throw reply;
+    const text = reply.body === undefined ? "" : typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body);
+    return { status: reply.status, headers: new Headers(reply.headers ?? {}), text: async () => text };
+  };
+  return { fetch: fetchFromScript, sent };
+}
+
+function problem(status: number, code: string, detail = "Refused."): Reply {
+  return {
+    status,
+    headers: { "Content-Type": "application/problem+json" },
+    body: { type: `https://docs.memory-auth.dev/errors/${code}`, title: "Refused", status, detail, code },
+  };
+}
+
+function client(fetch: FetchFunction, options: ClientOptions = {}): MemoryClient {
+  return new MemoryClient({ endpoint: ENDPOINT, apiKey: API_KEY, retries: 2, fetch, ...options });
+}
+
+/** Runs `body` with the MEMORY_* variables set to `values` (unset when absent), then restores them. */
+function withEnvironment<T>(values: Partial<Record<(typeof ENV_NAMES)[number], string>>, body: () => T): T {
+  const saved = ENV_NAMES.map((name) => process.env[name]);
+  for (const name of ENV_NAMES) {
+    const value = values[name];
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  try {
+    return body();
+  } finally {
+    ENV_NAMES.forEach((name, index) => {
+      const value = saved[index];
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    });
+  }
+}
+
+function tokenSet(accessToken: string, refreshToken: string, expiresIn = 3600): TokenSet {
+  return { accessToken, refreshToken, tokenType: "Bearer", expiresIn, expiresAt: Date.now() + expiresIn * 1000 };
+}
+
+describe("configuration", () => {
+  it("explicit options win over the environment", async () => {
+    const script = scripted({ status: 200, body: PRINCIPAL });
+    const memory = withEnvironment(
+      { MEMORY_API_KEY: OTHER_KEY, MEMORY_ENDPOINT: "https://env.test", MEMORY_WORKSPACE_ID: "ws_env" },
+      () => client(script.fetch, { workspaceId: "ws_option" }),
+    );
+
+    await memory.auth.whoami();
+
+    assert.equal(script.sent[0]?.url, `${ENDPOINT}/v1/auth/whoami`);
+    assert.equal(script.sent[0]?.headers["Authorization"], `Bearer ${API_KEY}`);
+    assert.equal(script.sent[0]?.headers["X-Workspace-Id"], "ws_option");
+  });
+
+  it("in Node, MEMORY_* variables fill the options left unset", async () => {
+    const script = scripted({ status: 200, body: PRINCIPAL });
+    const memory = withEnvironment(
+      { MEMORY_API_KEY: OTHER_KEY, MEMORY_ENDPOINT: "https://env.test/", MEMORY_WORKSPACE_ID: "ws_env" },
+      () => new MemoryClient({ fetch: script.fetch }),
+    );
+
+    await memory.auth.whoami();
+
+    assert.equal(memory.endpoint, "https://env.test");
+    assert.equal(memory.workspaceId, "ws_env");
+    assert.equal(script.sent[0]?.headers["Authorization"], `Bearer ${OTHER_KEY}`);
+  });
+
+  it("a tokenProvider keeps MEMORY_API_KEY out", async () => {
+    const script = scripted({ status: 200, body: PRINCIPAL });
+    const memory = withEnvironment({ MEMORY_API_KEY: OTHER_KEY }, () =>
+      new MemoryClient({ endpoint: ENDPOINT, tokenProvider: () => "provided-token", fetch: script.fetch }),
+    );
+
+    await memory.auth.whoami();
+
+    assert.equal(script.sent[0]?.headers["Authorization"], "Bearer provided-token");
+  });
+
+  it("in a browser nothing is read from the environment", () => {
+    const descriptor = Object.getOwnPropertyDescriptor(globalThis, "process");
+    assert.ok(descriptor !== undefined);
+    const memory = withEnvironment({ MEMORY_ENDPOINT: "https://env.test", MEMORY_WORKSPACE_ID: "ws_env" }, () => {
+      // No `process` at all, as in a browser; restored before anything else can run.
+      Object.defineProperty(globalThis, "process", { value: undefined, configurable: true, writable: true });
+      try {
+        return new MemoryClient({ fetch: scripted().fetch });
+      } finally {
+        Object.defineProperty(globalThis, "process", descriptor);
+      }
+    });
+
+    assert.equal(memory.endpoint, "https://auth.memory.example.com");
+    assert.equal(memory.workspaceId, undefined);
+  });
+
+  it("apiKey and tokenProvider together are refused", () => {
+    assert.throws(
+      () => new MemoryClient({ apiKey: API_KEY, tokenProvider: () => "t", fetch: scripted().fetch }),
+      ConfigurationError,
+    );
+  });
+
+  it("an endpoint must be an http(s) URL, and loses its trailing slash", () => {
+    assert.throws(() => client(scripted().fetch, { endpoint: "memory.test" }), ConfigurationError);
+    assert.throws(() => client(scripted().fetch, { endpoint: "ftp://memory.test" }), ConfigurationError);
+    assert.equal(client(scripted().fetch, { endpoint: "https://memory.test/base/" }).endpoint, "https://memory.test/base");
+  });
+
+  it("timeout and retries must be whole numbers in range", () => {
+    assert.throws(() => client(scripted().fetch, { timeout: 0 }), ConfigurationError);
+    assert.throws(() => client(scripted().fetch, { retries: -1 }), ConfigurationError);
+    assert.throws(() => client(scripted().fetch, { retries: 1.5 }), ConfigurationError);
+  });
+
+  it("an apiKey with white space is refused without being quoted", () => {
+    const broken = `${API_KEY}\n`;
+
+    const error = (() => {
+      try {
+        client(scripted().fetch, { apiKey: broken });
+      } catch (thrown) {
+        return thrown;
+      }
+      return undefined;
+    })();
+
+    assert.ok(error instanceof ConfigurationError);
+    assertNoSecret(error, [API_KEY]);
+  });
+
+  it("a call that needs a credential fails locally without one", async () => {
+    const script = scripted();
+    const memory = withEnvironment({}, () => new MemoryClient({ endpoint: ENDPOINT, fetch: script.fetch }));
+
+    const error = await rejection(memory.auth.listApiKeys());
+
+    assert.ok(error instanceof ConfigurationError);
+    assert.equal(script.sent.length, 0);
+  });
+});
+
+describe("requests", () => {
+  it("listApiKeys sends the call's workspace, else the client's, and null sends none", async () => {
+    const page = { keys: [], nextCursor: null };
+    const script = scripted({ status: 200, body: page }, { status: 200, body: page }, { status: 200, body: page });
+    const memory = client(script.fetch, { workspaceId: "ws_default" });
+
+    await memory.auth.listApiKeys("ws_call", { limit: 10, cursor: "abc", status: "active" });
+    await memory.auth.listApiKeys();
+    await memory.auth.listApiKeys(null);
+
+    assert.equal(script.sent[0]?.headers["X-Workspace-Id"], "ws_call");
+    assert.equal(script.sent[0]?.url, `${ENDPOINT}/v1/auth/api-keys?limit=10&cursor=abc&status=active`);
+    assert.equal(script.sent[1]?.headers["X-Workspace-Id"], "ws_default");
+    assert.equal(script.sent[1]?.url, `${ENDPOINT}/v1/auth/api-keys`);
+    assert.equal(script.sent[2]?.headers["X-Workspace-Id"], undefined);
+  });
+
+  it("createApiKey sends only the fields given, and binds a workspace key to the client's workspace", async () => {
+    const script = scripted({ status: 201, body: {} }, { status: 201, body: {} });
+    const memory = client(script.fetch, { workspaceId: "ws_default" });
+
+    await memory.auth.createApiKey({ label: "admin" });
+    await memory.auth.createApiKey({ label: "bound", category: "workspace", scopes: ["memory"] });
+
+    assert.deepEqual(JSON.parse(script.sent[0]?.body ?? ""), { label: "admin" });
+    assert.deepEqual(JSON.parse(script.sent[1]?.body ?? ""), {
+      label: "bound",
+      category: "workspace",
+      workspaceId: "ws_default",
+      scopes: ["memory"],
+    });
+    assert.equal(script.sent[1]?.headers["Content-Type"], "application/json");
+  });
+
+  it("key ids are escaped in the path, and the methods use their verbs", async () => {
+    const script = scripted({ status: 201, body: {} }, { status: 204 }, { status: 200, body: {} });
+    const memory = client(script.fetch);
+
+    await memory.auth.rotateApiKey("key/../x");
+    await memory.auth.revokeApiKey("key_1");
+    await memory.auth.revealApiKey("key_1");
+
+    assert.deepEqual(
+      script.sent.map((call) => `${call.method} ${new URL(call.url).pathname}`),
+      ["POST /v1/auth/api-keys/key%2F..%2Fx/rotate", "DELETE /v1/auth/api-keys/key_1", "GET /v1/auth/api-keys/key_1/reveal"],
+    );
+    assert.equal(script.sent[0]?.body, undefined);
+  });
+
+  it("the token endpoints send no credential and answer camelCase token sets", async () => {
+    const answer = { access_token: "a.b.c", token_type: "Bearer", expires_in: 3600, refresh_token: "r1" };
+    const script = scripted({ status: 200, body: answer }, { status: 200, body: answer });
+    const memory = client(script.fetch, { workspaceId: "ws_default" });
+
+    const tokens = await memory.auth.exchange("id.token.here");
+    await memory.auth.refreshAccessToken("r0");
+
+    assert.equal(tokens.accessToken, "a.b.c");
+    assert.equal(tokens.refreshToken, "r1");
+    assert.equal(tokens.expiresIn, 3600);
+    assert.ok(Math.abs(tokens.expiresAt - (Date.now() + 3600_000)) < 5_000);
+    assert.deepEqual(JSON.parse(script.sent[0]?.body ?? ""), { id_token: "id.token.here" });
+    assert.deepEqual(JSON.parse(script.sent[1]?.body ?? ""), { refresh_token: "r0" });
+    assert.ok(script.sent.every((call) => !("Authorization" in call.headers) && !("X-Workspace-Id" in call.headers)));
+  });
+
+  it("empty ids are refused before any request", async () => {
+    const script = scripted();
+
+    const error = await rejection(client(script.fetch).auth.revealApiKey(""));
+
+    assert.ok(error instanceof TypeError);
+    assert.equal(script.sent.length, 0);
+  });
+});
+
+describe("retries", () => {
+  it("a 429 is retried after Retry-After, even for a POST", async () => {
+    const script = scripted({ ...problem(429, "rate_limited"), headers: { "Retry-After": "1" } }, { status: 201, body: { id: "key_1" } });
+    const started = Date.now();
+
+    const created = await client(script.fetch).auth.createApiKey({ label: "x" });
+
+    assert.equal(created.id, "key_1");
+    assert.equal(script.sent.length, 2);
+    assert.ok(Date.now() - started >= 950, "waited for Retry-After");
+  });
+
+  it("a Retry-After beyond a minute is handed to the caller at once", async () => {
+    const script = scripted({ ...problem(429, "rate_limited"), headers: { "Retry-After": "120" } });
+
+    const error = await rejection(client(script.fetch).auth.whoami());
+
+    assert.ok(error instanceof RateLimitError);
+    assert.equal(error.status, 429);
+    assert.equal(error.retryAfter, 120);
+    assert.equal(script.sent.length, 1);
+  });
+
+  it("retries stop after `retries` and the last error is thrown", async () => {
+    const limited = { ...problem(429, "rate_limited"), headers: { "Retry-After": "0" } };
+    const script = scripted(limited, limited);
+
+    const error = await rejection(client(script.fetch, { retries: 1 }).auth.whoami());
+
+    assert.ok(error instanceof RateLimitError);
+    assert.equal(error.retryAfter, 0);
+    assert.equal(script.sent.length, 2);
+  });
+
+  it("a 503 is retried for a GET", async () => {
+    const script = scripted(problem(503, "dependency_unavailable"), { status: 200, body: PRINCIPAL });
+
+    const me = await client(script.fetch).auth.whoami();
+
+    assert.equal(me.userId, "usr_1");
+    assert.equal(script.sent.length, 2);
+  });
+
+  it("a 503 is not retried for a POST: it may have taken effect", async () => {
+    const script = scripted(problem(503, "dependency_unavailable"));
+
+    const error = await rejection(client(script.fetch).auth.rotateApiKey("key_1"));
+
+    assert.ok(error instanceof ServiceUnavailableError);
+    assert.equal(error.code, "dependency_unavailable");
+    assert.equal(script.sent.length, 1);
+  });
+
+  it("a network failure is retried for a GET and not for a POST", async () => {
+    const refused = Object.assign(new TypeError("fetch failed"), { cause: { code: "ECONNREFUSED" } });
+    const getScript = scripted(refused, { status: 200, body: PRINCIPAL });
+    const postScript = scripted(refused);
+
+    await client(getScript.fetch).auth.whoami();
+    const error = await rejection(client(postScript.fetch).auth.refreshAccessToken("refresh-token-value"));
+
+    assert.equal(getScript.sent.length, 2);
+    assert.equal(postScript.sent.length, 1);
+    assert.ok(error instanceof NetworkError);
+    assert.match(error.message, /ECONNREFUSED/);
+  });
+
+  it("no answer within the timeout is a RequestTimeoutError", async () => {
+    const hanging: FetchFunction = (_url, init) =>
+      new Promise((_resolve, reject) => {
+        init.signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError")));
+      });
+
+    const error = await rejection(client(hanging, { timeout: 50, retries: 0 }).auth.whoami());
+
+    assert.ok(error instanceof RequestTimeoutError);
+    assert.ok(error instanceof NetworkError);
+  });
+
+  it("Retry-After is read as seconds or as an HTTP date", () => {
+    const now = Date.parse("2026-11-21T12:00:00Z");
+
+    assert.equal(retryAfterSeconds("7", now), 7);
+    assert.equal(retryAfterSeconds("Sat, 21 Nov 2026 12:00:30 GMT", now), 30);
+    assert.equal(retryAfterSeconds("Sat, 21 Nov 2026 11:00:00 GMT", now), 0);
+    assert.equal(retryAfterSeconds("soon", now), undefined);
+    assert.equal(retryAfterSeconds(null, now), undefined);
+  });
+});
+
+describe("errors", () => {
+  it("a problem+json answer becomes its typed error with status, code and detail", async () => {
+    const script = scripted(problem(404, "not_found", "No API key with this id."), problem(403, "not_a_member"));
+
+    const missing = await rejection(client(script.fetch).auth.getApiKey("key_1"));
+    const denied = await rejection(client(script.fetch).auth.listApiKeys());
+
+    assert.ok(missing instanceof NotFoundError);
+    assert.ok(missing instanceof ApiError);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.code, "not_found");
+    assert.equal(missing.detail, "No API key with this id.");
+    assert.equal(missing.message, "404 not_found: No API key with this id.");
+    assert.equal(missing.name, "NotFoundError");
+    assert.ok(denied instanceof PermissionDeniedError);
+    assert.equal(denied.code, "not_a_member");
+  });
+
+  it("an OAuth body becomes an OAuthError carrying the OAuth code", async () => {
+    const script = scripted({ status: 400, body: { error: "invalid_grant", error_description: "The refresh token was already used." } });
+
+    const error = await rejection(client(script.fetch).auth.refreshAccessToken("refresh-token-value"));
+
+    assert.ok(error instanceof OAuthError);
+    assert.equal(error.status, 400);
+    assert.equal(error.code, "invalid_grant");
+    assert.equal(error.detail, "The refresh token was already used.");
+  });
+
+  it("an answer that is not JSON is still a typed error", async () => {
+    const script = scripted({ status: 502, body: "<html>Bad Gateway</html>" }, { status: 200, body: "not json" });
+
+    const gateway = await rejection(client(script.fetch, { retries: 0 }).auth.whoami());
+    const garbled = await rejection(client(script.fetch).auth.whoami());
+
+    assert.ok(gateway instanceof ServerError);
+    assert.equal(gateway.code, "unexpected_response");
+    assert.ok(garbled instanceof ApiError);
+    assert.equal(garbled.code, "unexpected_response");
+  });
+
+  it("no key or token reaches an error, even when the service echoes one", async () => {
+    const jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJlc2lnbmF0dXJl";
+    const refreshToken = "opaque-refresh-token-0123456789";
+    const script = scripted(
+      problem(401, "invalid_credentials", `Key ${API_KEY} and ${OTHER_KEY} are unknown.`),
+      { status: 400, body: { error: "invalid_grant", error_description: `Token ${refreshToken} or ${jwt} was used.` } },
+    );
+
+    const keyError = await rejection(client(script.fetch).auth.whoami());
+    const tokenError = await rejection(client(script.fetch).auth.refreshAccessToken(refreshToken));
+
+    assert.ok(keyError instanceof AuthenticationError);
+    assertNoSecret(keyError, [API_KEY, OTHER_KEY]);
+    assert.ok(tokenError instanceof OAuthError);
+    assertNoSecret(tokenError, [refreshToken, jwt]);
+  });
+});
+
+describe("a 401 with a tokenProvider", () => {
+  it("asks the provider once for a fresh token and retries once", async () => {
+    const script = scripted(problem(401, "expired_credentials"), { status: 200, body: PRINCIPAL });
+    const asked: TokenContext[] = [];
+    const memory = new MemoryClient({
+      endpoint: ENDPOINT,
+      fetch: script.fetch,
+      tokenProvider: (context) => {
+        asked.push(context);
+        return context.rejectedToken === undefined ? "old-token" : "new-token";
+      },
+    });
+
+    await memory.auth.createApiKey({ label: "x" });
+
+    assert.deepEqual(asked, [{}, { rejectedToken: "old-token" }]);
+    assert.deepEqual(script.sent.map((call) => call.headers["Authorization"]), ["Bearer old-token", "Bearer new-token"]);
+  });
+
+  it("a second 401 is thrown, not retried again", async () => {
+    const script = scripted(problem(401, "invalid_credentials"), problem(401, "invalid_credentials"));
+    let issued = 0;
+    const memory = new MemoryClient({ endpoint: ENDPOINT, fetch: script.fetch, tokenProvider: () => `token-${(issued += 1)}` });
+
+    const error = await rejection(memory.auth.whoami());
+
+    assert.ok(error instanceof AuthenticationError);
+    assert.equal(script.sent.length, 2);
+  });
+
+  it("a provider that hands back the refused token gives up after one request", async () => {
+    const script = scripted(problem(401, "invalid_credentials"));
+    const memory = new MemoryClient({ endpoint: ENDPOINT, fetch: script.fetch, tokenProvider: () => "same-token" });
+
+    const error = await rejection(memory.auth.whoami());
+
+    assert.ok(error instanceof AuthenticationError);
+    assert.equal(script.sent.length, 1);
+  });
+
+  it("an API key is never retried on 401", async () => {
+    const script = scripted(problem(401, "revoked_credentials"));
+
+    const error = await rejection(client(script.fetch).auth.whoami());
+
+    assert.ok(error instanceof AuthenticationError);
+    assert.equal(error.code, "revoked_credentials");
+    assert.equal(script.sent.length, 1);
+  });
+
+  it("a provider's unusable token is refused before fetch can quote it", async () => {
+    const script = scripted();
+    const memory = new MemoryClient({ endpoint: ENDPOINT, fetch: script.fetch, tokenProvider: () => "two words" });
+
+    const error = await rejection(memory.auth.whoami());
+
+    assert.ok(error instanceof ConfigurationError);
+    assert.ok(!error.message.includes("two words"));
+    assert.equal(script.sent.length, 0);
+  });
+});
+
+describe("Session", () => {
+  /** A refresher whose refreshes finish when the test says so. */
+  function refresher(): {
+    client: { auth: { refreshAccessToken(token: string): Promise<TokenSet> } };
+    presented: string[];
+    finish(result: TokenSet | Error): void;
+  } {
+    const presented: string[] = [];
+    const waiting: ((result: TokenSet | Error) => void)[] = [];
+    return {
+      presented,
+      client: {
+        auth: {
+          refreshAccessToken(token: string) {
+            presented.push(token);
+            return new Promise<TokenSet>((resolve, reject) => {
+              waiting.push((result) => (result instanceof Error ? reject(result) : resolve(result)));
+            });
+          },
+        },
+      },
+      finish(result) {
+        waiting.shift()?.(result);
+      },
+    };
+  }
+
+  it("hands out the held token while it is outside the margin", async () => {
+    const fake = refresher();
+    const session = new Session({ client: fake.client, tokens: tokenSet("a1", "r1"), now: () => Date.now() });
+
+    const token = await session.accessToken();
+
+    assert.equal(token, "a1");
+    assert.deepEqual(fake.presented, []);
+  });
+
+  it("concurrent calls near expiry share one refresh", async () => {
+    const fake = refresher();
+    let clock = 1_000_000;
+    const refreshed: TokenSet[] = [];
+    const session = new Session({
+      client: fake.client,
+      tokens: { accessToken: "a1", refreshToken: "r1", expiresAt: clock + 3_600_000 },
+      refreshMargin: 60_000,
+      now: () => clock,
+      onRefresh: (tokens) => {
+        refreshed.push(tokens);
+      },
+    });
+    clock += 3_600_000 - 59_000;
+
+    const pending = Promise.all([session.accessToken(), session.tokenProvider({}), session.accessToken()]);
+    await new Promise((resolve) => setImmediate(resolve));
+    fake.finish(tokenSet("a2", "r2", 3600));
+    const tokens = await pending;
+
+    assert.deepEqual(tokens, ["a2", "a2", "a2"]);
+    assert.deepEqual(fake.presented, ["r1"]);
+    assert.equal(refreshed[0]?.expiresAt, clock + 3_600_000);
+    assert.deepEqual(session.tokens, { accessToken: "a2", refreshToken: "r2", expiresAt: clock + 3_600_000 });
+  });
+
+  it("several 401s for one token cause one refresh; a 401 for an old token causes none", async () => {
+    const fake = refresher();
+    const session = new Session({ client: fake.client, tokens: tokenSet("a1", "r1") });
+
+    const pending = Promise.all([
+      session.tokenProvider({ rejectedToken: "a1" }),
+      session.tokenProvider({ rejectedToken: "a1" }),
+    ]);
+    await new Promise((resolve) => setImmediate(resolve));
+    fake.finish(tokenSet("a2", "r2"));
+    const tokens = await pending;
+    const late = await session.tokenProvider({ rejectedToken: "a1" });
+
+    assert.deepEqual(tokens, ["a2", "a2"]);
+    assert.equal(late, "a2");
+    assert.deepEqual(fake.presented, ["r1"]);
+  });
+
+  it("an outage does not end the session; a refused refresh does, for good", async () => {
+    const fake = refresher();
+    const session = new Session({ client: fake.client, tokens: { accessToken: "a1", refreshToken: "r1", expiresAt: 0 } });
+
+    const outage = session.accessToken();
+    fake.finish(new ServiceUnavailableError({ status: 503, code: "temporarily_unavailable" }));
+    const outageError = await rejection(outage);
+    const refused = session.accessToken();
+    await new Promise((resolve) => setImmediate(resolve));
+    fake.finish(new OAuthError({ status: 400, code: "invalid_grant" }));
+    const refusedError = await rejection(refused);
+    const afterwards = await rejection(session.accessToken());
+
+    assert.ok(outageError instanceof ServiceUnavailableError);
+    assert.ok(refusedError instanceof OAuthError);
+    assert.equal(session.ended, true);
+    assert.equal(afterwards, refusedError);
+    assert.deepEqual(fake.presented, ["r1", "r1"]);
+  });
+});
+
+describe("redaction", () => {
+  it("removes known secrets and anything shaped like a key or a JWT, and keeps the prose", () => {
+    const jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJl";
+    const legacy = "leg" + "acy_" + "0123456789abcdef";
+    const text = `key ${API_KEY}, legacy ${legacy}, jwt ${jwt}, token opaque-0123456789, hint svc_…wxyz.`;
+
+    const clean = redact(text, ["opaque-0123456789"]);
+
+    assert.equal(clean, "key svc_[redacted], legacy legacy_[redacted], jwt [redacted], token [redacted], hint svc_…wxyz.");
+  });
+
+  it("caps long text", () => {
+    assert.equal(redact("x".repeat(2000)).length, 501);
+  });
+});
