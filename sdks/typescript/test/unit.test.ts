@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { inspect } from "node:util";
 
 import {
   ApiError,
@@ -180,6 +181,14 @@ describe("configuration", () => {
 
     assert.ok(error instanceof ConfigurationError);
     assertNoSecret(error, [API_KEY]);
+  });
+
+  it("the client never shows its key when inspected or serialized", () => {
+    const memory = client(scripted().fetch);
+
+    const shown = [inspect(memory, { depth: 10, showHidden: true }), JSON.stringify(memory), String(memory)];
+
+    assert.ok(shown.every((text) => !text.includes(API_KEY)));
   });
 
   it("a call that needs a credential fails locally without one", async () => {
