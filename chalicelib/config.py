@@ -6,6 +6,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from chalicelib.oidc import TrustedIssuer, parse_trusted_issuers
+
 
 class ConfigurationError(Exception):
     pass
@@ -19,6 +21,11 @@ class Settings:
     previous_signing_key_id: str | None
     issuer: str
     region: str
+    # OpenID Connect issuers whose ID tokens the exchange accepts (TRUSTED_ISSUERS).
+    trusted_issuers: tuple[TrustedIssuer, ...] = ()
+    # LOCAL_MODE=1 (set by local/stack.py) allows http:// loopback issuers such as the
+    # development IdP. Ignored inside AWS Lambda, so a deployed stage can never turn it on.
+    local_mode: bool = False
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -30,6 +37,14 @@ class Settings:
                 raise ConfigurationError(f"environment variable {name} is not set")
             return value
 
+        local_mode = env.get("LOCAL_MODE", "").strip() == "1" and not env.get(
+            "AWS_LAMBDA_FUNCTION_NAME"
+        )
+        try:
+            trusted_issuers = parse_trusted_issuers(env.get("TRUSTED_ISSUERS", ""), local_mode)
+        except ValueError as error:
+            raise ConfigurationError(str(error)) from None
+
         return cls(
             table_name=required("AUTH_TABLE"),
             encryption_key_id=required("KEY_ENCRYPTION_KEY_ID"),
@@ -37,6 +52,8 @@ class Settings:
             previous_signing_key_id=env.get("TOKEN_PREVIOUS_SIGNING_KEY_ID", "").strip() or None,
             issuer=required("TOKEN_ISSUER").rstrip("/"),
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
+            trusted_issuers=trusted_issuers,
+            local_mode=local_mode,
         )
 
     @property

@@ -17,9 +17,13 @@ from chalicelib.workspaces import WorkspaceStore
 
 if TYPE_CHECKING:
     from chalicelib.keyservice import KeyService
-    from chalicelib.workspaceservice import WorkspaceService
+    from chalicelib.login import LoginService
+    from chalicelib.oidc import IdTokenVerifier
+    from chalicelib.refresh import RefreshTokenStore
     from chalicelib.tokens import SigningKeys, TokenSigner, TokenVerifier
+    from chalicelib.users import UserStore
     from chalicelib.vault import KeyVault
+    from chalicelib.workspaceservice import WorkspaceService
 
 
 def aws_client(service: str, region: str) -> Any:
@@ -100,6 +104,32 @@ class Services:
         from chalicelib.workspaceservice import WorkspaceService
 
         return WorkspaceService(self.workspaces, self.clock)
+
+    @cached_property
+    def id_tokens(self) -> IdTokenVerifier:
+        from chalicelib.oidc import IdTokenVerifier
+
+        return IdTokenVerifier(self.settings.trusted_issuers)
+
+    @cached_property
+    def users(self) -> UserStore:
+        from chalicelib.users import UserStore
+
+        return UserStore(self.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def refresh_tokens(self) -> RefreshTokenStore:
+        from chalicelib.refresh import RefreshTokenStore
+
+        return RefreshTokenStore(self.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def login_service(self) -> LoginService:
+        from chalicelib.login import LoginService
+
+        return LoginService(
+            self.id_tokens, self.users, self.refresh_tokens, self.signer, self.clock
+        )
 
 
 class _LazyVerifier:

@@ -1,11 +1,15 @@
 """The local stack behind `make run` and the end-to-end tests.
 
 Starts moto (single-threaded, in its own process) as DynamoDB and KMS on loopback, creates
-the table and keys from `infra/resources.json`, serves the Chalice app with chalice local's
+the table and keys from `infra/resources.json`, starts the development OpenID issuer
+(`local/idp.py`) on 127.0.0.1:8001 and trusts it, serves the Chalice app with chalice local's
 server on 127.0.0.1:8000 (`PORT` overrides), mints a token for a development user and
 prints how to make a first call. Ctrl-C stops everything it started.
 
-    python -m local.stack [--port 8000] [--ready-file stack.json] [--quiet]
+    python -m local.stack [--port 8000] [--idp-port 8001] [--ready-file stack.json] [--quiet]
+
+`--port 0` picks free ports for the service and (unless `--idp-port` says otherwise) the
+issuer. TRUSTED_ISSUERS in the calling environment adds issuers to the development one.
 
 With `--ready-file`, it writes a JSON object (endpoint, token, ports) once it is serving,
 which is how tests and benchmarks find it.
@@ -74,13 +78,31 @@ def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
     return process
 
 
-def local_environment(stage: str, endpoint: str, moto_endpoint: str) -> dict[str, str]:
+def local_environment(
+    stage: str, endpoint: str, moto_endpoint: str, trusted_issuers: str | None = None
+) -> dict[str, str]:
     env = stage_environment(stage)
     env.update(LOCAL_CREDENTIALS)
     env["AWS_ENDPOINT_URL"] = moto_endpoint
     env["TOKEN_ISSUER"] = endpoint  # locally, the service's base URL is the loopback one
     env["LOCAL_MODE"] = "1"
+    if trusted_issuers is not None:
+        env["TRUSTED_ISSUERS"] = trusted_issuers
     return env
+
+
+def start_idp(host: str, port: int) -> Any:
+    """The development OpenID issuer, in a thread of this process (needs LOCAL_MODE=1)."""
+    from local.idp import DevIdpServer
+
+    return DevIdpServer(host, port).start()
+
+
+def local_trusted_issuers(idp: Any, stage: str, callers: str | None) -> str:
+    """TRUSTED_ISSUERS for the local service: the caller's (or the stage's), plus the dev IdP."""
+    configured = callers or stage_environment(stage).get("TRUSTED_ISSUERS", "")
+    issuers = [i for i in json.loads(configured or "[]") if i.get("issuer") != idp.endpoint]
+    return json.dumps([*issuers, idp.provider.trusted_issuer()])
 
 
 def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
@@ -125,8 +147,19 @@ def bootstrap(stage: str) -> dict[str, Any]:
 
 def banner(info: dict[str, Any]) -> str:
     endpoint = info["endpoint"]
+    idp = info["idpEndpoint"]
+    read = "python3 -c \"import json,sys; print(json.load(sys.stdin)['{}'])\""
     return f"""
 memory-auth is running on {endpoint}  (DynamoDB and KMS: moto on {info["motoEndpoint"]})
+Development OpenID issuer (trusted here, local mode only): {idp}
+
+Sign in as anyone in three steps (ID token -> exchange -> call):
+
+  ID_TOKEN=$(curl -s -X POST {idp}/token -H 'Content-Type: application/json' \\
+       -d '{{"sub": "alice", "email": "alice@example.com"}}' | {read.format("id_token")})
+  TOKEN=$(curl -s -X POST {endpoint}/v1/auth/exchange -H 'Content-Type: application/json' \\
+       -d "{{\\"id_token\\": \\"$ID_TOKEN\\"}}" | {read.format("access_token")})
+  curl -s {endpoint}/v1/auth/whoami -H "Authorization: Bearer $TOKEN"
 
 A development user ({info["userId"]}) with a workspace ({info["workspaceId"]}) is ready.
 Its user token, valid for one hour:
@@ -149,31 +182,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     parser.add_argument("--moto-port", type=int, default=int(os.environ.get("MOTO_PORT", "0")))
+    parser.add_argument(
+        "--idp-port", type=int, default=None, help="development OpenID issuer (0: a free port)"
+    )
     parser.add_argument("--stage", default="dev")
     parser.add_argument("--ready-file", type=Path)
     parser.add_argument("--quiet", action="store_true", help="no request log lines")
     args = parser.parse_args(argv)
 
+    callers_issuers = os.environ.get("TRUSTED_ISSUERS")
     port = args.port or free_port(args.host)
     moto_port = args.moto_port or free_port(args.host)
+    if args.idp_port is None:  # 8001 for `make run`; a free port when --port 0 asks for them
+        args.idp_port = int(os.environ.get("IDP_PORT", "8001")) if args.port else 0
     endpoint = f"http://{args.host}:{port}"
     moto_endpoint = f"http://{args.host}:{moto_port}"
 
     print(f"[1/4] starting moto (DynamoDB, KMS) on {moto_endpoint}", flush=True)
     moto = start_moto(args.host, moto_port)
+    idp = None
     # SIGTERM (from tests, or a supervisor) stops us the same way Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
         os.environ.update(local_environment(args.stage, endpoint, moto_endpoint))
         sys.path.insert(0, str(PROJECT_DIR))
+        idp = start_idp(args.host, args.idp_port)
+        trusted_issuers = local_trusted_issuers(idp, args.stage, callers_issuers)
+        os.environ["TRUSTED_ISSUERS"] = trusted_issuers  # before the services read settings
+        print(f"      development OpenID issuer on {idp.endpoint}", flush=True)
         print("[2/4] creating the table and keys from infra/resources.json", flush=True)
         bootstrap(args.stage)
         print(f"[3/4] starting the service on {endpoint}", flush=True)
         server = make_server(args.host, port, args.stage, args.quiet)
         # The stage's config has just been applied to os.environ; local values win again.
-        os.environ.update(local_environment(args.stage, endpoint, moto_endpoint))
+        os.environ.update(local_environment(args.stage, endpoint, moto_endpoint, trusted_issuers))
         print("[4/4] preparing a development user", flush=True)
         info = prepare_developer(endpoint, moto_endpoint, port, moto_port)
+        info["idpEndpoint"] = idp.endpoint
         if args.ready_file:
             args.ready_file.write_text(json.dumps(info))
         print(banner(info), flush=True)
@@ -181,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nstopping", flush=True)
     finally:
+        if idp is not None:
+            idp.stop()
         moto.terminate()
         with contextlib.suppress(subprocess.TimeoutExpired):
             moto.wait(timeout=5)
