@@ -1,0 +1,42 @@
+"""The Node tools of the login tests (tests/e2e/oidc/): installed from the lock file on demand.
+
+`npm ci` runs when node_modules is missing or older than package-lock.json, so `make test`
+on a fresh machine installs exactly the pinned oidc-provider and jose itself.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+NODE_DIR = Path(__file__).resolve().parent / "oidc"
+_INSTALLED = NODE_DIR / "node_modules" / ".package-lock.json"
+
+
+def node_tools() -> Path:
+    """The folder holding provider.mjs and verify.mjs, with its dependencies installed."""
+    for tool in ("node", "npm"):
+        if shutil.which(tool) is None:
+            pytest.fail(f"{tool} is required for the login end-to-end tests (Node.js >= 20)")
+    lock = NODE_DIR / "package-lock.json"
+    if not _INSTALLED.exists() or _INSTALLED.stat().st_mtime < lock.stat().st_mtime:
+        subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=NODE_DIR, check=True, timeout=300,
+        )
+    return NODE_DIR
+
+
+def verify_with_jose(jwks_url: str, issuer: str, tokens: list[str]) -> list[dict[str, Any]]:
+    """Each token as jose's jwtVerify with a remote JWKS judges it (tokens go via stdin)."""
+    answer = subprocess.run(
+        ["node", "verify.mjs", jwks_url, issuer],
+        cwd=node_tools(), input=json.dumps(tokens), capture_output=True, text=True,
+        check=True, timeout=60,
+    )
+    return list(json.loads(answer.stdout))
