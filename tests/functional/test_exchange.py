@@ -137,7 +137,7 @@ REJECTED = {
     "unknown kid": lambda i: i.provider.sign(i.claims(), headers={"kid": "unknown"}),
     "alg none": lambda i: unsigned(i, i.claims()),
     "HS256": lambda i: hs256_with_public_key(i, i.claims()),
-    "garbage": lambda i: "e" "yJ.garbage.x",
+    "garbage": lambda i: "e" + "yJ.garbage.x",
 }
 
 

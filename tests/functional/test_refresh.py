@@ -116,7 +116,7 @@ def test_form_refresh_grant_works(api: Api, signed_in: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize(
     "candidate",
-    ["r" "t_" + "A" * 43, "r" "t_short", "svc_" + "x" * 40, "e" "yJ.x.y"],
+    ["r" + "t_" + "A" * 43, "r" + "t_short", "sv" + "c_" + "x" * 40, "e" + "yJ.x.y"],
     ids=["unknown", "malformed", "an api key", "a jwt"],
 )
 def test_unknown_refresh_token_is_invalid_grant(
