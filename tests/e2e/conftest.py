@@ -49,13 +49,10 @@ class Stack:
         """A user token for any user, signed by the stack's KMS key (as the exchange would)."""
         from chalicelib.config import Settings
         from chalicelib.runtime import Services
+        from local.stack import stage_environment
 
-        env = {
-            "AUTH_TABLE": "memory-auth-dev",
-            "KEY_ENCRYPTION_KEY_ID": "alias/memory-auth-dev-key-encryption",
-            "TOKEN_SIGNING_KEY_ID": "alias/memory-auth-dev-token-signing",
-            "TOKEN_ISSUER": self.endpoint,
-        }
+        # The stack's table and key names: the dev stage's (.chalice/config.json).
+        env = {**stage_environment("dev"), "TOKEN_ISSUER": self.endpoint, "TRUSTED_ISSUERS": ""}
         previous = os.environ.get("AWS_ENDPOINT_URL")
         os.environ["AWS_ENDPOINT_URL"] = self.info["motoEndpoint"]
         try:

@@ -1,13 +1,16 @@
 """The app through `chalice.test.Client`, on moto in-process, with a clock tests can move.
 
-Every AWS operation the app performs here is recorded (botocore's `before-call` event) and
-written to build/aws-operations.json when the session ends, so that the infrastructure
-tests can hold the IAM policy against what the code really calls.
+Every AWS operation the app performs here is recorded (botocore's `before-parameter-build`
+event) and written to build/aws-operations.json when the session ends, so that the
+infrastructure tests can hold the IAM policy against what the code really calls. Only calls
+made by the deployed code (`app.py`, `chalicelib/`) count: a test reading the table
+directly, or an operator tool, does not run with the service's role.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,36 +25,56 @@ from chalicelib.clock import FrozenClock
 from chalicelib.config import Settings
 from chalicelib.runtime import Services
 from local.resources import create_all
+from local.stack import stage_environment
 
 ISSUER = "https://auth.test.example"
-OPERATIONS_FILE = Path(__file__).resolve().parents[2] / "build" / "aws-operations.json"
-RECORDED: set[tuple[str, str]] = set()
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+OPERATIONS_FILE = PROJECT_DIR / "build" / "aws-operations.json"
+DEPLOYED_CODE = (str(PROJECT_DIR / "chalicelib") + "/", str(PROJECT_DIR / "app.py"))
+# (service, operation), plus (service, operation, member) for each kind of transaction
+# member, e.g. ("dynamodb", "TransactWriteItems", "ConditionCheck"): IAM authorizes those.
+RECORDED: set[tuple[str, ...]] = set()
 
 
 def test_settings() -> Settings:
+    """The dev stage's table and key names (.chalice/config.json), as the local stack uses."""
+    env = stage_environment("dev")
     return Settings(
-        table_name="memory-auth-dev",
-        encryption_key_id="alias/memory-auth-dev-key-encryption",
-        signing_key_id="alias/memory-auth-dev-token-signing",
+        table_name=env["AUTH_TABLE"],
+        encryption_key_id=env["KEY_ENCRYPTION_KEY_ID"],
+        signing_key_id=env["TOKEN_SIGNING_KEY_ID"],
         previous_signing_key_id=None,
         issuer=ISSUER,
         region="us-east-1",
     )
 
 
+def called_by_deployed_code() -> bool:
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(DEPLOYED_CODE):
+            return True
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
+
+
 def record_operations(client: Any) -> None:
     service = client.meta.service_model.signing_name
 
-    def before_call(model: Any, **_: Any) -> None:
+    def before_parameter_build(params: dict[str, Any], model: Any, **_: Any) -> None:
+        if not called_by_deployed_code():
+            return
         RECORDED.add((service, model.name))
+        for member in params.get("TransactItems", []):
+            RECORDED.update((service, model.name, kind) for kind in member)
 
-    client.meta.events.register("before-call", before_call)
+    client.meta.events.register("before-parameter-build", before_parameter_build)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if RECORDED:
         OPERATIONS_FILE.parent.mkdir(exist_ok=True)
-        previous: set[tuple[str, str]] = set()
+        previous: set[tuple[str, ...]] = set()
         if OPERATIONS_FILE.exists():
             previous = {tuple(op) for op in json.loads(OPERATIONS_FILE.read_text())}  # type: ignore[misc]
         OPERATIONS_FILE.write_text(json.dumps(sorted(RECORDED | previous), indent=1))

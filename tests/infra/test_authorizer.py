@@ -1,0 +1,50 @@
+"""The data-plane REQUEST authorizer as the packaged template declares and exports it."""
+
+from __future__ import annotations
+
+from tests.infra.conftest import Packaged
+
+IDENTITY_SOURCES = "method.request.header.Authorization,method.request.header.X-Workspace-Id"
+
+
+def test_the_authorizer_function_is_the_apps_authorizer_handler(packaged: Packaged) -> None:
+    function = packaged.functions()["Authorizer"]["Properties"]
+
+    assert function["Handler"] == "app.authorizer"
+
+
+def test_the_authorizer_is_a_request_authorizer_on_both_headers_without_caching(
+    packaged: Packaged,
+) -> None:
+    (authorizer,) = packaged.resources("AWS::ApiGateway::Authorizer").values()
+    properties = authorizer["Properties"]
+
+    assert properties["Type"] == "REQUEST"
+    assert properties["IdentitySource"] == IDENTITY_SOURCES
+    assert properties["AuthorizerResultTtlInSeconds"] == 0
+    assert "${Authorizer.Arn}" in properties["AuthorizerUri"]
+    assert properties["RestApiId"] == {"Ref": "RestAPI"}
+
+
+def test_api_gateway_may_invoke_the_authorizer_as_an_authorizer_only(packaged: Packaged) -> None:
+    permissions = [
+        p["Properties"]
+        for p in packaged.resources("AWS::Lambda::Permission").values()
+        if p["Properties"]["FunctionName"] == {"Fn::GetAtt": ["Authorizer", "Arn"]}
+    ]
+
+    assert len(permissions) == 1
+    (permission,) = permissions
+    assert permission["Action"] == "lambda:InvokeFunction"
+    assert permission["Principal"] == "apigateway.amazonaws.com"
+    assert permission["SourceArn"].endswith("/authorizers/*")
+    assert "${AWS::AccountId}" in permission["SourceArn"]
+
+
+def test_the_authorizer_arn_is_exported_per_stage(packaged: Packaged) -> None:
+    output = packaged.template["Outputs"]["AuthorizerArn"]
+
+    assert output["Value"] == {"Fn::GetAtt": ["Authorizer", "Arn"]}
+    assert packaged.stack.value(output["Export"]["Name"]) == (
+        f"memory-auth-{packaged.stage}-AuthorizerArn"
+    )

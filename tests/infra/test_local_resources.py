@@ -1,0 +1,40 @@
+"""The local stack's resources are the template's, created with the AWS APIs on moto."""
+
+from __future__ import annotations
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from local.resources import create_all
+from tools.infra import STAGES, stack
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_local_tables_and_keys_are_the_templates(stage: str) -> None:
+    expected = stack(stage)
+    with mock_aws():
+        dynamodb = boto3.client("dynamodb", region_name="us-east-1")
+        kms = boto3.client("kms", region_name="us-east-1")
+
+        created = create_all(dynamodb, kms, stage)
+        create_all(dynamodb, kms, stage)  # again: nothing new, nothing fails
+
+        tables = expected.resources("AWS::DynamoDB::Table").values()
+        assert sorted(created["tables"]) == sorted(t["Properties"]["TableName"] for t in tables)
+        for table in tables:
+            properties = table["Properties"]
+            described = dynamodb.describe_table(TableName=properties["TableName"])["Table"]
+            ttl = dynamodb.describe_time_to_live(TableName=properties["TableName"])
+            assert described["KeySchema"] == properties["KeySchema"]
+            assert ttl["TimeToLiveDescription"]["AttributeName"] == (
+                properties["TimeToLiveSpecification"]["AttributeName"]
+            )
+        aliases = expected.resources("AWS::KMS::Alias").values()
+        assert set(created["keys"]) == {a["Properties"]["AliasName"] for a in aliases}
+        assert len(kms.list_keys()["Keys"]) == len(expected.resources("AWS::KMS::Key"))
+        for alias in aliases:
+            key = expected.resources()[alias["Properties"]["TargetKeyId"]["Ref"]]["Properties"]
+            metadata = kms.describe_key(KeyId=alias["Properties"]["AliasName"])["KeyMetadata"]
+            assert metadata["KeySpec"] == key["KeySpec"]
+            assert metadata["KeyUsage"] == key["KeyUsage"]

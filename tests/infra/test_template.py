@@ -1,0 +1,292 @@
+"""The packaged template of each stage, held against the code and its configuration."""
+
+from __future__ import annotations
+
+import ast
+import json
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chalicelib import table
+from chalicelib.errors import TITLES, problem_body
+from chalicelib.web import PROBLEM_JSON, REALM
+from tests.infra.conftest import Packaged
+from tools.infra import PROJECT_DIR
+
+CHALICELIB = PROJECT_DIR / "chalicelib"
+CONFIG = json.loads((PROJECT_DIR / ".chalice" / "config.json").read_text())
+
+
+def index_names_used_by_code() -> set[str]:
+    """Every IndexName the code passes to DynamoDB, resolved to its value.
+
+    An index is named by a string literal or by a module-level constant; anything else
+    fails here, so that this test can never miss an index the code queries.
+    """
+    found: set[str] = set()
+    for path in sorted(CHALICELIB.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        constants = {
+            target.id: node.value.value
+            for node in tree.body
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
+        constants.update(
+            {name: getattr(table, name) for name in dir(table) if name.isupper()}
+        )
+        for node in ast.walk(tree):
+            values: list[ast.expr] = []
+            if isinstance(node, ast.keyword) and node.arg == "IndexName":
+                values.append(node.value)
+            if isinstance(node, ast.Dict):
+                values.extend(
+                    v for k, v in zip(node.keys, node.values, strict=True)
+                    if isinstance(k, ast.Constant) and k.value == "IndexName"
+                )
+            for value in values:
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    found.add(value.value)
+                elif isinstance(value, ast.Name) and isinstance(constants.get(value.id), str):
+                    found.add(constants[value.id])
+                else:
+                    raise AssertionError(f"{path}: name indexes with a constant")
+    return found
+
+
+# -- configuration and template agree --------------------------------------------------
+
+
+def test_functions_get_exactly_the_stage_environment_of_chalice_config(
+    packaged: Packaged, config_env: dict[str, str]
+) -> None:
+    assert packaged.environment() == config_env
+    assert config_env["STAGE"] == packaged.stage
+
+
+def test_parameters_are_pinned_to_the_stage_they_were_packaged_for(packaged: Packaged) -> None:
+    stage = packaged.template["Parameters"]["Stage"]
+
+    assert stage["Default"] == packaged.stage
+    assert stage["AllowedValues"] == [packaged.stage]
+    assert all(len(p["AllowedValues"]) == 1 for p in packaged.template["Parameters"].values())
+
+
+def test_no_account_id_or_secret_is_committed_in_config_or_template() -> None:
+    for path in (PROJECT_DIR / ".chalice/config.json", PROJECT_DIR / "infra/resources.json"):
+        text = path.read_text()
+        assert "arn:aws:" not in text  # ARNs are built with ${AWS::Partition}/${AWS::AccountId}
+        assert not any(word.isdigit() and len(word) == 12 for word in _words(text)), path
+    assert "iam_role_arn" not in CONFIG
+    assert CONFIG["manage_iam_role"] is False
+
+
+def _words(text: str) -> list[str]:
+    return "".join(c if c.isalnum() else " " for c in text).split()
+
+
+# -- the table --------------------------------------------------------------------------
+
+
+def test_the_table_the_code_uses_has_its_key_schema_and_ttl_attribute(
+    packaged: Packaged, config_env: dict[str, str]
+) -> None:
+    name = packaged.table_named(config_env["AUTH_TABLE"])
+    properties = packaged.resource(name)["Properties"]
+    types = {a["AttributeName"]: a["AttributeType"] for a in properties["AttributeDefinitions"]}
+
+    assert properties["KeySchema"] == [
+        {"AttributeName": table.PARTITION_KEY, "KeyType": "HASH"},
+        {"AttributeName": table.SORT_KEY, "KeyType": "RANGE"},
+    ]
+    assert types[table.PARTITION_KEY] == "S" and types[table.SORT_KEY] == "S"
+    assert properties["TimeToLiveSpecification"] == {
+        "AttributeName": table.TTL_ATTRIBUTE,
+        "Enabled": True,
+    }
+
+
+def test_every_index_the_code_queries_exists(
+    packaged: Packaged, config_env: dict[str, str]
+) -> None:
+    name = packaged.table_named(config_env["AUTH_TABLE"])
+    properties = packaged.resource(name)["Properties"]
+    declared = {
+        index["IndexName"]
+        for kind in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes")
+        for index in properties.get(kind, [])
+    }
+
+    assert index_names_used_by_code() <= declared
+
+
+def test_the_table_is_on_demand_encrypted_recoverable_and_retained(packaged: Packaged) -> None:
+    for name, resource in packaged.resources("AWS::DynamoDB::Table").items():
+        properties = resource["Properties"]
+
+        assert properties["BillingMode"] == "PAY_PER_REQUEST", name
+        assert properties["SSESpecification"]["SSEEnabled"] is True, name
+        assert properties["PointInTimeRecoverySpecification"] == {
+            "PointInTimeRecoveryEnabled": True
+        }, name
+        assert properties["DeletionProtectionEnabled"] is (packaged.stage == "prod"), name
+        assert resource["DeletionPolicy"] == resource["UpdateReplacePolicy"] == "Retain", name
+
+
+# -- the keys ---------------------------------------------------------------------------
+
+
+def test_the_encryption_key_alias_names_a_rotating_symmetric_key(
+    packaged: Packaged, config_env: dict[str, str]
+) -> None:
+    key = packaged.resource(packaged.key_for_alias(config_env["KEY_ENCRYPTION_KEY_ID"]))
+    properties = key["Properties"]
+
+    assert properties["KeySpec"] == "SYMMETRIC_DEFAULT"
+    assert properties["KeyUsage"] == "ENCRYPT_DECRYPT"
+    assert properties["EnableKeyRotation"] is True
+    assert key["DeletionPolicy"] == "Retain"  # losing it loses every revealable key
+
+
+@pytest.mark.parametrize("variable", ["TOKEN_SIGNING_KEY_ID", "TOKEN_PREVIOUS_SIGNING_KEY_ID"])
+def test_the_signing_key_aliases_name_rsa_signing_keys(
+    packaged: Packaged, config_env: dict[str, str], variable: str
+) -> None:
+    if not config_env.get(variable):
+        pytest.skip(f"{variable} is not set for {packaged.stage}")
+    properties = packaged.resource(packaged.key_for_alias(config_env[variable]))["Properties"]
+
+    assert properties["KeySpec"] == "RSA_2048"
+    assert properties["KeyUsage"] == "SIGN_VERIFY"
+
+
+def test_the_template_creates_no_key_the_configuration_does_not_name(
+    packaged: Packaged, config_env: dict[str, str]
+) -> None:
+    named = {
+        packaged.key_for_alias(config_env[v])
+        for v in ("KEY_ENCRYPTION_KEY_ID", "TOKEN_SIGNING_KEY_ID", "TOKEN_PREVIOUS_SIGNING_KEY_ID")
+        if config_env.get(v)
+    }
+
+    assert set(packaged.resources("AWS::KMS::Key")) == named
+
+
+# -- functions, logs, API ---------------------------------------------------------------
+
+
+def test_every_function_runs_as_the_service_role_and_chalice_makes_no_role(
+    packaged: Packaged,
+) -> None:
+    roles = packaged.resources("AWS::IAM::Role")
+
+    assert set(roles) == {"ServiceRole"}
+    assert not {"Policies", "ManagedPolicyArns"} & set(roles["ServiceRole"]["Properties"])
+    for name, function in packaged.functions().items():
+        assert function["Properties"]["Role"] == {"Fn::GetAtt": ["ServiceRole", "Arn"]}, name
+
+
+def test_every_function_has_its_own_log_group_with_the_stage_retention(
+    packaged: Packaged,
+) -> None:
+    groups = {
+        group["Properties"]["LogGroupName"]: group["Properties"]["RetentionInDays"]
+        for group in packaged.resources("AWS::Logs::LogGroup").values()
+    }
+    retention = CONFIG["stages"][packaged.stage]["log_retention_in_days"]
+
+    assert groups == {f"/aws/lambda/${{{name}}}": retention for name in packaged.functions()}
+
+
+def test_the_stage_is_throttled(packaged: Packaged) -> None:
+    (settings,) = packaged.resource("RestAPI")["Properties"]["MethodSettings"]
+
+    assert settings["ResourcePath"] == "/*" and settings["HttpMethod"] == "*"
+    assert 0 < settings["ThrottlingRateLimit"] <= settings["ThrottlingBurstLimit"]
+
+
+# -- gateway responses: problem+json, never API Gateway's default body -----------------
+
+# response type → (status, code, detail); the bodies must read as the service's own.
+GATEWAY_RESPONSES = {
+    "UNAUTHORIZED": (
+        401,
+        "invalid_credentials",
+        "A valid credential is required: it is missing, malformed, unknown, expired or revoked.",
+    ),
+    "ACCESS_DENIED": (403, "$context.authorizer.code", "The credential may not make this request."),
+    "MISSING_AUTHENTICATION_TOKEN": (404, "not_found", "No such route."),
+    "RESOURCE_NOT_FOUND": (404, "not_found", "No such route."),
+    "REQUEST_TOO_LARGE": (413, "payload_too_large", "The request body is too large."),
+    "UNSUPPORTED_MEDIA_TYPE": (415, "unsupported_media_type", "Send application/json."),
+    "THROTTLED": (429, "too_many_requests", "Too many requests; retry later."),
+}
+
+
+def gateway_responses(packaged: Packaged) -> dict[str, Any]:
+    body = packaged.resource("RestAPI")["Properties"]["DefinitionBody"]
+    responses: dict[str, Any] = body["x-amazon-apigateway-gateway-responses"]
+    return responses
+
+
+def rendered(response: dict[str, Any], **context: str) -> dict[str, Any]:
+    """The body API Gateway sends: plain variable substitution (no VTL in gateway responses)."""
+    (template,) = response["responseTemplates"].values()
+    for name, value in context.items():
+        template = template.replace(f"$context.{name}", value)
+    assert "$" not in template
+    body: dict[str, Any] = json.loads(template)
+    return body
+
+
+@pytest.mark.parametrize("response_type", sorted(GATEWAY_RESPONSES))
+def test_gateway_responses_are_the_service_problem_bodies(
+    packaged: Packaged, response_type: str
+) -> None:
+    status, code, detail = GATEWAY_RESPONSES[response_type]
+    response = gateway_responses(packaged)[response_type]
+    sample_code = "workspace_mismatch" if code.startswith("$") else code
+    expected = problem_body(status, sample_code, detail)
+    expected["title"] = TITLES.get(status, HTTPStatus(status).phrase)
+
+    assert response["statusCode"] == str(status)
+    assert response["responseParameters"]["gatewayresponse.header.Content-Type"] == (
+        f"'{PROBLEM_JSON}'"
+    )
+    assert rendered(response, **{"authorizer.code": sample_code}) == expected
+
+
+def test_401_challenges_like_the_service_does(packaged: Packaged) -> None:
+    headers = gateway_responses(packaged)["UNAUTHORIZED"]["responseParameters"]
+
+    assert headers["gatewayresponse.header.WWW-Authenticate"] == f"'{REALM}'"
+
+
+@pytest.mark.parametrize("response_type", ["DEFAULT_4XX", "DEFAULT_5XX"])
+def test_every_other_gateway_error_is_problem_json_without_api_gateway_text(
+    packaged: Packaged, response_type: str
+) -> None:
+    response = gateway_responses(packaged)[response_type]
+    (template,) = response["responseTemplates"].values()
+    body = rendered(response)
+
+    # $context.error.message(String) can echo the Authorization header (unknown routes).
+    assert "$context" not in template
+    assert set(body) == {"type", "title", "detail", "code"}
+    assert body["type"].endswith("/" + body["code"])
+    assert response["responseParameters"]["gatewayresponse.header.Content-Type"] == (
+        f"'{PROBLEM_JSON}'"
+    )
+    assert "statusCode" not in response  # keeps API Gateway's own status
+
+
+def test_unknown_routes_answer_as_the_local_stack_does(packaged: Packaged) -> None:
+    local_stack = (Path(PROJECT_DIR) / "local" / "stack.py").read_text()
+    response = gateway_responses(packaged)["MISSING_AUTHENTICATION_TOKEN"]
+
+    assert 'problem_body(404, "not_found", "No such route.")' in local_stack
+    assert rendered(response) == problem_body(404, "not_found", "No such route.")

@@ -1,0 +1,150 @@
+"""make package and make deploy: what they check, and the commands they build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from chalice.constants import MISSING_DEPENDENCIES_TEMPLATE
+
+from tools import deploy
+from tools.infra import STAGES, TemplateError, load_template, merge_template, parameters
+from tools.package import packaging_environment, unvendored_dependencies
+
+# -- package ------------------------------------------------------------------------------
+
+
+def test_chalices_vendoring_warning_fails_the_package() -> None:
+    output = "Creating deployment package.\n" + MISSING_DEPENDENCIES_TEMPLATE % (
+        "cryptography==50.0.2\nPyJWT==2.15.1"
+    )
+
+    assert unvendored_dependencies(output) == ["cryptography==50.0.2", "PyJWT==2.15.1"]
+
+
+def test_a_clean_chalice_run_has_no_unvendored_dependencies() -> None:
+    output = "Creating deployment package.\nReusing existing deployment package.\n"
+
+    assert unvendored_dependencies(output) == []
+
+
+def test_packaging_never_sees_the_callers_aws_credentials() -> None:
+    env = packaging_environment(
+        {
+            "PATH": "/bin",
+            "AWS_PROFILE": "prod-admin",
+            "AWS_SESSION_TOKEN": "t",
+            "AWS_REGION": "eu-west-1",
+        }
+    )
+
+    assert "AWS_PROFILE" not in env and "AWS_SESSION_TOKEN" not in env
+    assert env["AWS_ACCESS_KEY_ID"] == "packaging-needs-no-account"
+    assert env["AWS_DEFAULT_REGION"] == "eu-west-1"
+    assert env["PATH"] == "/bin"
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_stage_parameters_come_from_the_stage_configuration(stage: str) -> None:
+    values = parameters(stage)
+
+    assert values == {"Stage": stage, "SigningKeySlot": "a", "PreviousSigningKeySlot": "none"}
+    assert merge_template(stage)["Parameters"]["Stage"]["AllowedValues"] == [stage]
+
+
+def test_a_signing_key_the_template_does_not_declare_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(
+        "tools.infra.stage_environment",
+        lambda stage: {"TOKEN_SIGNING_KEY_ID": "alias/memory-auth-dev-token-signing"},
+    )
+
+    with pytest.raises(TemplateError) as refused:
+        parameters("dev", load_template())
+    assert "TOKEN_SIGNING_KEY_ID" in str(refused.value)
+
+
+def test_a_rotation_in_progress_publishes_both_slots(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        "tools.infra.stage_environment",
+        lambda stage: {
+            "TOKEN_SIGNING_KEY_ID": f"alias/memory-auth-{stage}-token-signing-b",
+            "TOKEN_PREVIOUS_SIGNING_KEY_ID": f"alias/memory-auth-{stage}-token-signing-a",
+        },
+    )
+
+    values = parameters("prod", load_template())
+
+    assert values["SigningKeySlot"] == "b" and values["PreviousSigningKeySlot"] == "a"
+
+
+# -- deploy -------------------------------------------------------------------------------
+
+PACKAGED = {
+    "Parameters": {
+        "Stage": {"Type": "String", "Default": "prod", "AllowedValues": ["prod"]},
+        "SigningKeySlot": {"Type": "String", "Default": "b", "AllowedValues": ["b"]},
+        "PreviousSigningKeySlot": {"Type": "String", "Default": "a", "AllowedValues": ["a"]},
+    }
+}
+
+
+def test_deploy_uploads_the_package_then_deploys_it_with_every_parameter_explicit() -> None:
+    directory = Path("build/package/prod")
+
+    steps = deploy.commands("prod", "artifacts-bucket", "eu-west-1", directory, PACKAGED)
+
+    assert steps[0] == [
+        "aws", "cloudformation", "package",
+        "--region", "eu-west-1",
+        "--template-file", "build/package/prod/sam.json",
+        "--s3-bucket", "artifacts-bucket",
+        "--s3-prefix", "memory-auth/prod",
+        "--output-template-file", "build/package/prod/packaged.json",
+        "--use-json",
+    ]
+    assert steps[1] == [
+        "aws", "cloudformation", "deploy",
+        "--region", "eu-west-1",
+        "--template-file", "build/package/prod/packaged.json",
+        "--stack-name", "memory-auth-prod",
+        "--capabilities", "CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND",
+        "--parameter-overrides",
+        "PreviousSigningKeySlot=a", "SigningKeySlot=b", "Stage=prod",
+        "--tags", "app=memory-auth", "stage=prod",
+        "--no-fail-on-empty-changeset",
+    ]
+
+
+def test_prod_is_protected_from_stack_deletion_and_dev_is_not() -> None:
+    prod = deploy.commands("prod", "b", "eu-west-1", Path("p"), PACKAGED)
+    dev = deploy.commands("dev", "b", "eu-west-1", Path("d"), {"Parameters": {}})
+
+    assert prod[-1][:3] == ["aws", "cloudformation", "update-termination-protection"]
+    assert "--enable-termination-protection" in prod[-1]
+    assert len(dev) == 2
+
+
+def test_deploy_refuses_without_bucket_or_region(capsys: pytest.CaptureFixture[str]) -> None:
+    no_bucket = deploy.main(["--stage", "dev", "--dry-run"], environ={"AWS_REGION": "eu-west-1"})
+    no_region = deploy.main(["--stage", "dev", "--dry-run"], environ={"DEPLOY_BUCKET": "b"})
+
+    assert no_bucket == 2 and no_region == 2
+    assert "DEPLOY_BUCKET" in capsys.readouterr().err
+
+
+def test_deploy_dry_run_prints_the_commands_for_the_packaged_stage(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status = deploy.main(
+        ["--stage", "dev", "--dry-run"],
+        environ={"DEPLOY_BUCKET": "artifacts-bucket", "AWS_REGION": "eu-west-1"},
+    )
+    printed = capsys.readouterr().out
+
+    assert status == 0
+    assert "+ aws cloudformation deploy --region eu-west-1" in printed
+    assert "--stack-name memory-auth-dev" in printed
+    assert "Stage=dev" in printed
+    assert "update-termination-protection" not in printed

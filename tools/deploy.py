@@ -1,0 +1,129 @@
+"""`make deploy STAGE=…`: deploys the packaged template of a stage with the AWS CLI.
+
+    DEPLOY_BUCKET=<artifact bucket> AWS_REGION=<region> python -m tools.deploy --stage prod
+    python -m tools.deploy --stage prod --bucket <bucket> --region <region> --dry-run
+
+It runs, in order (see `commands`):
+1. `aws cloudformation package`: uploads build/package/<stage>/deployment.zip to the
+   artifact bucket and writes a template that points at it;
+2. `aws cloudformation deploy`: creates or updates the stack `memory-auth-<stage>`, passing
+   every template parameter explicitly with the value the package was built for (an
+   update would otherwise keep a parameter's previous value);
+3. for prod, turns on the stack's termination protection.
+
+Credentials come from the caller's usual AWS configuration; nothing here names an account.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from tools.infra import STAGES
+from tools.package import package_dir
+
+APP_NAME = "memory-auth"
+CAPABILITIES = ["CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND"]
+
+
+class DeployError(Exception):
+    pass
+
+
+def stack_name(stage: str) -> str:
+    return f"{APP_NAME}-{stage}"
+
+
+def packaged_parameters(template: Mapping[str, Any]) -> dict[str, str]:
+    """Each parameter with the value the package was built for (its pinned default)."""
+    values = {}
+    for name, spec in template.get("Parameters", {}).items():
+        if "Default" not in spec:
+            raise DeployError(f"parameter {name} has no packaged value; run make package")
+        values[name] = str(spec["Default"])
+    return values
+
+
+def commands(
+    stage: str, bucket: str, region: str, directory: Path, template: Mapping[str, Any]
+) -> list[list[str]]:
+    packaged = directory / "packaged.json"
+    overrides = [f"{k}={v}" for k, v in sorted(packaged_parameters(template).items())]
+    steps = [
+        [
+            "aws", "cloudformation", "package",
+            "--region", region,
+            "--template-file", str(directory / "sam.json"),
+            "--s3-bucket", bucket,
+            "--s3-prefix", f"{APP_NAME}/{stage}",
+            "--output-template-file", str(packaged),
+            "--use-json",
+        ],
+        [
+            "aws", "cloudformation", "deploy",
+            "--region", region,
+            "--template-file", str(packaged),
+            "--stack-name", stack_name(stage),
+            "--capabilities", *CAPABILITIES,
+            "--parameter-overrides", *overrides,
+            "--tags", f"app={APP_NAME}", f"stage={stage}",
+            "--no-fail-on-empty-changeset",
+        ],
+    ]
+    if stage == "prod":
+        steps.append(
+            [
+                "aws", "cloudformation", "update-termination-protection",
+                "--region", region,
+                "--stack-name", stack_name(stage),
+                "--enable-termination-protection",
+            ]
+        )
+    return steps
+
+
+def plan(stage: str, bucket: str | None, region: str | None) -> list[list[str]]:
+    if stage not in STAGES:
+        raise DeployError(f"unknown stage {stage!r}; one of {', '.join(STAGES)}")
+    if not bucket:
+        raise DeployError("name the artifact bucket: DEPLOY_BUCKET=... or --bucket")
+    if not region:
+        raise DeployError("name the region: AWS_REGION=... or --region")
+    directory = package_dir(stage)
+    template_file = directory / "sam.json"
+    if not template_file.is_file():
+        raise DeployError(f"{template_file} is missing: run make package STAGE={stage}")
+    template = json.loads(template_file.read_text())
+    return commands(stage, bucket, region, directory, template)
+
+
+def main(argv: list[str] | None = None, environ: Mapping[str, str] = os.environ) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--stage", required=True, choices=STAGES)
+    parser.add_argument("--bucket", default=environ.get("DEPLOY_BUCKET"))
+    parser.add_argument(
+        "--region", default=environ.get("AWS_REGION") or environ.get("AWS_DEFAULT_REGION")
+    )
+    parser.add_argument("--dry-run", action="store_true", help="print the commands only")
+    args = parser.parse_args(argv)
+    try:
+        steps = plan(args.stage, args.bucket, args.region)
+    except DeployError as error:
+        print(f"make deploy: {error}", file=sys.stderr)
+        return 2
+    for step in steps:
+        print("+ " + shlex.join(step), flush=True)
+        if not args.dry_run:
+            subprocess.run(step, check=True)  # noqa: S603, S607 - the AWS CLI, fixed arguments
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""`make package STAGE=…`: the stage's CloudFormation template, checked, in build/package/<stage>/.
+
+    python -m tools.package --stage dev|staging|prod
+
+1. Renders `infra/resources.json` for the stage (tools/infra.py) into `merge.json`.
+2. Runs `chalice package --merge-template merge.json`, which writes `sam.json` and
+   `deployment.zip`. Chalice prints a warning and still exits 0 when it could not build a
+   dependency for Lambda; that warning fails the package here.
+3. Runs `cfn-lint` on `sam.json`.
+
+Packaging never needs an AWS account: it runs with placeholder credentials, whatever the
+caller's environment holds, so that the result depends on the repository alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from chalice.constants import MISSING_DEPENDENCIES_TEMPLATE
+
+from tools.infra import PROJECT_DIR, STAGES, merge_template
+
+BUILD_DIR = PROJECT_DIR / "build" / "package"
+BIN_DIR = Path(sys.executable).parent
+# The first line of the warning Chalice prints when it cannot vendor a dependency.
+MISSING_DEPENDENCIES = MISSING_DEPENDENCIES_TEMPLATE.strip().splitlines()[0]
+
+
+class PackageError(Exception):
+    pass
+
+
+def package_dir(stage: str) -> Path:
+    return BUILD_DIR / stage
+
+
+def packaging_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The caller's environment without AWS credentials or profiles, plus placeholders."""
+    env = {k: v for k, v in environ.items() if not k.startswith("AWS_")}
+    env.update(
+        {
+            "AWS_ACCESS_KEY_ID": "packaging-needs-no-account",
+            "AWS_SECRET_ACCESS_KEY": "packaging-needs-no-account",
+            "AWS_DEFAULT_REGION": environ.get("AWS_DEFAULT_REGION")
+            or environ.get("AWS_REGION")
+            or "us-east-1",
+        }
+    )
+    return env
+
+
+def unvendored_dependencies(output: str) -> list[str]:
+    """The packages Chalice reported it could not build for Lambda (its warning, parsed)."""
+    lines = output.splitlines()
+    for index, line in enumerate(lines):
+        if line.strip() == MISSING_DEPENDENCIES:
+            missing = []
+            for follower in lines[index + 1 :]:
+                if not follower.strip() or follower.startswith("You will have to"):
+                    break
+                missing.append(follower.strip())
+            return missing or ["(unnamed)"]
+    return []
+
+
+def run(command: list[str], env: Mapping[str, str]) -> str:
+    """Runs `command` in the project, echoing and returning its combined output."""
+    completed = subprocess.run(  # noqa: S603 - fixed argument lists, no shell
+        command,
+        cwd=PROJECT_DIR,
+        env=dict(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        check=False,
+    )
+    sys.stdout.write(completed.stdout)
+    if completed.returncode != 0:
+        raise PackageError(f"{Path(command[0]).name} failed (exit {completed.returncode})")
+    return completed.stdout
+
+
+def package(stage: str) -> Path:
+    if stage not in STAGES:
+        raise PackageError(f"unknown stage {stage!r}; one of {', '.join(STAGES)}")
+    out = package_dir(stage)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    merge = out / "merge.json"
+    merge.write_text(json.dumps(merge_template(stage), indent=2) + "\n")
+
+    env = packaging_environment(os.environ)
+    output = run(
+        [str(BIN_DIR / "chalice"), "package", "--stage", stage, "--merge-template", str(merge),
+         str(out)],
+        env,
+    )
+    missing = unvendored_dependencies(output)
+    if missing:
+        raise PackageError(
+            "Chalice could not build these dependencies for Lambda: " + ", ".join(missing)
+        )
+    template = out / "sam.json"
+    if not template.is_file() or not (out / "deployment.zip").is_file():
+        raise PackageError(f"chalice package wrote no sam.json and deployment.zip in {out}")
+    run([str(BIN_DIR / "cfn-lint"), str(template)], env)
+    return template
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--stage", required=True, choices=STAGES)
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    try:
+        template = package(args.stage)
+    except PackageError as error:
+        print(f"make package: {error}", file=sys.stderr)
+        return 1
+    elapsed = time.monotonic() - started
+    print(f"==> {template.relative_to(PROJECT_DIR)}: packaged and lint-clean in {elapsed:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
