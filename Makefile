@@ -7,13 +7,14 @@ PYTEST := $(BIN)/python -m pytest
 STAGE ?= dev
 
 .PHONY: help venv run test lint test-unit test-functional test-e2e test-python \
-        test-sdk-python test-sdk-typescript bench package deploy import-legacy clean
+        test-sdk-python test-sdk-typescript test-infra bench package deploy import-legacy clean
 
 help:
 	@echo "make run     start the service locally on http://127.0.0.1:8000 (PORT overrides)"
 	@echo "make test    lint, type-check and run every test tier"
 	@echo "make bench   authorizer benchmark against the local stack"
 	@echo "make package STAGE=dev|staging|prod   build the CloudFormation template"
+	@echo "make deploy STAGE=dev|staging|prod    package, then deploy it (README, Deploy)"
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@echo "==> creating the virtualenv in $(VENV) and installing requirements-dev.txt"
@@ -45,7 +46,7 @@ test-e2e: venv
 	@echo "==> end-to-end tests (the local stack over real HTTP)"
 	$(PYTEST) tests/e2e -q
 
-test-python: lint test-unit test-functional test-e2e
+test-python: lint test-unit test-functional test-infra test-e2e
 
 test-sdk-python: venv
 	@if [ -f sdks/python/Makefile ]; then $(MAKE) -C sdks/python test PYTHON=$(abspath $(BIN)/python); fi
@@ -54,6 +55,21 @@ test-sdk-typescript:
 	@if [ -f sdks/typescript/Makefile ]; then $(MAKE) -C sdks/typescript test PYTHON=$(abspath $(BIN)/python); fi
 
 test: test-python test-sdk-python test-sdk-typescript
+
+# The packaged templates held against the code; the AWS operations it checks the IAM policy
+# against are those test-functional recorded (build/aws-operations.json).
+test-infra: venv
+	@echo "==> infrastructure tests (package every stage, then hold the templates against the code)"
+	@for stage in dev staging prod; do $(BIN)/python -m tools.package --stage $$stage || exit 1; done
+	$(PYTEST) tests/infra -q
+
+package: venv
+	@echo "==> chalice package, stage $(STAGE), merged with infra/resources.json; then cfn-lint"
+	$(BIN)/python -m tools.package --stage $(STAGE)
+
+deploy: package
+	@echo "==> deploy build/package/$(STAGE) with the AWS CLI (needs credentials, DEPLOY_BUCKET, AWS_REGION)"
+	$(BIN)/python -m tools.deploy --stage $(STAGE) $(ARGS)
 
 import-legacy: venv
 	$(BIN)/python -m tools.import_legacy_keys $(ARGS)
