@@ -187,7 +187,8 @@ class IdTokenVerifier:
         kid = header.get("kid")
         if not isinstance(kid, str) or not kid:
             raise IdTokenRejected("The ID token has no key id (kid).")
-        trusted = self._issuers.get(unverified.get("iss"))  # type: ignore[arg-type]
+        claimed_issuer = unverified.get("iss")
+        trusted = self._issuers.get(claimed_issuer) if isinstance(claimed_issuer, str) else None
         if trusted is None:
             raise IdTokenRejected("The ID token's issuer is not trusted.")
         key = self._signing_key(trusted, kid)

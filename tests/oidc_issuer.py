@@ -42,7 +42,8 @@ class FakeIssuer:
     def __init__(self, issuer: str = ISSUER, audience: str = AUDIENCE):
         self.issuer = issuer
         self.audience = audience
-        self.provider = DevIdentityProvider(issuer, audience, signing_key())
+        self.key = signing_key()
+        self.provider = DevIdentityProvider(issuer, audience, self.key)
         self.published = [self.provider]  # the keys its JWKS lists
         self.fetches = 0
         self.reachable = True
@@ -57,7 +58,8 @@ class FakeIssuer:
 
     def rotate(self, keep_old: bool = True) -> None:
         """A new signing key, published (with the old one unless keep_old is False)."""
-        self.provider = DevIdentityProvider(self.issuer, self.audience, signing_key())
+        self.key = signing_key()
+        self.provider = DevIdentityProvider(self.issuer, self.audience, self.key)
         self.published = [*self.published, self.provider] if keep_old else [self.provider]
 
     def claims(self, subject: str = "alice", **overrides: Any) -> dict[str, Any]:
@@ -102,6 +104,16 @@ def _b64(data: bytes) -> str:
 
 def _segments(header: dict[str, Any], claims: dict[str, Any]) -> str:
     return _b64(json.dumps(header).encode()) + "." + _b64(json.dumps(claims).encode())
+
+
+def signed_raw(issuer: FakeIssuer, payload: Any) -> str:
+    """Any JSON as the payload, properly signed: claims PyJWT would refuse to encode."""
+    from jwt.api_jws import PyJWS
+
+    return PyJWS().encode(
+        json.dumps(payload).encode(), issuer.key, algorithm="RS256",
+        headers={"kid": issuer.provider.kid},
+    )
 
 
 def unsigned(issuer: FakeIssuer, claims: dict[str, Any]) -> str:

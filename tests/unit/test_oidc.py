@@ -15,6 +15,7 @@ from tests.oidc_issuer import (
     FakeIssuer,
     hs256_with_public_key,
     jwks_clients,
+    signed_raw,
     unsigned,
     with_foreign_signature,
 )
@@ -150,6 +151,9 @@ def rejection(verifier: IdTokenVerifier, token: str) -> str:
 FAILURES = {
     "bad signature": (lambda i: with_foreign_signature(i, i.claims()), "signature"),
     "wrong issuer": (lambda i: i.id_token(iss="https://evil.example"), "issuer"),
+    "issuer not a string": (lambda i: signed_raw(i, {**i.claims(), "iss": [i.issuer]}), "issuer"),
+    "no issuer": (lambda i: i.id_token(iss=None), "issuer"),
+    "claims not an object": (lambda i: signed_raw(i, [i.issuer]), "well-formed"),
     "wrong audience": (lambda i: i.id_token(aud="someone-else"), "audience"),
     "expired": (lambda i: i.id_token(iat=1_700_000_000, exp=1_700_000_600), "expired"),
     "unknown kid": (lambda i: i.provider.sign(i.claims(), headers={"kid": "nope"}), "kid"),
