@@ -31,7 +31,7 @@ run: venv
 
 lint: venv
 	@echo "==> ruff and mypy"
-	$(BIN)/ruff check app.py chalicelib local tools tests
+	$(BIN)/ruff check app.py chalicelib local tools tests bench
 	$(BIN)/mypy
 
 test-unit: venv
@@ -70,6 +70,10 @@ package: venv
 deploy: package
 	@echo "==> deploy build/package/$(STAGE) with the AWS CLI (needs credentials, DEPLOY_BUCKET, AWS_REGION)"
 	$(BIN)/python -m tools.deploy --stage $(STAGE) $(ARGS)
+
+bench: venv
+	@echo "==> authorizer benchmark (moto in its own process; exits 1 when a target is missed)"
+	$(BIN)/python -m bench.authorizer $(ARGS)
 
 import-legacy: venv
 	$(BIN)/python -m tools.import_legacy_keys $(ARGS)

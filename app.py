@@ -1,13 +1,29 @@
-"""Wiring only: the Chalice app, its middleware and its route blueprints."""
+"""Wiring only: the Chalice app, its middleware, its route blueprints and the authorizer."""
+
+import os
+from typing import Any
 
 from chalice import Chalice
 
-from chalicelib import web
-from chalicelib.api import identity, keys, tokens, workspaces
+from chalicelib import authorizer as data_plane
 
 app = Chalice(app_name="memory-auth")
-app.register_middleware(web.errors_as_problems, "http")
-app.register_blueprint(keys.blueprint)
-app.register_blueprint(identity.blueprint)
-app.register_blueprint(workspaces.blueprint)
-app.register_blueprint(tokens.blueprint)
+
+
+@app.lambda_function(name="authorizer")
+def authorizer(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """The data-plane REQUEST authorizer (decisions.md "Data-plane authorizer")."""
+    return data_plane.handle(event)
+
+
+# Lambda names each function's handler in `_HANDLER`. The authorizer's function (handler
+# `app.authorizer`) never routes HTTP, so its cold start skips the routes and their imports.
+if os.environ.get("_HANDLER") != "app.authorizer":
+    from chalicelib import web
+    from chalicelib.api import identity, keys, tokens, workspaces
+
+    app.register_middleware(web.errors_as_problems, "http")
+    app.register_blueprint(keys.blueprint)
+    app.register_blueprint(identity.blueprint)
+    app.register_blueprint(workspaces.blueprint)
+    app.register_blueprint(tokens.blueprint)
