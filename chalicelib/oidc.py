@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from chalicelib.errors import DependencyUnavailable
-from chalicelib.logs import logger
 
 if TYPE_CHECKING:
     from jwt import PyJWKClient
@@ -154,6 +153,10 @@ class IdTokenVerifier:
 
     def _signing_key(self, trusted: TrustedIssuer, kid: str) -> Any:
         from jwt import PyJWKClientConnectionError, PyJWKClientError, PyJWKSetError
+
+        # Not at module level: config.py imports this module on the authorizer's cold-start
+        # path, which must not pay for Powertools.
+        from chalicelib.logs import logger
 
         try:
             signing_key = self._client(trusted).get_signing_key(kid)

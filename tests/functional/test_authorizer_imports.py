@@ -1,7 +1,8 @@
 """The authorizer's cold-start path, in a fresh interpreter as Lambda starts it.
 
 Lambda imports `app` with `_HANDLER=app.authorizer`; an API-key decision must then load
-neither the routes nor PyJWT or cryptography, which load only once a JWT arrives. DynamoDB is
+neither the routes, nor Powertools (the authorizer does not log), nor PyJWT or cryptography,
+which load only once a JWT arrives. DynamoDB is
 a botocore `Stubber` here, so nothing but the code under test is imported. (Timing is
 `make bench`'s business, never a test's.)
 """
@@ -33,8 +34,8 @@ CHILD = textwrap.dedent(
     from chalicelib.runtime import services
     from tests.fixtures.events import bearer, request_event
 
-    HEAVY = ("jwt", "cryptography", "chalicelib.api", "chalicelib.web", "chalicelib.tokens",
-             "chalicelib.keyservice", "chalicelib.vault", "chalicelib.login")
+    HEAVY = ("jwt", "cryptography", "aws_lambda_powertools", "chalicelib.api", "chalicelib.web",
+             "chalicelib.tokens", "chalicelib.keyservice", "chalicelib.vault", "chalicelib.login")
 
     def loaded(packages):
         return sorted(m for m in sys.modules for p in packages if m == p or m.startswith(p + "."))
@@ -93,7 +94,7 @@ def run_child(extra_env: dict[str, str]) -> dict[str, Any]:
     return dict(json.loads(result.stdout.strip().splitlines()[-1]))
 
 
-def test_api_key_decision_in_the_authorizers_lambda_loads_no_routes_and_no_jwt() -> None:
+def test_api_key_decision_in_the_authorizers_lambda_loads_only_the_api_key_path() -> None:
     child = run_child({"_HANDLER": "app.authorizer"})
     assert child["routes"] == 0
     assert child["effect"] == "Allow"
