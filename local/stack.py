@@ -177,6 +177,10 @@ Press Ctrl-C to stop everything.
 """
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run the service locally on moto.")
     parser.add_argument("--host", default="127.0.0.1")
@@ -202,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     moto = start_moto(args.host, moto_port)
     idp = None
     # SIGTERM (from tests, or a supervisor) stops us the same way Ctrl-C does.
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         os.environ.update(local_environment(args.stage, endpoint, moto_endpoint))
         sys.path.insert(0, str(PROJECT_DIR))
@@ -234,7 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def prepare_developer(endpoint: str, moto_endpoint: str, port: int, moto_port: int) -> dict[str, Any]:
+def prepare_developer(
+    endpoint: str, moto_endpoint: str, port: int, moto_port: int
+) -> dict[str, Any]:
     from chalicelib import ids
     from chalicelib.models import Workspace
     from chalicelib.runtime import services

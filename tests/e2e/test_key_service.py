@@ -26,26 +26,31 @@ def test_first_call_from_the_readme_works(stack: Stack) -> None:
     assert answer.json()["keyId"] == key["id"]
 
 
+def rotate_concurrently(stack: Stack, key_id: str) -> list[int]:
+    """Two rotations of one key, released at the same instant from two threads."""
+    barrier = threading.Barrier(2)
+    statuses: list[int] = []
+
+    def rotate() -> None:
+        with httpx.Client(base_url=stack.endpoint, timeout=30) as http:
+            barrier.wait()
+            answer = http.post(
+                f"{KEYS}/{key_id}/rotate", headers={"Authorization": f"Bearer {stack.token}"}
+            )
+            statuses.append(answer.status_code)
+
+    threads = [threading.Thread(target=rotate) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return statuses
+
+
 def test_two_concurrent_rotations_of_one_key_give_one_201_and_one_409(stack: Stack) -> None:
     for _ in range(5):  # a race can hide; run it several times
         key = create(stack, stack.token)
-        barrier = threading.Barrier(2)
-        statuses: list[int] = []
-
-        def rotate(key_id: str = key["id"]) -> None:
-            with httpx.Client(base_url=stack.endpoint, timeout=30) as http:
-                barrier.wait()
-                answer = http.post(
-                    f"{KEYS}/{key_id}/rotate",
-                    headers={"Authorization": f"Bearer {stack.token}"},
-                )
-                statuses.append(answer.status_code)
-
-        threads = [threading.Thread(target=rotate) for _ in range(2)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        statuses = rotate_concurrently(stack, key["id"])
         assert sorted(statuses) == [201, 409]
         old = stack.call("GET", f"{KEYS}/{key['id']}", stack.token).json()
         assert old["status"] == "revoked"
