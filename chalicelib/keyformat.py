@@ -12,7 +12,7 @@ import hashlib
 import re
 import secrets
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 PREFIX = "svc_"
@@ -27,8 +27,8 @@ _LEGACY = re.compile(rf"^{LEGACY_PREFIX}[\x21-\x7e]{{1,200}}$")
 
 @dataclass(frozen=True)
 class ParsedKey:
-    plaintext: str
-    legacy: bool
+    plaintext: str = field(repr=False)
+    legacy: bool = False
 
     @property
     def digest(self) -> str:

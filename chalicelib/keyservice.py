@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from chalicelib import ids, keyformat
 from chalicelib.clock import Clock
@@ -11,7 +11,8 @@ from chalicelib.errors import ServiceError, bad_request, forbidden, not_found
 from chalicelib.keystore import KeyNotActive, KeyPage, KeyStore, decode_cursor
 from chalicelib.logs import logger
 from chalicelib.models import KEY_LIFETIME, ApiKey, Principal
-from chalicelib.policy import require_manager
+from chalicelib.policy import refused, require_manager
+from chalicelib.resolution import NOT_A_MEMBER
 from chalicelib.scopes import ADMIN, CATEGORIES, SCOPES_BY_CATEGORY, WORKSPACE, ordered
 from chalicelib.vault import CiphertextMismatch, KeyVault
 from chalicelib.workspaces import WorkspaceStore
@@ -30,7 +31,7 @@ class NewKey:
 @dataclass(frozen=True)
 class IssuedKey:
     api_key: ApiKey
-    plaintext: str
+    plaintext: str = field(repr=False)
 
 
 def key_not_active() -> ServiceError:
@@ -99,7 +100,7 @@ class KeyService:
             ids.is_workspace_id(request.workspace_id)
             and self._workspaces.is_member(request.workspace_id, principal.user_id)
         ):
-            raise forbidden("not_a_member", "The caller is not a member of this workspace.")
+            raise refused(NOT_A_MEMBER)
         api_key, plaintext, ciphertext = self._issue(
             principal.user_id, request.label, request.category, request.workspace_id, scopes
         )
@@ -130,28 +131,37 @@ class KeyService:
 
         return self._keys.list(principal.user_id, limit, after, keep)
 
-    def _owned(self, principal: Principal, key_id: str) -> ApiKey:
+    def _owned_with_ciphertext(
+        self, principal: Principal, key_id: str
+    ) -> tuple[ApiKey, bytes | None]:
         """The caller's own key, or 404: another user's key is indistinguishable from none."""
-        require_manager(principal)
-        api_key = self._keys.get(principal.user_id, key_id) if ids.is_key_id(key_id) else None
-        if api_key is None or api_key.gone(self._clock.now()):
-            raise not_found("No API key with this id.")
-        return api_key
-
-    def get(self, principal: Principal, key_id: str) -> ApiKey:
-        return self._owned(principal, key_id)
-
-    def reveal(self, principal: Principal, key_id: str) -> IssuedKey:
         require_manager(principal)
         found = (
             self._keys.get_with_ciphertext(principal.user_id, key_id)
             if ids.is_key_id(key_id)
             else None
         )
-        now = self._clock.now()
-        if found is None or found[0].gone(now):
+        if found is None or found[0].gone(self._clock.now()):
             raise not_found("No API key with this id.")
-        api_key, ciphertext = found
+        return found
+
+    def _owned(self, principal: Principal, key_id: str) -> ApiKey:
+        return self._owned_with_ciphertext(principal, key_id)[0]
+
+    @staticmethod
+    def _require_scopes_of(principal: Principal, api_key: ApiKey) -> None:
+        """Handing out a key (reveal, or a rotation's successor) hands out its scopes: a
+        credential may only do that for keys whose scopes it holds itself."""
+        if not set(api_key.scopes) <= principal.scopes:
+            raise forbidden("insufficient_scope", "A key cannot get scopes its creator lacks.")
+
+    def get(self, principal: Principal, key_id: str) -> ApiKey:
+        return self._owned(principal, key_id)
+
+    def reveal(self, principal: Principal, key_id: str) -> IssuedKey:
+        api_key, ciphertext = self._owned_with_ciphertext(principal, key_id)
+        now = self._clock.now()
+        self._require_scopes_of(principal, api_key)
         if api_key.status(now) == "revoked":
             raise ServiceError(410, "key_revoked", "This key has been revoked.")
         if ciphertext is None:
@@ -172,8 +182,7 @@ class KeyService:
         old = self._owned(principal, key_id)
         if old.status(self._clock.now()) != "active":
             raise key_not_active()
-        if not set(old.scopes) <= principal.scopes:
-            raise forbidden("insufficient_scope", "A key cannot get scopes its creator lacks.")
+        self._require_scopes_of(principal, old)
         successor, plaintext, ciphertext = self._issue(
             old.owner_id, old.label, old.category, old.workspace_id, old.scopes
         )

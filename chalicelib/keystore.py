@@ -20,7 +20,9 @@ from botocore.exceptions import ClientError
 
 from chalicelib import ids
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
+from chalicelib.errors import DependencyUnavailable
 from chalicelib.models import ApiKey
+from chalicelib.parsing import json_value
 from chalicelib.table import (
     PARTITION_KEY,
     SORT_KEY,
@@ -28,18 +30,17 @@ from chalicelib.table import (
     Item,
     dynamodb_errors,
     from_item,
+    get_consistent,
     is_condition_failure,
     key,
+    put_if_absent,
     to_item,
+    user_pk,
 )
 
 
 class KeyNotActive(Exception):
     """A rotation lost its race, or the key was not active when it ran."""
-
-
-def owner_pk(owner_id: str) -> str:
-    return f"USER#{owner_id}"
 
 
 def key_sk(key_id: str) -> str:
@@ -67,7 +68,7 @@ def decode_cursor(cursor: str) -> str | None:
     """The key id a page starts after, or None for a cursor we did not issue."""
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
-        after = json.loads(base64.urlsafe_b64decode(padded.encode()))["after"]
+        after = json_value(base64.urlsafe_b64decode(padded.encode()))["after"]
     except (ValueError, KeyError, TypeError):
         return None
     return after if isinstance(after, str) and ids.is_key_id(after) else None
@@ -123,7 +124,7 @@ class KeyStore:
 
     def _owner_item(self, api_key: ApiKey, ciphertext: bytes | None) -> Item:
         item = to_item(_values(api_key))
-        item.update(key(owner_pk(api_key.owner_id), key_sk(api_key.id)))
+        item.update(key(user_pk(api_key.owner_id), key_sk(api_key.id)))
         item["revealable"] = {"BOOL": ciphertext is not None}
         if ciphertext is not None:
             item["ciphertext"] = {"B": ciphertext}
@@ -136,14 +137,7 @@ class KeyStore:
 
     def _put_new(self, item: Item) -> dict[str, Any]:
         # A new key id or hash must never overwrite an existing record.
-        return {
-            "Put": {
-                "TableName": self._table,
-                "Item": item,
-                "ConditionExpression": "attribute_not_exists(#pk)",
-                "ExpressionAttributeNames": {"#pk": PARTITION_KEY},
-            }
-        }
+        return put_if_absent(self._table, item)
 
     def _revoke_update(self, item_key: Item, revoked: ApiKey, now: datetime) -> dict[str, Any]:
         # Only an active, unexpired key changes state. Two rotations racing on one key both
@@ -195,25 +189,12 @@ class KeyStore:
         return _from_values(found), found.get("ciphertext")
 
     def _get_owner_item(self, owner_id: str, key_id: str) -> dict[str, Any] | None:
-        with dynamodb_errors():
-            answer = self._client.get_item(
-                TableName=self._table,
-                Key=key(owner_pk(owner_id), key_sk(key_id)),
-                ConsistentRead=True,
-            )
-        item = answer.get("Item")
-        return from_item(item) if item else None
+        return get_consistent(self._client, self._table, user_pk(owner_id), key_sk(key_id))
 
     def find_by_hash(self, key_hash: str) -> ApiKey | None:
         """The request path's one read: strongly consistent, so revocation is never stale."""
-        with dynamodb_errors():
-            answer = self._client.get_item(
-                TableName=self._table,
-                Key=key(credential_pk(key_hash), CREDENTIAL_SK),
-                ConsistentRead=True,
-            )
-        item = answer.get("Item")
-        return _from_values(from_item(item)) if item else None
+        found = get_consistent(self._client, self._table, credential_pk(key_hash), CREDENTIAL_SK)
+        return _from_values(found) if found else None
 
     def list(
         self,
@@ -224,14 +205,14 @@ class KeyStore:
     ) -> KeyPage:
         """Newest first (key ids are ULIDs), `limit` keys for which `keep` is true."""
         found: list[ApiKey] = []
-        start: Item | None = key(owner_pk(owner_id), key_sk(after)) if after else None
+        start: Item | None = key(user_pk(owner_id), key_sk(after)) if after else None
         while True:
             request: dict[str, Any] = {
                 "TableName": self._table,
                 "KeyConditionExpression": "#pk = :pk AND begins_with(#sk, :prefix)",
                 "ExpressionAttributeNames": {"#pk": PARTITION_KEY, "#sk": SORT_KEY},
                 "ExpressionAttributeValues": {
-                    ":pk": {"S": owner_pk(owner_id)},
+                    ":pk": {"S": user_pk(owner_id)},
                     ":prefix": {"S": "KEY#"},
                 },
                 "ProjectionExpression": "#pk, #sk, keyId, ownerId, label, category, workspaceId,"
@@ -257,25 +238,36 @@ class KeyStore:
                 return KeyPage(found, None)
 
     def revoke(self, api_key: ApiKey, now: datetime) -> bool:
-        """True when this call revoked the key; False when it was already revoked."""
-        revoked = api_key.revoked(now)
-        try:
-            with dynamodb_errors():
-                self._client.transact_write_items(
-                    TransactItems=[
-                        self._revoke_update(
-                            key(owner_pk(api_key.owner_id), key_sk(api_key.id)), revoked, now
-                        ),
-                        self._revoke_update(
-                            key(credential_pk(api_key.key_hash), CREDENTIAL_SK), revoked, now
-                        ),
-                    ]
-                )
-        except ClientError as error:
-            if is_condition_failure(error):
+        """True when this call revoked the key; False when another writer already had.
+
+        A lost race (a concurrent rotation or revocation, or DynamoDB's TransactionConflict
+        with any other transaction on these items) is settled by reading the key again: a
+        revocation must never be reported done while the key still works.
+        """
+        for _ in range(3):
+            revoked = api_key.revoked(now)
+            try:
+                with dynamodb_errors():
+                    self._client.transact_write_items(
+                        TransactItems=[
+                            self._revoke_update(
+                                key(user_pk(api_key.owner_id), key_sk(api_key.id)), revoked, now
+                            ),
+                            self._revoke_update(
+                                key(credential_pk(api_key.key_hash), CREDENTIAL_SK), revoked, now
+                            ),
+                        ]
+                    )
+            except ClientError as error:
+                if not is_condition_failure(error):
+                    raise
+            else:
+                return True
+            current = self.find_by_hash(api_key.key_hash)
+            if current is None or current.revoked_at is not None:
                 return False
-            raise
-        return True
+            api_key = current
+        raise DependencyUnavailable("DynamoDB")
 
     def rotate(
         self, old: ApiKey, successor: ApiKey, ciphertext: bytes | None, now: datetime
@@ -285,7 +277,7 @@ class KeyStore:
         not_expired = {":now": {"S": rfc3339(now)}}
         updates = []
         for item_key in (
-            key(owner_pk(old.owner_id), key_sk(old.id)),
+            key(user_pk(old.owner_id), key_sk(old.id)),
             key(credential_pk(old.key_hash), CREDENTIAL_SK),
         ):
             update = self._revoke_update(item_key, revoked, now)

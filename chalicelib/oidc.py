@@ -14,19 +14,18 @@ from __future__ import annotations
 
 import json
 import threading
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from chalicelib.errors import DependencyUnavailable
+from chalicelib.parsing import is_printable
 
 if TYPE_CHECKING:
     from jwt import PyJWKClient
 
-ALGORITHM = "RS256"  # the only algorithm an ID token may use here; never `none`, never HMAC
-CLOCK_SKEW = 60  # seconds of leeway on exp/iat/nbf, as for our own tokens
+
 JWKS_LIFESPAN = 300.0  # seconds an issuer's key set is served from the cache
 JWKS_REFRESH_COOLDOWN = 30.0  # minimum seconds between fetches forced by an unknown kid
 JWKS_TIMEOUT = 3.0  # seconds; an authorizer-style budget, then 503
@@ -122,13 +121,9 @@ def remote_jwks_client(issuer: TrustedIssuer) -> PyJWKClient:
     )
 
 
-def _printable(value: str) -> bool:
-    return not any(unicodedata.category(ch) in ("Cc", "Cf") for ch in value)
-
-
 def _optional_text(claims: dict[str, Any], name: str, max_length: int) -> str | None:
     value = claims.get(name)
-    if isinstance(value, str) and 0 < len(value.strip()) <= max_length and _printable(value):
+    if isinstance(value, str) and 0 < len(value.strip()) <= max_length and is_printable(value):
         return value.strip()
     return None
 
@@ -152,11 +147,14 @@ class IdTokenVerifier:
             return client
 
     def _signing_key(self, trusted: TrustedIssuer, kid: str) -> Any:
+        # RS256 only (never `none`, never HMAC), with the leeway of our own tokens. Imported
+        # here: this module sits on the authorizer's import path (config), tokens does not.
         from jwt import PyJWKClientConnectionError, PyJWKClientError, PyJWKSetError
 
         # Not at module level: config.py imports this module on the authorizer's cold-start
         # path, which must not pay for Powertools.
         from chalicelib.logs import logger
+        from chalicelib.tokens import ALGORITHM
 
         try:
             signing_key = self._client(trusted).get_signing_key(kid)
@@ -175,7 +173,11 @@ class IdTokenVerifier:
 
     def verify(self, id_token: str) -> Identity:
         """The verified identity, or IdTokenRejected; DependencyUnavailable if JWKS fails."""
+        # RS256 only (never `none`, never HMAC), with the leeway of our own tokens. Imported
+        # here: this module sits on the authorizer's import path (config), tokens does not.
         import jwt
+
+        from chalicelib.tokens import ALGORITHM, CLOCK_SKEW
 
         try:
             header = jwt.get_unverified_header(id_token)
@@ -225,7 +227,7 @@ class IdTokenVerifier:
         if (
             not isinstance(subject, str)
             or not 0 < len(subject) <= MAX_SUBJECT_LENGTH
-            or not _printable(subject)
+            or not is_printable(subject)
         ):
             raise IdTokenRejected("The ID token's subject is not valid.")
         verified = claims.get("email_verified")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chalicelib.errors import ServiceError, forbidden
-from chalicelib.models import Principal
+from chalicelib.models import Principal, Refusal
 from chalicelib.scopes import ADMIN, WORKSPACE_ADMIN
 
 
@@ -19,9 +19,6 @@ def require_manager(principal: Principal) -> None:
     )
 
 
-def require_workspace(principal: Principal) -> str:
-    if principal.workspace_id is None:
-        raise ServiceError(
-            403, "workspace_required", "Name the workspace with the X-Workspace-Id header."
-        )
-    return principal.workspace_id
+def refused(refusal: Refusal) -> ServiceError:
+    """A resolution refusal (resolution.py holds each one once) as the error to raise."""
+    return ServiceError(refusal.status, refusal.code, refusal.detail)

@@ -15,7 +15,6 @@ TTL deletes lazily (expired items still come back from reads), so expiry is chec
 
 from __future__ import annotations
 
-import hashlib
 import re
 import secrets
 from dataclasses import dataclass
@@ -26,14 +25,16 @@ from botocore.exceptions import ClientError
 
 from chalicelib import ids
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
+from chalicelib.keyformat import hash_key
 from chalicelib.logs import logger
 from chalicelib.table import (
     PARTITION_KEY,
     TTL_ATTRIBUTE,
     dynamodb_errors,
-    from_item,
+    get_consistent,
     is_condition_failure,
     key,
+    put_if_absent,
     to_item,
 )
 
@@ -53,7 +54,7 @@ def looks_like_refresh_token(candidate: str) -> bool:
 
 
 def token_hash(plaintext: str) -> str:
-    return hashlib.sha256(plaintext.encode("ascii")).hexdigest()
+    return hash_key(plaintext)  # SHA-256, as for API keys: stored and compared only hashed
 
 
 def token_pk(digest: str) -> str:
@@ -113,14 +114,7 @@ class RefreshTokenStore:
         )
         item.update(key(token_pk(digest), TOKEN_SK))
         # A fresh 256-bit token never collides; the condition makes that an error, not a merge.
-        return {
-            "Put": {
-                "TableName": self._table,
-                "Item": item,
-                "ConditionExpression": "attribute_not_exists(#pk)",
-                "ExpressionAttributeNames": {"#pk": PARTITION_KEY},
-            }
-        }
+        return put_if_absent(self._table, item)
 
     # -- operations ------------------------------------------------------------------------
 
@@ -263,9 +257,4 @@ class RefreshTokenStore:
             # No family item (already deleted by TTL): nothing is left to revoke.
 
     def _get(self, pk: str, sk: str) -> dict[str, Any] | None:
-        with dynamodb_errors():
-            answer = self._client.get_item(
-                TableName=self._table, Key=key(pk, sk), ConsistentRead=True
-            )
-        item = answer.get("Item")
-        return from_item(item) if item else None
+        return get_consistent(self._client, self._table, pk, sk)

@@ -87,7 +87,7 @@ class Services:
     def verifier(self) -> TokenVerifier:
         from chalicelib.tokens import TokenVerifier
 
-        return TokenVerifier(self.signing_keys, self.settings.issuer, self.clock)
+        return TokenVerifier(self.signing_keys, self.settings.issuer)
 
     @cached_property
     def resolver(self) -> Resolver:

@@ -14,9 +14,9 @@ Items:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -27,7 +27,6 @@ SORT_KEY = "sk"
 TTL_ATTRIBUTE = "ttl"
 
 Item = dict[str, Any]
-T = TypeVar("T")
 
 
 def to_item(values: dict[str, Any]) -> Item:
@@ -79,19 +78,60 @@ def key(pk: str, sk: str) -> Item:
     return {PARTITION_KEY: {"S": pk}, SORT_KEY: {"S": sk}}
 
 
+def user_pk(user_id: str) -> str:
+    """The partition of everything a user owns: keys, memberships, profile."""
+    return f"USER#{user_id}"
+
+
+def get_consistent(
+    client: Any, table: str, pk: str, sk: str, projection: str | None = None
+) -> dict[str, Any] | None:
+    """One item by its key with a strongly consistent read (never a stale revocation)."""
+    request: dict[str, Any] = {"TableName": table, "Key": key(pk, sk), "ConsistentRead": True}
+    if projection is not None:
+        request["ProjectionExpression"] = projection
+        request["ExpressionAttributeNames"] = {"#pk": PARTITION_KEY}
+    with dynamodb_errors():
+        answer = client.get_item(**request)
+    item = answer.get("Item")
+    return from_item(item) if item else None
+
+
+def put_if_absent(table: str, item: Item) -> dict[str, Any]:
+    """A transaction member that writes a new item and never overwrites an existing one."""
+    return {
+        "Put": {
+            "TableName": table,
+            "Item": item,
+            "ConditionExpression": "attribute_not_exists(#pk)",
+            "ExpressionAttributeNames": {"#pk": PARTITION_KEY},
+        }
+    }
+
+
 def cancellation_reasons(error: ClientError) -> list[str]:
     return [r.get("Code", "None") for r in error.response.get("CancellationReasons", [])]
 
 
+# Reasons for which DynamoDB cancels a transaction because of what other writers did: a
+# condition that no longer holds, or another transaction on one of the items at the same
+# moment (TransactionConflict, which botocore does not retry). Either way the caller lost a
+# race and must re-read; neither is a failure of DynamoDB itself.
+_LOST_RACE = {"ConditionalCheckFailed", "TransactionConflict"}
+
+# Errors in what we sent (an oversized or unencodable value): our bug or an input we failed
+# to refuse earlier. Retrying cannot help, so they must not be answered as a 503.
+_REQUEST_ERRORS = {"ValidationException", "SerializationException"}
+
+
 def is_condition_failure(error: ClientError) -> bool:
+    """True when a conditional write or transaction lost a race (see _LOST_RACE)."""
     code = error.response.get("Error", {}).get("Code")
     if code == "ConditionalCheckFailedException":
         return True
     if code == "TransactionCanceledException":
-        reasons = cancellation_reasons(error)
-        return "ConditionalCheckFailed" in reasons and all(
-            r in ("None", "ConditionalCheckFailed") for r in reasons
-        )
+        reasons = set(cancellation_reasons(error))
+        return bool(reasons & _LOST_RACE) and reasons <= _LOST_RACE | {"None"}
     return False
 
 
@@ -104,13 +144,10 @@ def dynamodb_errors() -> Iterator[None]:
     try:
         yield
     except ClientError as error:
-        if is_condition_failure(error):
+        code = error.response.get("Error", {}).get("Code")
+        if is_condition_failure(error) or code in _REQUEST_ERRORS:
             raise
         raise DependencyUnavailable("DynamoDB") from None
     except BotoCoreError:
         raise DependencyUnavailable("DynamoDB") from None
 
-
-def guarded(call: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    with dynamodb_errors():
-        return call(*args, **kwargs)

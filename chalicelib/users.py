@@ -24,11 +24,13 @@ from chalicelib.oidc import Identity
 from chalicelib.table import (
     PARTITION_KEY,
     dynamodb_errors,
-    from_item,
+    get_consistent,
     is_condition_failure,
     key,
+    put_if_absent,
     to_attribute,
     to_item,
+    user_pk,
 )
 
 LOGIN_SK = "IDP"
@@ -37,10 +39,6 @@ PROFILE_SK = "PROFILE"
 
 def login_pk(issuer: str, subject: str) -> str:
     return f"IDP#{issuer}#{subject}"
-
-
-def user_pk(user_id: str) -> str:
-    return f"USER#{user_id}"
 
 
 @dataclass(frozen=True)
@@ -60,23 +58,13 @@ class UserStore:
 
     def find_login(self, issuer: str, subject: str) -> str | None:
         """The user id of this login, or None if it has never signed in."""
-        with dynamodb_errors():
-            answer = self._client.get_item(
-                TableName=self._table, Key=key(login_pk(issuer, subject), LOGIN_SK),
-                ConsistentRead=True,
-            )
-        item = answer.get("Item")
-        return str(from_item(item)["userId"]) if item else None
+        found = get_consistent(self._client, self._table, login_pk(issuer, subject), LOGIN_SK)
+        return str(found["userId"]) if found else None
 
     def get(self, user_id: str) -> User | None:
-        with dynamodb_errors():
-            answer = self._client.get_item(
-                TableName=self._table, Key=key(user_pk(user_id), PROFILE_SK), ConsistentRead=True
-            )
-        item = answer.get("Item")
-        if not item:
+        values = get_consistent(self._client, self._table, user_pk(user_id), PROFILE_SK)
+        if not values:
             return None
-        values = from_item(item)
         created = parse_rfc3339(values["createdAt"])
         assert created is not None
         return User(
@@ -118,16 +106,12 @@ class UserStore:
         profile.update(key(user_pk(user_id), PROFILE_SK))
         # Two first logins of one person can race (two tabs, a retried request). The login
         # item is written only if absent, so exactly one user id wins; the loser reads it.
-        new_only = {
-            "ConditionExpression": "attribute_not_exists(#pk)",
-            "ExpressionAttributeNames": {"#pk": PARTITION_KEY},
-        }
         try:
             with dynamodb_errors():
                 self._client.transact_write_items(
                     TransactItems=[
-                        {"Put": {"TableName": self._table, "Item": login, **new_only}},
-                        {"Put": {"TableName": self._table, "Item": profile, **new_only}},
+                        put_if_absent(self._table, login),
+                        put_if_absent(self._table, profile),
                     ]
                 )
         except ClientError as error:

@@ -8,12 +8,12 @@ rewritten here too, so no framework default ever reaches a client.
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from chalice.app import Request, Response
 
+from chalicelib import parsing
 from chalicelib.errors import OAuthError, ServiceError, bad_request
 from chalicelib.logs import logger
 from chalicelib.models import Principal, Refusal
@@ -87,8 +87,8 @@ def read_json(request: Request, fields: set[str], required: bool = True) -> dict
             raise bad_request("invalid_json", "The request body must be a JSON object.")
         return {}
     try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        body = parsing.json_value(raw)
+    except parsing.MalformedJson:
         raise bad_request("invalid_json", "The request body is not valid JSON.") from None
     if not isinstance(body, dict):
         raise bad_request("invalid_json", "The request body must be a JSON object.")
@@ -113,7 +113,7 @@ def clean_text(value: Any, code: str, name: str, max_length: int = 100) -> str:
     text = value.strip()
     if not 1 <= len(text) <= max_length:
         raise bad_request(code, f"{name} must be 1 to {max_length} characters.")
-    if any(unicodedata.category(ch) in ("Cc", "Cf") for ch in text):
+    if not parsing.is_printable(text):
         raise bad_request(code, f"{name} must not contain control characters.")
     return text
 

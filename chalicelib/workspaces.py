@@ -20,9 +20,12 @@ from chalicelib.table import (
     SORT_KEY,
     dynamodb_errors,
     from_item,
+    get_consistent,
     is_condition_failure,
     key,
+    put_if_absent,
     to_item,
+    user_pk,
 )
 
 OWNER = "owner"
@@ -37,10 +40,6 @@ def member_sk(user_id: str) -> str:
     return f"MEMBER#{user_id}"
 
 
-def user_pk(user_id: str) -> str:
-    return f"USER#{user_id}"
-
-
 WORKSPACE_SK = "WS"
 
 
@@ -49,12 +48,8 @@ class WorkspaceStore:
         self._client = client
         self._table = table_name
 
-    def _put(self, item: dict[str, Any], new: bool = True) -> dict[str, Any]:
-        put: dict[str, Any] = {"TableName": self._table, "Item": item}
-        if new:
-            put["ConditionExpression"] = "attribute_not_exists(#pk)"
-            put["ExpressionAttributeNames"] = {"#pk": PARTITION_KEY}
-        return {"Put": put}
+    def _put(self, item: dict[str, Any]) -> dict[str, Any]:
+        return put_if_absent(self._table, item)
 
     def _membership_items(
         self, workspace: Workspace, user_id: str, role: str, now: datetime
@@ -97,31 +92,19 @@ class WorkspaceStore:
             )
 
     def get(self, workspace_id: str) -> Workspace | None:
-        with dynamodb_errors():
-            answer = self._client.get_item(
-                TableName=self._table,
-                Key=key(workspace_pk(workspace_id), WORKSPACE_SK),
-                ConsistentRead=True,
-            )
-        item = answer.get("Item")
-        if not item:
+        values = get_consistent(self._client, self._table, workspace_pk(workspace_id), WORKSPACE_SK)
+        if not values:
             return None
-        values = from_item(item)
         created = parse_rfc3339(values["createdAt"])
         assert created is not None
         return Workspace(values["workspaceId"], values["name"], values["ownerId"], created)
 
     def is_member(self, workspace_id: str, user_id: str) -> bool:
         """The request path's membership read: strongly consistent, key attributes only."""
-        with dynamodb_errors():
-            answer = self._client.get_item(
-                TableName=self._table,
-                Key=key(workspace_pk(workspace_id), member_sk(user_id)),
-                ConsistentRead=True,
-                ProjectionExpression="#pk",
-                ExpressionAttributeNames={"#pk": PARTITION_KEY},
-            )
-        return "Item" in answer
+        found = get_consistent(
+            self._client, self._table, workspace_pk(workspace_id), member_sk(user_id), "#pk"
+        )
+        return found is not None
 
     def _query(self, pk: str, prefix: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []

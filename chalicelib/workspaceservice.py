@@ -6,12 +6,9 @@ from chalicelib import ids
 from chalicelib.clock import Clock
 from chalicelib.errors import ServiceError, forbidden, not_found
 from chalicelib.models import Member, Principal, Workspace
-from chalicelib.policy import require_manager
+from chalicelib.policy import refused, require_manager
+from chalicelib.resolution import NOT_A_MEMBER
 from chalicelib.workspaces import WorkspaceStore
-
-
-def _not_a_member() -> ServiceError:
-    return forbidden("not_a_member", "The caller is not a member of this workspace.")
 
 
 class WorkspaceService:
@@ -34,10 +31,10 @@ class WorkspaceService:
         if not ids.is_workspace_id(workspace_id) or not self._workspaces.is_member(
             workspace_id, principal.user_id
         ):
-            raise _not_a_member()
+            raise refused(NOT_A_MEMBER)
         workspace = self._workspaces.get(workspace_id)
         if workspace is None:
-            raise _not_a_member()
+            raise refused(NOT_A_MEMBER)
         return workspace
 
     def _owned_workspace(self, principal: Principal, workspace_id: str) -> Workspace:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from chalice import Blueprint, Response
@@ -59,7 +60,7 @@ def list_api_keys() -> Response:
     params = web.query(request, {"limit", "cursor", "status", "workspace_id"})
     principal = web.authenticate(request, allow_query_workspace=True)
     limit_text = params.get("limit", "50")
-    if not limit_text.isdigit() or not 1 <= int(limit_text) <= 100:
+    if not re.fullmatch(r"[0-9]{1,3}", limit_text) or not 1 <= int(limit_text) <= 100:
         raise bad_request("invalid_parameter", "limit must be a whole number from 1 to 100.")
     page = services().key_service.list(
         principal, int(limit_text), params.get("cursor"), params.get("status")

@@ -7,7 +7,6 @@ dependency (503 `temporarily_unavailable`): an OAuth client reads one error shap
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -16,7 +15,7 @@ from urllib.parse import parse_qsl
 from chalice import Blueprint, Response
 from chalice.app import Request
 
-from chalicelib import web
+from chalicelib import parsing, web
 from chalicelib.errors import OAuthError, ServiceError
 from chalicelib.login import TokenPair
 from chalicelib.oidc import IdTokenRejected
@@ -76,8 +75,8 @@ def grant_parameters(request: Request, json_fields: set[str]) -> tuple[bool, dic
             raise invalid_request(f"Parameter {repeated[0][:64]!r} is repeated.")
         return True, {name: value for name, value in pairs if value != ""}
     try:
-        body = json.loads(raw) if raw.strip() else None
-    except (ValueError, UnicodeDecodeError):
+        body = parsing.json_value(raw) if raw.strip() else None
+    except parsing.MalformedJson:
         raise invalid_request("The request body is not valid JSON.") from None
     if not isinstance(body, dict):
         raise invalid_request("The request body must be a JSON object.")
