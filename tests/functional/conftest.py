@@ -2,9 +2,19 @@
 
 Every AWS operation the app performs here is recorded (botocore's `before-parameter-build`
 event) and written to build/aws-operations.json when the session ends, so that the
-infrastructure tests can hold the IAM policy against what the code really calls. Only calls
-made by the deployed code (`app.py`, `chalicelib/`) count: a test reading the table
-directly, or an operator tool, does not run with the service's role.
+infrastructure tests can hold each function's IAM policy against what its code really calls.
+Only calls made by the deployed code (`app.py`, `chalicelib/`) count: a test reading the table
+directly, or an operator tool, does not run with the service's roles. Each operation is
+attributed to the Lambda function that would perform it: to `Authorizer` while the
+authorizer's handler (`app.authorizer`, `chalicelib/authorizer.py`) is on the call stack, to
+`APIHandler` otherwise. The file reads
+
+    {"format": "per-function",
+     "functions": {"APIHandler": [["dynamodb", "GetItem"], ...], "Authorizer": [...]}}
+
+with, per function, (service, operation) pairs plus (service, operation, member) for each
+kind of transaction member. An older file (one list, no attribution) is replaced, never
+merged: its operations cannot be attributed.
 """
 
 from __future__ import annotations
@@ -30,10 +40,17 @@ from local.stack import stage_environment
 ISSUER = "https://auth.test.example"
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 OPERATIONS_FILE = PROJECT_DIR / "build" / "aws-operations.json"
-DEPLOYED_CODE = (str(PROJECT_DIR / "chalicelib") + "/", str(PROJECT_DIR / "app.py"))
-# (service, operation), plus (service, operation, member) for each kind of transaction
-# member, e.g. ("dynamodb", "TransactWriteItems", "ConditionCheck"): IAM authorizes those.
-RECORDED: set[tuple[str, ...]] = set()
+APP_MODULE = str(PROJECT_DIR / "app.py")
+AUTHORIZER_MODULE = str(PROJECT_DIR / "chalicelib" / "authorizer.py")
+DEPLOYED_CODE = (str(PROJECT_DIR / "chalicelib") + "/", APP_MODULE)
+# The Lambda functions, by their logical ids in the packaged template.
+API_HANDLER = "APIHandler"
+AUTHORIZER = "Authorizer"
+FORMAT = "per-function"
+# function → (service, operation), plus (service, operation, member) for each kind of
+# transaction member, e.g. ("dynamodb", "TransactWriteItems", "ConditionCheck"): IAM
+# authorizes those.
+RECORDED: dict[str, set[tuple[str, ...]]] = {}
 
 
 def test_settings() -> Settings:
@@ -49,35 +66,64 @@ def test_settings() -> Settings:
     )
 
 
-def called_by_deployed_code() -> bool:
+def calling_function() -> str | None:
+    """The Lambda function whose code makes the current AWS call; None if no deployed code does.
+
+    The authorizer's function runs only `app.authorizer` and what it calls; an operation
+    with the authorizer's handler anywhere on the stack is the authorizer's, any other one
+    the deployed code makes is the API handler's.
+    """
     frame = sys._getframe(1)
+    deployed = False
     while frame is not None:
-        if frame.f_code.co_filename.startswith(DEPLOYED_CODE):
-            return True
+        code = frame.f_code
+        if code.co_filename == AUTHORIZER_MODULE or (
+            code.co_filename == APP_MODULE and code.co_name == "authorizer"
+        ):
+            return AUTHORIZER
+        deployed = deployed or code.co_filename.startswith(DEPLOYED_CODE)
         frame = frame.f_back  # type: ignore[assignment]
-    return False
+    return API_HANDLER if deployed else None
 
 
 def record_operations(client: Any) -> None:
     service = client.meta.service_model.signing_name
 
     def before_parameter_build(params: dict[str, Any], model: Any, **_: Any) -> None:
-        if not called_by_deployed_code():
+        function = calling_function()
+        if function is None:
             return
-        RECORDED.add((service, model.name))
+        recorded = RECORDED.setdefault(function, set())
+        recorded.add((service, model.name))
         for member in params.get("TransactItems", []):
-            RECORDED.update((service, model.name, kind) for kind in member)
+            recorded.update((service, model.name, kind) for kind in member)
 
     client.meta.events.register("before-parameter-build", before_parameter_build)
+
+
+def previously_recorded() -> dict[str, set[tuple[str, ...]]]:
+    """What an earlier session wrote, if it attributed its operations to functions."""
+    if not OPERATIONS_FILE.exists():
+        return {}
+    data = json.loads(OPERATIONS_FILE.read_text())
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        return {}  # the old single list: unattributable, so replaced
+    return {
+        function: {tuple(op) for op in operations}
+        for function, operations in data["functions"].items()
+    }
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if RECORDED:
         OPERATIONS_FILE.parent.mkdir(exist_ok=True)
-        previous: set[tuple[str, ...]] = set()
-        if OPERATIONS_FILE.exists():
-            previous = {tuple(op) for op in json.loads(OPERATIONS_FILE.read_text())}  # type: ignore[misc]
-        OPERATIONS_FILE.write_text(json.dumps(sorted(RECORDED | previous), indent=1))
+        merged = previously_recorded()
+        for function, operations in RECORDED.items():
+            merged.setdefault(function, set()).update(operations)
+        functions = {function: sorted(ops) for function, ops in sorted(merged.items())}
+        OPERATIONS_FILE.write_text(
+            json.dumps({"format": FORMAT, "functions": functions}, indent=1) + "\n"
+        )
 
 
 @pytest.fixture
@@ -97,6 +143,18 @@ def services(clock: FrozenClock) -> Iterator[Services]:
             yield svc
         finally:
             runtime.use(None)
+
+
+def another_container(services: Services) -> Services:
+    """The services of another Lambda function's container: the same AWS clients (so the
+    same recorder, and the hooks tests register on them), but its own caches.
+
+    The API handler and the authorizer never share a container, so neither may rely on what
+    the other fetched: the authorizer fetches the signing keys' public halves itself.
+    """
+    other = Services(services.settings, services.clock)
+    vars(other).update(dynamodb=services.dynamodb, kms=services.kms)  # cached_property slots
+    return other
 
 
 @dataclass

@@ -14,13 +14,14 @@ import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError
 from chalice.test import Client
 
+from chalicelib import runtime
 from chalicelib.authorizer import Unauthorized
 from chalicelib.clock import FrozenClock
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.runtime import Services
 from chalicelib.scopes import DATA_PLANE_SCOPES, SCOPE_BY_PATH_SEGMENT, WORKSPACE_ADMIN
 from tests.fixtures.events import HEADERS_ONLY, bearer, request_event
-from tests.functional.conftest import Api
+from tests.functional.conftest import Api, another_container
 
 Invoke = Callable[[dict[str, Any]], dict[str, Any]]
 MEMORY = "/v1/memory/items"
@@ -28,10 +29,20 @@ MEMORY = "/v1/memory/items"
 
 @pytest.fixture
 def authorize(services: Services) -> Iterator[Invoke]:
+    """Invokes the authorizer's function as Lambda would: in its own container."""
     from app import app
 
+    own = another_container(services)
+
+    def invoke(event: dict[str, Any]) -> dict[str, Any]:
+        runtime.use(own)
+        try:
+            return dict(client.lambda_.invoke("authorizer", event).payload)
+        finally:
+            runtime.use(services)
+
     with Client(app) as client:
-        yield lambda event: client.lambda_.invoke("authorizer", event).payload
+        yield invoke
 
 
 def effect(answer: dict[str, Any]) -> str:

@@ -32,6 +32,22 @@ class Packaged:
     def functions(self) -> dict[str, dict[str, Any]]:
         return self.resources("AWS::Serverless::Function")
 
+    def role_of(self, function: str) -> str:
+        """The logical id of the IAM role a function runs as."""
+        role = self.functions()[function]["Properties"]["Role"]
+        assert isinstance(role, dict) and list(role) == ["Fn::GetAtt"], (function, role)
+        name, attribute = role["Fn::GetAtt"]
+        assert attribute == "Arn" and name in self.resources("AWS::IAM::Role"), (function, role)
+        return str(name)
+
+    def policies_of(self, role: str) -> dict[str, dict[str, Any]]:
+        """The IAM policies attached to a role, by logical id."""
+        return {
+            name: policy
+            for name, policy in self.resources("AWS::IAM::Policy").items()
+            if {"Ref": role} in policy["Properties"]["Roles"]
+        }
+
     def environment(self) -> dict[str, str]:
         """The environment every function gets (they share one)."""
         found = [f["Properties"]["Environment"]["Variables"] for f in self.functions().values()]

@@ -53,3 +53,22 @@ def test_the_authorizer_arn_is_exported_per_stage(packaged: Packaged) -> None:
     assert packaged.stack.value(output["Export"]["Name"]) == (
         f"memory-auth-{packaged.stage}-AuthorizerArn"
     )
+
+
+def test_the_authorizer_moves_to_its_role_only_once_that_role_may_read_the_table(
+    packaged: Packaged,
+) -> None:
+    # CloudFormation would otherwise switch the function to its (new) role in parallel with
+    # attaching the role's policy: every data-plane request in between fails with 500.
+    authorizer = packaged.template["Resources"]["Authorizer"]
+    role = packaged.role_of("Authorizer")
+    reading = [
+        name
+        for name, policy in packaged.policies_of(role).items()
+        if any(
+            "dynamodb:GetItem" in statement["Action"]
+            for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+        )
+    ]
+
+    assert reading and set(reading) <= set(authorizer.get("DependsOn", []))

@@ -1,9 +1,12 @@
-"""The service role's permissions, held against the AWS operations the code performs.
+"""Each function's role, held against the AWS operations that function's code performs.
 
 The functional tests record every operation the deployed code (`app.py`, `chalicelib/`)
-sends to AWS into build/aws-operations.json (tests/functional/conftest.py). Here each one
-must be allowed by the packaged IAM policy on the resource it acts on, and the policy may
-allow nothing else: no action the code never performs, no resource it never touches.
+sends to AWS into build/aws-operations.json, attributed to the Lambda function that performs
+it: the authorizer's (`Authorizer`, while its handler runs) or the API handler's
+(`APIHandler`, everything else); see tests/functional/conftest.py. Here each operation must be
+allowed by the packaged IAM policies of its function's role on the resource it acts on, and
+those policies may allow nothing else: no action the function never performs, no resource
+it never touches. Each KMS key's policy lets exactly those roles use it, for those actions.
 """
 
 from __future__ import annotations
@@ -26,7 +29,10 @@ from tools.infra import (
 )
 
 OPERATIONS_FILE = PROJECT_DIR / "build" / "aws-operations.json"
+RECORDING_FORMAT = "per-function"  # tests/functional/conftest.py writes it
+FUNCTIONS = ("APIHandler", "Authorizer")  # the packaged functions' logical ids
 LOGS_SID = "WriteOwnLogs"
+ACCOUNT_ROOT = "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"
 
 # There is no IAM action for a DynamoDB transaction itself: "Permissions for Put, Update,
 # Delete, and Get actions are governed by the permissions used for the underlying PutItem,
@@ -74,16 +80,27 @@ KEY_USE_ACTIONS = [
 ]
 
 Grant = tuple[str, str]  # (IAM action, logical id of the resource)
+Operations = set[tuple[str, ...]]  # (service, operation) and (service, operation, member)
 
 
 @pytest.fixture(scope="session")
-def recorded() -> set[tuple[str, ...]]:
+def recorded() -> dict[str, Operations]:
+    """function → the operations its code was recorded performing."""
     if not OPERATIONS_FILE.is_file():
         pytest.fail(f"{OPERATIONS_FILE} is missing: run `make test-functional` first")
-    return {tuple(entry) for entry in json.loads(OPERATIONS_FILE.read_text())}
+    data = json.loads(OPERATIONS_FILE.read_text())
+    if not isinstance(data, dict) or data.get("format") != RECORDING_FORMAT:
+        pytest.fail(
+            f"{OPERATIONS_FILE} does not say which function performed each operation (an "
+            "older recorder wrote it): delete it and run `make test-functional`"
+        )
+    return {
+        function: {tuple(entry) for entry in entries}
+        for function, entries in data["functions"].items()
+    }
 
 
-def actions_of(entry: tuple[str, ...], recorded: set[tuple[str, ...]]) -> set[str]:
+def actions_of(entry: tuple[str, ...], recorded: Operations) -> set[str]:
     service, operation = entry
     if operation not in TRANSACTIONS:
         return {f"{service}:{operation}"}
@@ -106,10 +123,8 @@ def resources_of(
     return {packaged.key_for_alias(name) for name in names}
 
 
-def required_grants(
-    recorded: set[tuple[str, ...]], packaged: Packaged, env: dict[str, str]
-) -> set[Grant]:
-    grants = set()
+def required_grants(recorded: Operations, packaged: Packaged, env: dict[str, str]) -> set[Grant]:
+    grants: set[Grant] = set()
     for entry in recorded:
         if len(entry) != 2:
             continue  # a transaction member kind, read by actions_of
@@ -118,24 +133,31 @@ def required_grants(
     return grants
 
 
-def service_statements(packaged: Packaged) -> list[dict[str, Any]]:
-    policies = [
-        policy["Properties"]
-        for policy in packaged.resources("AWS::IAM::Policy").values()
-        if {"Ref": "ServiceRole"} in policy["Properties"]["Roles"]
+def role_statements(packaged: Packaged, role: str) -> list[dict[str, Any]]:
+    policies = packaged.policies_of(role)
+    assert policies, f"no policy grants {role} anything"
+    return [
+        statement
+        for policy in policies.values()
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]
     ]
-    assert len(policies) == 1, "one policy, and only one, grants the service role anything"
-    statements: list[dict[str, Any]] = policies[0]["PolicyDocument"]["Statement"]
-    return statements
+
+
+def all_statements(packaged: Packaged) -> list[dict[str, Any]]:
+    return [
+        statement
+        for policy in packaged.resources("AWS::IAM::Policy").values()
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+    ]
 
 
 def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
-def allowed_grants(packaged: Packaged) -> set[Grant]:
-    grants = set()
-    for statement in service_statements(packaged):
+def allowed_grants(packaged: Packaged, role: str) -> set[Grant]:
+    grants: set[Grant] = set()
+    for statement in role_statements(packaged, role):
         if statement.get("Sid") == LOGS_SID:
             continue
         for resource in as_list(statement["Resource"]):
@@ -146,31 +168,61 @@ def allowed_grants(packaged: Packaged) -> set[Grant]:
     return grants
 
 
-# -- the policy against the recorded operations ----------------------------------------
+def function_grants(packaged: Packaged, function: str) -> set[Grant]:
+    return allowed_grants(packaged, packaged.role_of(function))
 
 
-def test_the_functional_tests_recorded_the_request_path(recorded: set[tuple[str, ...]]) -> None:
-    assert ("dynamodb", "GetItem") in recorded
+# -- each function's role against what that function was recorded doing -----------------
 
 
-def test_every_operation_the_code_performs_is_allowed_on_its_resource(
-    recorded: set[tuple[str, ...]], packaged: Packaged, config_env: dict[str, str]
+def test_the_functional_tests_recorded_each_function(
+    recorded: dict[str, Operations], packaged: Packaged
 ) -> None:
-    missing = required_grants(recorded, packaged, config_env) - allowed_grants(packaged)
+    assert set(packaged.functions()) == set(FUNCTIONS)
+    assert set(recorded) == set(FUNCTIONS), "a function no functional test ran, or unknown"
+    for function in FUNCTIONS:
+        assert ("dynamodb", "GetItem") in recorded[function], function  # the request path
 
-    assert not missing, f"the code performs these, the policy does not allow them: {missing}"
+
+def test_each_function_runs_as_a_role_of_its_own(packaged: Packaged) -> None:
+    roles = [packaged.role_of(function) for function in FUNCTIONS]
+
+    assert len(set(roles)) == len(roles)
+    assert set(roles) == set(packaged.resources("AWS::IAM::Role"))
 
 
-def test_the_policy_allows_nothing_the_code_does_not_perform(
-    recorded: set[tuple[str, ...]], packaged: Packaged, config_env: dict[str, str]
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_every_operation_a_function_performs_is_allowed_to_its_role(
+    recorded: dict[str, Operations], packaged: Packaged, config_env: dict[str, str], function: str
 ) -> None:
-    unused = allowed_grants(packaged) - required_grants(recorded, packaged, config_env)
+    required = required_grants(recorded[function], packaged, config_env)
 
-    assert not unused, f"allowed, never performed (or no test performs them): {unused}"
+    missing = required - function_grants(packaged, function)
+
+    assert not missing, f"{function} performs these, its role may not: {missing}"
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_a_functions_role_allows_nothing_the_function_does_not_perform(
+    recorded: dict[str, Operations], packaged: Packaged, config_env: dict[str, str], function: str
+) -> None:
+    required = required_grants(recorded[function], packaged, config_env)
+
+    unused = function_grants(packaged, function) - required
+
+    assert not unused, f"{function}'s role allows, it never performs (or no test does): {unused}"
+
+
+def test_the_authorizer_reads_and_verifies_only(packaged: Packaged) -> None:
+    # Equal to the recording above; spelled out because it runs on every product request:
+    # widening it (a write, a KMS key use) must be a decision, not a side effect.
+    actions = {action for action, _ in function_grants(packaged, "Authorizer")}
+
+    assert actions == {"dynamodb:GetItem", "kms:GetPublicKey"}
 
 
 def test_statements_allow_named_actions_on_named_resources_only(packaged: Packaged) -> None:
-    for statement in service_statements(packaged):
+    for statement in all_statements(packaged):
         assert statement["Effect"] == "Allow"
         assert not {"NotAction", "NotResource", "NotPrincipal"} & set(statement)
         for action in as_list(statement["Action"]):
@@ -179,51 +231,70 @@ def test_statements_allow_named_actions_on_named_resources_only(packaged: Packag
             assert resource != "*" and "*" not in json.dumps(resource), statement
 
 
-def test_the_only_other_grant_is_writing_the_functions_own_logs(packaged: Packaged) -> None:
-    (logs,) = [s for s in service_statements(packaged) if s.get("Sid") == LOGS_SID]
-    groups = set(packaged.resources("AWS::Logs::LogGroup"))
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_the_only_other_grant_is_writing_the_functions_own_logs(
+    packaged: Packaged, function: str
+) -> None:
+    statements = role_statements(packaged, packaged.role_of(function))
+    (logs,) = [s for s in statements if s.get("Sid") == LOGS_SID]
+    (group,) = [
+        name
+        for name, group in packaged.resources("AWS::Logs::LogGroup").items()
+        if group["Properties"]["LogGroupName"] == f"/aws/lambda/${{{function}}}"
+    ]
 
     # The Lambda runtime writes these, not the code, so the recorder never sees them; the
     # log groups exist already (the template creates them), hence no logs:CreateLogGroup.
     assert sorted(logs["Action"]) == ["logs:CreateLogStream", "logs:PutLogEvents"]
-    assert {r["Fn::GetAtt"][0] for r in logs["Resource"]} == groups
+    assert logs["Resource"] == [{"Fn::GetAtt": [group, "Arn"]}]
 
 
 def test_kms_conditions_match_what_the_code_sends(packaged: Packaged) -> None:
-    by_sid = {s.get("Sid"): s for s in service_statements(packaged)}
-    sealing = by_sid["SealAndOpenStoredKeys"]["Condition"]
-    signing = by_sid["SignUserTokens"]["Condition"]
-
-    assert sealing["ForAllValues:StringEquals"]["kms:EncryptionContextKeys"] == sorted(
-        encryption_context("key_x", "usr_x")
-    )
-    assert signing["StringEquals"]["kms:SigningAlgorithm"] == _KMS_ALGORITHM
+    context_keys = sorted(encryption_context("key_x", "usr_x"))
+    for statement in all_statements(packaged):
+        actions = set(as_list(statement["Action"]))
+        if actions & {"kms:Encrypt", "kms:Decrypt"}:
+            condition = statement["Condition"]
+            assert condition["ForAllValues:StringEquals"]["kms:EncryptionContextKeys"] == (
+                context_keys
+            )
+            assert condition["Null"] == {"kms:EncryptionContextKeys": "false"}
+        if "kms:Sign" in actions:
+            assert statement["Condition"] == {
+                "StringEquals": {"kms:SigningAlgorithm": _KMS_ALGORITHM}
+            }
 
 
 # -- key policies -----------------------------------------------------------------------
 
 
-def assert_only_the_service_role_uses_keys_as_iam_allows(packaged: Packaged) -> None:
-    iam = allowed_grants(packaged)
+def assert_each_key_is_used_by_exactly_the_roles_iam_allows(packaged: Packaged) -> None:
+    roles = set(packaged.resources("AWS::IAM::Role"))  # one per function, checked above
+    iam = {role: allowed_grants(packaged, role) for role in roles}
     for name, key in packaged.resources("AWS::KMS::Key").items():
-        used_by_role: set[str] = set()
+        used_by: dict[str, set[str]] = {role: set() for role in roles}
         for statement in key["Properties"]["KeyPolicy"]["Statement"]:
+            assert statement["Effect"] == "Allow", name
             actions = as_list(statement["Action"])
             principal = statement["Principal"]["AWS"]
-            if principal == {"Fn::GetAtt": ["ServiceRole", "Arn"]}:
-                used_by_role.update(actions)
+            if principal == ACCOUNT_ROOT:
+                for pattern in actions:
+                    assert not fnmatch.filter(KEY_USE_ACTIONS, pattern), (name, pattern)
                 continue
-            assert principal == "arn:${AWS::Partition}:iam::${AWS::AccountId}:root", name
-            for pattern in actions:
-                assert not fnmatch.filter(KEY_USE_ACTIONS, pattern), (name, pattern)
+            assert isinstance(principal, dict) and list(principal) == ["Fn::GetAtt"], name
+            role, attribute = principal["Fn::GetAtt"]
+            assert attribute == "Arn" and role in roles, (name, principal)
+            used_by[role].update(actions)
 
-        assert used_by_role == {action for action, resource in iam if resource == name}, name
+        for role in roles:
+            granted = {action for action, resource in iam[role] if resource == name}
+            assert used_by[role] == granted, (name, role)
 
 
-def test_only_the_service_role_may_use_each_key_and_only_as_its_iam_policy_says(
+def test_each_key_lets_exactly_the_roles_that_use_it_use_it_as_their_iam_policy_says(
     packaged: Packaged,
 ) -> None:
-    assert_only_the_service_role_uses_keys_as_iam_allows(packaged)
+    assert_each_key_is_used_by_exactly_the_roles_iam_allows(packaged)
 
 
 # -- signing-key rotation (README, "Rotating the signing key") ---------------------------
@@ -241,11 +312,15 @@ def test_every_rotation_step_signs_with_the_current_slot_and_publishes_both(
     published = {SIGNING_KEY_SLOTS[current]}
     if previous != NO_PREVIOUS_SLOT:
         published.add(SIGNING_KEY_SLOTS[previous])
-    grants = allowed_grants(step)
+    api = allowed_grants(step, "ServiceRole")
+    authorizer = allowed_grants(step, "AuthorizerRole")
 
-    assert {resource for action, resource in grants if action == "kms:Sign"} == {
+    assert {resource for action, resource in api if action == "kms:Sign"} == {
         SIGNING_KEY_SLOTS[current]
     }
-    assert {resource for action, resource in grants if action == "kms:GetPublicKey"} == published
+    assert {resource for action, resource in api if action == "kms:GetPublicKey"} == published
+    # The authorizer verifies tokens signed by either published key, and never signs.
+    assert {r for a, r in authorizer if a.startswith("kms:")} == published
+    assert {a for a, r in authorizer if a.startswith("kms:")} == {"kms:GetPublicKey"}
     assert set(step.resources("AWS::KMS::Key")) == published | {"KeyEncryptionKey"}
-    assert_only_the_service_role_uses_keys_as_iam_allows(step)
+    assert_each_key_is_used_by_exactly_the_roles_iam_allows(step)

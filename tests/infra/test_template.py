@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections import Counter
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
@@ -182,15 +183,75 @@ def test_the_template_creates_no_key_the_configuration_does_not_name(
 # -- functions, logs, API ---------------------------------------------------------------
 
 
-def test_every_function_runs_as_the_service_role_and_chalice_makes_no_role(
+def test_each_function_runs_as_its_own_template_role_and_chalice_makes_no_role(
     packaged: Packaged,
 ) -> None:
     roles = packaged.resources("AWS::IAM::Role")
 
-    assert set(roles) == {"ServiceRole"}
-    assert not {"Policies", "ManagedPolicyArns"} & set(roles["ServiceRole"]["Properties"])
+    # Chalice makes none (manage_iam_role false); ours carry no inline or managed policy, so
+    # every permission is in an AWS::IAM::Policy that test_iam_policy.py reads.
+    assert {packaged.role_of(name) for name in packaged.functions()} == set(roles)
+    assert dict(Counter(packaged.role_of(name) for name in packaged.functions())) == dict.fromkeys(
+        roles, 1
+    )
+    for name, role in roles.items():
+        assert not {"Policies", "ManagedPolicyArns"} & set(role["Properties"]), name
+        (statement,) = role["Properties"]["AssumeRolePolicyDocument"]["Statement"]
+        assert statement["Principal"] == {"Service": "lambda.amazonaws.com"}, name
+
+
+# API Gateway stops waiting for a REST API integration after 29 s (its default maximum) and
+# answers 504, while a longer-lived function would go on working for nobody.
+API_GATEWAY_INTEGRATION_TIMEOUT = 29
+# Lambda does not count a cold start's init phase in the timeout, and API Gateway adds its
+# own latency: the API handler stops this much earlier than API Gateway gives up.
+INIT_AND_GATEWAY_ALLOWANCE = 4
+# Chalice's names of the packaged functions in .chalice/config.json "lambda_functions".
+CHALICE_NAMES = {"APIHandler": "api_handler", "Authorizer": "authorizer"}
+
+
+def client_budget() -> tuple[float, float, int]:
+    """connect timeout, read timeout and total attempts of the code's AWS clients, as botocore
+    applies them (its `max_attempts` counts retries: 3 means 4 attempts in all)."""
+    from chalicelib.runtime import aws_client
+
+    config = aws_client("dynamodb", "us-east-1").meta.config
+    return config.connect_timeout, config.read_timeout, config.retries["total_max_attempts"]
+
+
+def test_each_function_has_the_timeout_of_chalice_config(packaged: Packaged) -> None:
     for name, function in packaged.functions().items():
-        assert function["Properties"]["Role"] == {"Fn::GetAtt": ["ServiceRole", "Arn"]}, name
+        configured = CONFIG["lambda_functions"][CHALICE_NAMES[name]]["lambda_timeout"]
+
+        assert function["Properties"]["Timeout"] == configured, name
+
+
+def test_the_api_handler_stops_before_api_gateway_gives_up(packaged: Packaged) -> None:
+    timeout = packaged.functions()["APIHandler"]["Properties"]["Timeout"]
+
+    assert timeout <= API_GATEWAY_INTEGRATION_TIMEOUT - INIT_AND_GATEWAY_ALLOWANCE
+
+
+def test_the_authorizer_timeout_covers_one_failing_dependency_call_and_no_more(
+    packaged: Packaged,
+) -> None:
+    timeout = packaged.functions()["Authorizer"]["Properties"]["Timeout"]
+    connect, read, attempts = client_budget()
+    # What one call of the decision can take before the code answers itself (raising
+    # DependencyUnavailable, which API Gateway answers with 500): every attempt refused at
+    # the connect timeout; throttled, with botocore's standard backoff of at most
+    # min(2**i, 20) s before retry i + 1; one attempt waiting out both timeouts, then a
+    # retry that answers. The decision's other read (the key, then the membership) is fast.
+    unreachable = attempts * connect
+    throttled = sum(min(2**i, 20) for i in range(attempts - 1))
+    one_hung_attempt = connect + read
+    # Not covered: every attempt hanging until the read timeout. Lambda then ends the
+    # invocation and API Gateway answers 500 all the same (never Allow), and the function,
+    # run on every product request, does not hold its concurrency for that long.
+    all_attempts_hung = attempts * (connect + read)
+
+    assert max(unreachable, throttled, one_hung_attempt) < timeout < all_attempts_hung
+    assert timeout < packaged.functions()["APIHandler"]["Properties"]["Timeout"]
 
 
 def test_every_function_has_its_own_log_group_with_the_stage_retention(
