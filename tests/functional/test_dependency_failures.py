@@ -5,22 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError, EndpointConnectionError
 
 from tests.functional.conftest import Api
+from tests.functional.failures import broken, throttled
 
 KEYS = "/v1/auth/api-keys"
-
-
-def broken(*_: Any, **__: Any) -> Any:
-    raise EndpointConnectionError(endpoint_url="https://dynamodb.invalid")
-
-
-def throttled(*_: Any, **__: Any) -> Any:
-    raise ClientError(
-        {"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}},
-        "GetItem",
-    )
 
 
 @pytest.mark.parametrize("failure", [broken, throttled], ids=["unreachable", "throttled"])

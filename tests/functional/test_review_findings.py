@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError
 
 from tests.functional.conftest import Api
+from tests.functional.failures import failing_with, transaction_conflict
 
 KEYS = "/v1/auth/api-keys"
 
@@ -27,16 +27,6 @@ def test_a_narrower_admin_key_may_reveal_a_key_within_its_scopes(api: Api, alice
     inside = api.create_key(alice, category="workspace", workspaceId=ws, scopes=["memory"])
     answer = api.call("GET", f"{KEYS}/{inside['id']}/reveal", narrow["key"])
     assert answer.status == 200
-
-
-def transaction_conflict(*_: Any, **__: Any) -> Any:
-    raise ClientError(
-        {
-            "Error": {"Code": "TransactionCanceledException", "Message": "conflict"},
-            "CancellationReasons": [{"Code": "TransactionConflict"}, {"Code": "None"}],
-        },
-        "TransactWriteItems",
-    )
 
 
 def test_rotation_losing_a_transaction_conflict_is_409_not_503(
@@ -120,13 +110,8 @@ def test_a_label_with_a_lone_surrogate_is_400_not_503(api: Api, alice: str) -> N
 def test_a_dynamodb_validation_error_is_a_500_not_a_retryable_503(
     api: Api, alice: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def invalid(*_: Any, **__: Any) -> Any:
-        raise ClientError(
-            {"Error": {"Code": "ValidationException", "Message": "item too large"}}, "GetItem"
-        )
-
     key = api.create_key(alice)
-    monkeypatch.setattr(api.services.dynamodb, "get_item", invalid)
+    monkeypatch.setattr(api.services.dynamodb, "get_item", failing_with("ValidationException"))
     answer = api.call("GET", "/v1/auth/whoami", key["key"])
     assert answer.status == 500
     assert answer.code == "internal_error"

@@ -1,0 +1,31 @@
+"""Stand-ins for AWS calls that fail, for monkeypatching onto the services' boto3 clients."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from botocore.exceptions import ClientError, EndpointConnectionError
+
+
+def broken(*_: Any, **__: Any) -> NoReturn:
+    """The endpoint cannot be reached at all."""
+    raise EndpointConnectionError(endpoint_url="https://dynamodb.invalid")
+
+
+def failing_with(code: str, reasons: list[str] | None = None) -> Callable[..., NoReturn]:
+    """A call that DynamoDB or KMS answers with the error `code` (and cancellation reasons)."""
+
+    def call(*_: Any, **__: Any) -> NoReturn:
+        response: dict[str, Any] = {"Error": {"Code": code, "Message": code}}
+        if reasons is not None:
+            response["CancellationReasons"] = [{"Code": reason} for reason in reasons]
+        raise ClientError(response, "Call")  # type: ignore[arg-type]
+
+    return call
+
+
+throttled = failing_with("ProvisionedThroughputExceededException")
+transaction_conflict = failing_with(
+    "TransactionCanceledException", ["TransactionConflict", "None"]
+)
