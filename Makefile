@@ -51,7 +51,7 @@ test-python: lint test-unit test-functional test-infra test-e2e
 test-sdk-python: venv
 	@if [ -f sdks/python/Makefile ]; then $(MAKE) -C sdks/python test PYTHON=$(abspath $(BIN)/python); fi
 
-test-sdk-typescript:
+test-sdk-typescript: venv
 	@if [ -f sdks/typescript/Makefile ]; then $(MAKE) -C sdks/typescript test PYTHON=$(abspath $(BIN)/python); fi
 
 test: test-python test-sdk-python test-sdk-typescript
