@@ -5,7 +5,7 @@ from typing import Any
 
 from chalice import Chalice
 
-from chalicelib import authorizer as data_plane
+from chalicelib.access import authorizer as data_plane
 
 app = Chalice(app_name="memory-auth")
 
@@ -19,11 +19,10 @@ def authorizer(event: dict[str, Any], context: Any) -> dict[str, Any]:
 # Lambda names each function's handler in `_HANDLER`. The authorizer's function (handler
 # `app.authorizer`) never routes HTTP, so its cold start skips the routes and their imports.
 if os.environ.get("_HANDLER") != "app.authorizer":
-    from chalicelib import web
-    from chalicelib.api import identity, keys, tokens, workspaces
+    from chalicelib.api import edge, identity, keys, login, workspaces
 
-    app.register_middleware(web.errors_as_problems, "http")
+    app.register_middleware(edge.errors_as_problems, "http")
     app.register_blueprint(keys.blueprint)
     app.register_blueprint(identity.blueprint)
     app.register_blueprint(workspaces.blueprint)
-    app.register_blueprint(tokens.blueprint)
+    app.register_blueprint(login.blueprint)

@@ -84,13 +84,14 @@ class Setup:
 def prepare() -> Setup:
     """The table, a workspace and a workspace key, created as the local stack does."""
     from chalicelib import ids
-    from chalicelib.keyservice import NewKey
-    from chalicelib.keystore import CREDENTIAL_SK, credential_pk
-    from chalicelib.models import Principal, Workspace
+    from chalicelib.access.principal import Principal
+    from chalicelib.access.scopes import ALL_SCOPES
+    from chalicelib.keys.service import NewKey
+    from chalicelib.keys.store import CREDENTIAL_SK, credential_pk
     from chalicelib.runtime import services
-    from chalicelib.scopes import ALL_SCOPES
     from chalicelib.table import PARTITION_KEY, key
-    from chalicelib.workspaces import member_sk, workspace_pk
+    from chalicelib.workspaces.model import Workspace
+    from chalicelib.workspaces.store import member_sk, workspace_pk
     from local.resources import create_all
     from tests.fixtures.events import bearer, request_event
 

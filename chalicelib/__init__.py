@@ -1,1 +1,37 @@
-"""The memory service's authentication service: everything the Lambda runs besides wiring."""
+"""The memory service's authentication service: everything the Lambda runs besides wiring.
+
+Code map (docs/architecture.md walks a request through it):
+
+  api/         the HTTP edge: request parsing, problem rendering, one module per route group
+    edge.py        strict body/query parsing, `authenticate`, the error middleware
+    keys.py        /v1/auth/api-keys            create, list, get, reveal, rotate, revoke
+    identity.py    /v1/auth/whoami, /.well-known/jwks.json
+    login.py       /v1/auth/exchange, /v1/auth/refresh (OAuth-shaped answers)
+    workspaces.py  /v1/workspaces and their members
+  access/      who is calling and what they may do
+    principal.py   the resolved caller (Principal) and a refusal (Refusal)
+    scopes.py      scopes per category and per data-plane path segment
+    policy.py      who may manage keys and workspaces
+    resolution.py  Authorization + X-Workspace-Id -> Principal or Refusal (routes and authorizer)
+    authorizer.py  the data-plane REQUEST authorizer
+  keys/        API keys
+    model.py       the ApiKey record, its states and lifetimes
+    plaintext.py   the `svc_` format: generation, checksum, hash, hint
+    store.py       keys in DynamoDB (owner item + credential item, one transaction)
+    vault.py       plaintexts at rest as KMS ciphertext bound to the record
+    service.py     the lifecycle: create, list, get, reveal, rotate, revoke
+  workspaces/  workspaces and membership: model.py, store.py, service.py
+  login/       sign-in
+    openid.py      OpenID Connect ID tokens from trusted issuers
+    users.py       (issuer, subject) -> a stable `usr_` id
+    refresh.py     refresh tokens: hashed, single use, rotated, family revocation
+    access_tokens.py  RS256 access tokens signed by KMS, verified locally, the JWKS
+    service.py     the exchange and refresh flows
+
+The shared floor, used by every package: config.py (settings from the environment),
+runtime.py (services built once per container), errors.py (the error catalogue), table.py
+(the DynamoDB table layer), clock.py, ids.py, parsing.py, logs.py.
+
+Package `__init__` files hold docstrings only: a re-export would load the routes and
+Powertools onto the authorizer's cold start.
+"""

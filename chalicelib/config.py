@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from chalicelib.oidc import TrustedIssuer, parse_trusted_issuers
+from chalicelib.login.openid import TrustedIssuer, parse_trusted_issuers
 
 
 class ConfigurationError(Exception):

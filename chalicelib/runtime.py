@@ -9,21 +9,21 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from chalicelib.access.resolution import Resolver
 from chalicelib.clock import Clock
 from chalicelib.config import Settings
-from chalicelib.keystore import KeyStore
-from chalicelib.resolution import Resolver
-from chalicelib.workspaces import WorkspaceStore
+from chalicelib.keys.store import KeyStore
+from chalicelib.workspaces.store import WorkspaceStore
 
 if TYPE_CHECKING:
-    from chalicelib.keyservice import KeyService
-    from chalicelib.login import LoginService
-    from chalicelib.oidc import IdTokenVerifier
-    from chalicelib.refresh import RefreshTokenStore
-    from chalicelib.tokens import SigningKeys, TokenSigner, TokenVerifier
-    from chalicelib.users import UserStore
-    from chalicelib.vault import KeyVault
-    from chalicelib.workspaceservice import WorkspaceService
+    from chalicelib.keys.service import KeyService
+    from chalicelib.keys.vault import KeyVault
+    from chalicelib.login.access_tokens import SigningKeys, TokenSigner, TokenVerifier
+    from chalicelib.login.openid import IdTokenVerifier
+    from chalicelib.login.refresh import RefreshTokenStore
+    from chalicelib.login.service import LoginService
+    from chalicelib.login.users import UserStore
+    from chalicelib.workspaces.service import WorkspaceService
 
 
 def aws_client(service: str, region: str) -> Any:
@@ -67,25 +67,25 @@ class Services:
 
     @cached_property
     def vault(self) -> KeyVault:
-        from chalicelib.vault import KeyVault
+        from chalicelib.keys.vault import KeyVault
 
         return KeyVault(self.kms, self.settings.encryption_key_id)
 
     @cached_property
     def signing_keys(self) -> SigningKeys:
-        from chalicelib.tokens import SigningKeys
+        from chalicelib.login.access_tokens import SigningKeys
 
         return SigningKeys(self.kms, self.settings.signing_key_ids)
 
     @cached_property
     def signer(self) -> TokenSigner:
-        from chalicelib.tokens import TokenSigner
+        from chalicelib.login.access_tokens import TokenSigner
 
         return TokenSigner(self.kms, self.signing_keys, self.settings.issuer, self.clock)
 
     @cached_property
     def verifier(self) -> TokenVerifier:
-        from chalicelib.tokens import TokenVerifier
+        from chalicelib.login.access_tokens import TokenVerifier
 
         return TokenVerifier(self.signing_keys, self.settings.issuer)
 
@@ -95,37 +95,37 @@ class Services:
 
     @cached_property
     def key_service(self) -> KeyService:
-        from chalicelib.keyservice import KeyService
+        from chalicelib.keys.service import KeyService
 
         return KeyService(self.keys, self.workspaces, self.vault, self.clock)
 
     @cached_property
     def workspace_service(self) -> WorkspaceService:
-        from chalicelib.workspaceservice import WorkspaceService
+        from chalicelib.workspaces.service import WorkspaceService
 
         return WorkspaceService(self.workspaces, self.clock)
 
     @cached_property
     def id_tokens(self) -> IdTokenVerifier:
-        from chalicelib.oidc import IdTokenVerifier
+        from chalicelib.login.openid import IdTokenVerifier
 
         return IdTokenVerifier(self.settings.trusted_issuers)
 
     @cached_property
     def users(self) -> UserStore:
-        from chalicelib.users import UserStore
+        from chalicelib.login.users import UserStore
 
         return UserStore(self.dynamodb, self.settings.table_name)
 
     @cached_property
     def refresh_tokens(self) -> RefreshTokenStore:
-        from chalicelib.refresh import RefreshTokenStore
+        from chalicelib.login.refresh import RefreshTokenStore
 
         return RefreshTokenStore(self.dynamodb, self.settings.table_name)
 
     @cached_property
     def login_service(self) -> LoginService:
-        from chalicelib.login import LoginService
+        from chalicelib.login.service import LoginService
 
         return LoginService(
             self.id_tokens, self.users, self.refresh_tokens, self.signer, self.clock

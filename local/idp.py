@@ -42,7 +42,7 @@ class DevIdentityProvider:
     def __init__(self, issuer: str, audience: str = AUDIENCE, private_key: Any = None):
         from cryptography.hazmat.primitives.asymmetric import rsa
 
-        from chalicelib.tokens import public_jwk_from_der
+        from chalicelib.login.access_tokens import public_jwk_from_der
 
         self.issuer = issuer.rstrip("/")
         self.audience = audience

@@ -242,8 +242,8 @@ def prepare_developer(
     endpoint: str, moto_endpoint: str, port: int, moto_port: int
 ) -> dict[str, Any]:
     from chalicelib import ids
-    from chalicelib.models import Workspace
     from chalicelib.runtime import services
+    from chalicelib.workspaces.model import Workspace
 
     svc = services()
     workspace = Workspace(ids.new_workspace_id(), "Development", DEV_USER_ID, svc.clock.now())

@@ -18,7 +18,7 @@ from typing import Any
 
 from jwt import PyJWKClient, PyJWKClientConnectionError
 
-from chalicelib.oidc import JWKS_REFRESH_COOLDOWN, TrustedIssuer
+from chalicelib.login.openid import JWKS_REFRESH_COOLDOWN, TrustedIssuer
 from local.idp import DevIdentityProvider
 
 ISSUER = "https://idp.test.example"

@@ -26,11 +26,12 @@ from pathlib import Path
 
 from botocore.exceptions import ClientError
 
-from chalicelib import ids, keyformat
+from chalicelib import ids
+from chalicelib.access.scopes import ADMIN, CATEGORIES, SCOPES_BY_CATEGORY, WORKSPACE
 from chalicelib.clock import parse_rfc3339
-from chalicelib.models import KEY_LIFETIME, ApiKey
+from chalicelib.keys.model import KEY_LIFETIME, ApiKey
+from chalicelib.keys.plaintext import hint, parse_key
 from chalicelib.runtime import Services
-from chalicelib.scopes import ADMIN, CATEGORIES, SCOPES_BY_CATEGORY, WORKSPACE
 from chalicelib.table import is_condition_failure
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -55,7 +56,7 @@ class LegacyKey:
 
     def digest(self) -> str:
         if self.plaintext is not None:
-            parsed = keyformat.parse_key(self.plaintext)
+            parsed = parse_key(self.plaintext)
             if parsed is None or not parsed.legacy:
                 raise InvalidLine("key is not a legacy_ key")
             return parsed.digest
@@ -116,7 +117,7 @@ def to_api_key(legacy: LegacyKey, services: Services) -> ApiKey:
         workspace_id=legacy.workspace_id,
         scopes=SCOPES_BY_CATEGORY[legacy.category],
         key_hash=legacy.digest(),
-        hint=keyformat.hint(legacy.plaintext) if legacy.plaintext else None,
+        hint=hint(legacy.plaintext) if legacy.plaintext else None,
         created_at=created,
         expires_at=created + KEY_LIFETIME,
         revealable=False,

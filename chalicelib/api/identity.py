@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from chalice import Blueprint, Response
 
-from chalicelib import web
+from chalicelib.api import edge
 from chalicelib.runtime import services
 
 blueprint = Blueprint(__name__)
@@ -13,12 +13,12 @@ blueprint = Blueprint(__name__)
 @blueprint.route("/v1/auth/whoami", methods=["GET"])
 def whoami() -> Response:
     request = blueprint.current_request
-    web.query(request, set())
-    return web.json_response(web.authenticate(request).resource())
+    edge.query(request, set())
+    return edge.json_response(edge.authenticate(request).resource())
 
 
 @blueprint.route("/.well-known/jwks.json", methods=["GET"])
 def jwks() -> Response:
-    return web.json_response(
+    return edge.json_response(
         services().signing_keys.jwks(), headers={"Cache-Control": "public, max-age=300"}
     )

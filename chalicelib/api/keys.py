@@ -7,9 +7,9 @@ from typing import Any
 
 from chalice import Blueprint, Response
 
-from chalicelib import web
+from chalicelib.api import edge
 from chalicelib.errors import bad_request
-from chalicelib.keyservice import IssuedKey, NewKey
+from chalicelib.keys.service import IssuedKey, NewKey
 from chalicelib.runtime import services
 
 blueprint = Blueprint(__name__)
@@ -18,13 +18,13 @@ CREATE_FIELDS = {"label", "category", "workspaceId", "workspace_id", "scopes"}
 
 
 def _new_key(body: dict[str, Any]) -> NewKey:
-    label = web.clean_text(body.get("label"), "invalid_label", "label")
+    label = edge.clean_text(body.get("label"), "invalid_label", "label")
     category = body.get("category")
     if category is None:
         category = "admin"  # spec §2.1: the default when omitted
     elif not isinstance(category, str):
         raise bad_request("invalid_category", "category must be 'workspace' or 'admin'.")
-    workspace_id = web.one_of_spellings(body, "workspaceId", "workspace_id")
+    workspace_id = edge.one_of_spellings(body, "workspaceId", "workspace_id")
     if workspace_id is not None and not isinstance(workspace_id, str):
         raise bad_request("invalid_workspace_id", "workspaceId must be a string.")
     scopes = body.get("scopes")
@@ -37,7 +37,7 @@ def _new_key(body: dict[str, Any]) -> NewKey:
 
 def _issued(issued: IssuedKey, status: int) -> Response:
     now = services().clock.now()
-    return web.json_response(
+    return edge.json_response(
         issued.api_key.resource(now, plaintext=issued.plaintext),
         status=status,
         headers={"Location": f"{COLLECTION}/{issued.api_key.id}"} if status == 201 else None,
@@ -48,17 +48,17 @@ def _issued(issued: IssuedKey, status: int) -> Response:
 @blueprint.route(COLLECTION, methods=["POST"])
 def create_api_key() -> Response:
     request = blueprint.current_request
-    web.query(request, set())
-    principal = web.authenticate(request)
-    body = web.read_json(request, CREATE_FIELDS)
+    edge.query(request, set())
+    principal = edge.authenticate(request)
+    body = edge.read_json(request, CREATE_FIELDS)
     return _issued(services().key_service.create(principal, _new_key(body)), 201)
 
 
 @blueprint.route(COLLECTION, methods=["GET"])
 def list_api_keys() -> Response:
     request = blueprint.current_request
-    params = web.query(request, {"limit", "cursor", "status", "workspace_id"})
-    principal = web.authenticate(request, allow_query_workspace=True)
+    params = edge.query(request, {"limit", "cursor", "status", "workspace_id"})
+    principal = edge.authenticate(request, allow_query_workspace=True)
     limit_text = params.get("limit", "50")
     if not re.fullmatch(r"[0-9]{1,3}", limit_text) or not 1 <= int(limit_text) <= 100:
         raise bad_request("invalid_parameter", "limit must be a whole number from 1 to 100.")
@@ -66,7 +66,7 @@ def list_api_keys() -> Response:
         principal, int(limit_text), params.get("cursor"), params.get("status")
     )
     now = services().clock.now()
-    return web.json_response(
+    return edge.json_response(
         {"keys": [k.resource(now) for k in page.keys], "nextCursor": page.next_cursor}
     )
 
@@ -74,33 +74,33 @@ def list_api_keys() -> Response:
 @blueprint.route(COLLECTION + "/{key_id}", methods=["GET"])
 def get_api_key(key_id: str) -> Response:
     request = blueprint.current_request
-    web.query(request, set())
-    principal = web.authenticate(request)
+    edge.query(request, set())
+    principal = edge.authenticate(request)
     api_key = services().key_service.get(principal, key_id)
-    return web.json_response(api_key.resource(services().clock.now()))
+    return edge.json_response(api_key.resource(services().clock.now()))
 
 
 @blueprint.route(COLLECTION + "/{key_id}/reveal", methods=["GET"])
 def reveal_api_key(key_id: str) -> Response:
     request = blueprint.current_request
-    web.query(request, {"workspace_id"})
-    principal = web.authenticate(request, allow_query_workspace=True)
+    edge.query(request, {"workspace_id"})
+    principal = edge.authenticate(request, allow_query_workspace=True)
     return _issued(services().key_service.reveal(principal, key_id), 200)
 
 
 @blueprint.route(COLLECTION + "/{key_id}/rotate", methods=["POST"])
 def rotate_api_key(key_id: str) -> Response:
     request = blueprint.current_request
-    web.query(request, set())
-    principal = web.authenticate(request)
-    web.read_json(request, set(), required=False)
+    edge.query(request, set())
+    principal = edge.authenticate(request)
+    edge.read_json(request, set(), required=False)
     return _issued(services().key_service.rotate(principal, key_id), 201)
 
 
 @blueprint.route(COLLECTION + "/{key_id}", methods=["DELETE"])
 def revoke_api_key(key_id: str) -> Response:
     request = blueprint.current_request
-    web.query(request, set())
-    principal = web.authenticate(request)
+    edge.query(request, set())
+    principal = edge.authenticate(request)
     services().key_service.revoke(principal, key_id)
-    return web.empty_response(204)
+    return edge.empty_response(204)

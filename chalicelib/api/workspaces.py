@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from chalice import Blueprint, Response
 
-from chalicelib import web
+from chalicelib.api import edge
 from chalicelib.runtime import services
 
 blueprint = Blueprint(__name__)
@@ -14,12 +14,12 @@ COLLECTION = "/v1/workspaces"
 @blueprint.route(COLLECTION, methods=["POST"])
 def create_workspace() -> Response:
     request = blueprint.current_request
-    web.query(request, set())
-    principal = web.authenticate(request)
-    body = web.read_json(request, {"name"})
-    name = web.clean_text(body.get("name"), "invalid_name", "name")
+    edge.query(request, set())
+    principal = edge.authenticate(request)
+    body = edge.read_json(request, {"name"})
+    name = edge.clean_text(body.get("name"), "invalid_name", "name")
     workspace = services().workspace_service.create(principal, name)
-    return web.json_response(
+    return edge.json_response(
         workspace.resource(), status=201, headers={"Location": f"{COLLECTION}/{workspace.id}"}
     )
 
@@ -27,10 +27,10 @@ def create_workspace() -> Response:
 @blueprint.route(COLLECTION, methods=["GET"])
 def list_workspaces() -> Response:
     request = blueprint.current_request
-    web.query(request, set())
-    principal = web.authenticate(request)
+    edge.query(request, set())
+    principal = edge.authenticate(request)
     found = services().workspace_service.list_mine(principal)
-    return web.json_response(
+    return edge.json_response(
         {"workspaces": [dict(w.resource(), role=w.role) for w in found]}
     )
 
@@ -38,26 +38,26 @@ def list_workspaces() -> Response:
 @blueprint.route(COLLECTION + "/{workspace_id}/members", methods=["GET"])
 def list_members(workspace_id: str) -> Response:
     request = blueprint.current_request
-    web.query(request, set())
-    principal = web.authenticate(request)
+    edge.query(request, set())
+    principal = edge.authenticate(request)
     members = services().workspace_service.members(principal, workspace_id)
-    return web.json_response({"members": [m.resource() for m in members]})
+    return edge.json_response({"members": [m.resource() for m in members]})
 
 
 @blueprint.route(COLLECTION + "/{workspace_id}/members/{user_id}", methods=["PUT"])
 def add_member(workspace_id: str, user_id: str) -> Response:
     request = blueprint.current_request
-    web.query(request, set())
-    principal = web.authenticate(request)
-    web.read_json(request, set(), required=False)
+    edge.query(request, set())
+    principal = edge.authenticate(request)
+    edge.read_json(request, set(), required=False)
     member, added = services().workspace_service.add_member(principal, workspace_id, user_id)
-    return web.json_response(member.resource(), status=201 if added else 200)
+    return edge.json_response(member.resource(), status=201 if added else 200)
 
 
 @blueprint.route(COLLECTION + "/{workspace_id}/members/{user_id}", methods=["DELETE"])
 def remove_member(workspace_id: str, user_id: str) -> Response:
     request = blueprint.current_request
-    web.query(request, set())
-    principal = web.authenticate(request)
+    edge.query(request, set())
+    principal = edge.authenticate(request)
     services().workspace_service.remove_member(principal, workspace_id, user_id)
-    return web.empty_response(204)
+    return edge.empty_response(204)

@@ -208,7 +208,7 @@ class Api:
         """A user token minted now, by the wall clock: PyJWT judges exp and iat by real time,
         whatever the frozen clock that drives key expiry says."""
         from chalicelib.clock import Clock
-        from chalicelib.tokens import TokenSigner
+        from chalicelib.login.access_tokens import TokenSigner
 
         signer = TokenSigner(
             self.services.kms, self.services.signing_keys, self.services.settings.issuer, Clock()

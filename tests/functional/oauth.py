@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from chalicelib.oidc import IdTokenVerifier
+from chalicelib.login.openid import IdTokenVerifier
 from chalicelib.runtime import Services
 from tests.functional.conftest import Answer, Api
 from tests.oidc_issuer import FakeIssuer, jwks_clients

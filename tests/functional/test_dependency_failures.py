@@ -69,7 +69,7 @@ def test_signing_key_unavailable_means_user_tokens_are_refused_with_503(
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     token = api.token("usr_alice")
-    from chalicelib.tokens import SigningKeys
+    from chalicelib.login.access_tokens import SigningKeys
 
     cold = SigningKeys(api.services.kms, api.services.settings.signing_key_ids)
     monkeypatch.setattr(api.services.kms, "get_public_key", broken)

@@ -9,7 +9,7 @@ import logging
 import pytest
 from botocore.exceptions import ClientError
 
-from chalicelib.vault import CiphertextMismatch, encryption_context
+from chalicelib.keys.vault import CiphertextMismatch, encryption_context
 from tests.functional.conftest import Api
 from tools.import_legacy_keys import LegacyKey, import_keys
 

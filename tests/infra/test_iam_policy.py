@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib.tokens import _KMS_ALGORITHM
-from chalicelib.vault import encryption_context
+from chalicelib.keys.vault import encryption_context
+from chalicelib.login.access_tokens import _KMS_ALGORITHM
 from tests.infra.conftest import Packaged
 from tools.infra import (
     NO_PREVIOUS_SLOT,

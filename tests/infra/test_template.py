@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from chalicelib import table
+from chalicelib.api.edge import PROBLEM_JSON, REALM
 from chalicelib.errors import TITLES, problem_body
-from chalicelib.web import PROBLEM_JSON, REALM
 from tests.infra.conftest import Packaged
 from tools.infra import PROJECT_DIR
 

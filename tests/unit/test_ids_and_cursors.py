@@ -1,7 +1,7 @@
 import pytest
 
 from chalicelib import ids
-from chalicelib.keystore import decode_cursor, encode_cursor
+from chalicelib.keys.store import decode_cursor, encode_cursor
 
 
 def test_ulids_sort_by_creation_time() -> None:

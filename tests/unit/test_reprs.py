@@ -2,21 +2,21 @@
 
 from datetime import UTC, datetime
 
-from chalicelib import keyformat
-from chalicelib.keyservice import IssuedKey
-from chalicelib.models import ApiKey
-from chalicelib.tokens import MintedToken
+from chalicelib.keys.model import ApiKey
+from chalicelib.keys.plaintext import generate_key, parse_key
+from chalicelib.keys.service import IssuedKey
+from chalicelib.login.access_tokens import MintedToken
 
 
 def test_parsed_key_repr_hides_the_plaintext() -> None:
-    key = keyformat.generate_key()
-    parsed = keyformat.parse_key(key)
+    key = generate_key()
+    parsed = parse_key(key)
     assert parsed is not None
     assert key not in repr(parsed)
 
 
 def test_issued_key_repr_hides_the_plaintext() -> None:
-    key = keyformat.generate_key()
+    key = generate_key()
     now = datetime.now(UTC)
     api_key = ApiKey("key_x", "usr_a", "l", "admin", None, (), "h", now, now)
     assert key not in repr(IssuedKey(api_key, key))

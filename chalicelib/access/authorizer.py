@@ -1,0 +1,131 @@
+"""The data-plane REQUEST authorizer: an API Gateway event to an IAM policy (decisions.md).
+
+One straight sequence: the first path segment after `/v1/` names the scope; the two identity
+headers go to `Resolver.resolve` (the same rules as our own routes, spec §5.3); the principal
+must hold the scope, and a data-plane call must name a workspace. Then:
+
+- Allow for the method ARN, with the principal in the context;
+- Deny with a `code` in the context, which API Gateway answers with 403;
+- `Unauthorized` raised, which API Gateway answers with 401;
+- anything else raised (`DependencyUnavailable` when DynamoDB fails), which API Gateway
+  answers with 500: a failed dependency never yields Allow.
+
+This module is on the authorizer's cold-start path: it imports only what the API-key path
+needs (no Chalice routes, no logging framework, no PyJWT).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from chalicelib.access.principal import Principal, Refusal
+from chalicelib.access.scopes import DATA_PLANE_SCOPES, SCOPE_BY_PATH_SEGMENT, ordered
+from chalicelib.runtime import services
+
+API_PREFIX = "/v1/"
+AUTHORIZATION = "authorization"
+WORKSPACE_HEADER = "x-workspace-id"
+
+Event = dict[str, Any]
+Answer = dict[str, Any]
+
+
+class Unauthorized(Exception):
+    """API Gateway answers 401 when a REQUEST authorizer fails with exactly this message."""
+
+    def __init__(self) -> None:
+        super().__init__("Unauthorized")
+
+
+class Resolves(Protocol):
+    def resolve(
+        self, authorization: str | None, workspace_id: str | None
+    ) -> Principal | Refusal: ...
+
+
+def required_scope(path: str | None) -> str | None:
+    """The scope the first path segment after /v1/ needs, or None: nothing grants it."""
+    if not path or not path.startswith(API_PREFIX):
+        return None
+    segment = path[len(API_PREFIX) :].partition("/")[0]
+    return SCOPE_BY_PATH_SEGMENT.get(segment)
+
+
+def identity(event: Event) -> tuple[str | None, str | None]:
+    """`Authorization` and `X-Workspace-Id`, matched without regard to case.
+
+    A header sent twice is ambiguous: the downstream service might read the other value
+    than the one we checked, so the request is refused as unauthenticated.
+    """
+    found: dict[str, str] = {}
+    multi = event.get("multiValueHeaders")
+    if multi:
+        for name, values in multi.items():
+            wanted = name.lower()
+            if wanted != AUTHORIZATION and wanted != WORKSPACE_HEADER:
+                continue
+            if wanted in found or not values or len(values) != 1:
+                raise Unauthorized()
+            found[wanted] = values[0]
+    else:
+        for name, value in (event.get("headers") or {}).items():
+            wanted = name.lower()
+            if wanted != AUTHORIZATION and wanted != WORKSPACE_HEADER:
+                continue
+            if wanted in found:
+                raise Unauthorized()
+            found[wanted] = value
+    return found.get(AUTHORIZATION), found.get(WORKSPACE_HEADER)
+
+
+def authorize(event: Event, resolver: Resolves) -> Answer:
+    method_arn: str = event["methodArn"]
+    scope = required_scope(event.get("path"))
+    if scope is None:
+        return deny(method_arn, "anonymous", "insufficient_scope")
+    authorization, workspace_id = identity(event)
+    resolved = resolver.resolve(authorization, workspace_id)
+    if isinstance(resolved, Refusal):
+        if resolved.status == 401:
+            raise Unauthorized()
+        return deny(method_arn, "anonymous", resolved.code)
+    if scope not in resolved.scopes:
+        return deny(method_arn, resolved.user_id, "insufficient_scope")
+    if scope in DATA_PLANE_SCOPES and resolved.workspace_id is None:
+        return deny(method_arn, resolved.user_id, "workspace_required")
+    return allow(method_arn, resolved)
+
+
+def policy(effect: str, method_arn: str) -> dict[str, Any]:
+    return {
+        "Version": "2012-10-17",
+        "Statement": [{"Action": "execute-api:Invoke", "Effect": effect, "Resource": method_arn}],
+    }
+
+
+def allow(method_arn: str, principal: Principal) -> Answer:
+    # API Gateway context values are strings, numbers or booleans only: no null, no list.
+    return {
+        "principalId": principal.user_id,
+        "policyDocument": policy("Allow", method_arn),
+        "context": {
+            "userId": principal.user_id,
+            "credential": principal.credential,
+            "keyId": principal.key_id or "",
+            "category": principal.category or "",
+            "workspaceId": principal.workspace_id or "",
+            "scopes": " ".join(ordered(principal.scopes)),
+        },
+    }
+
+
+def deny(method_arn: str, principal_id: str, code: str) -> Answer:
+    return {
+        "principalId": principal_id,
+        "policyDocument": policy("Deny", method_arn),
+        "context": {"code": code},
+    }
+
+
+def handle(event: Event) -> Answer:
+    return authorize(event, services().resolver)

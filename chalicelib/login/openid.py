@@ -1,0 +1,241 @@
+"""OpenID Connect ID tokens from trusted issuers: configuration, signing keys, verification.
+
+An ID token is accepted only from an issuer named in configuration, for that issuer's
+audience, signed with RS256 by a key the issuer publishes at its configured JWKS URI. Each
+issuer's key set is fetched and cached by PyJWT's `PyJWKClient`; an unknown `kid` refreshes
+it once (at most once per cooldown, so a stream of made-up `kid`s cannot make us hammer the
+issuer), then fails. A token that fails a check is a result (`IdTokenRejected`, 400 at the
+edge); an issuer whose JWKS cannot be fetched is a broken dependency (503).
+
+PyJWT is imported only when an ID token is verified, as in `tokens.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from chalicelib.errors import DependencyUnavailable
+from chalicelib.parsing import is_printable
+
+if TYPE_CHECKING:
+    from jwt import PyJWKClient
+
+
+JWKS_LIFESPAN = 300.0  # seconds an issuer's key set is served from the cache
+JWKS_REFRESH_COOLDOWN = 30.0  # minimum seconds between fetches forced by an unknown kid
+JWKS_TIMEOUT = 3.0  # seconds; an authorizer-style budget, then 503
+MAX_SUBJECT_LENGTH = 255  # OpenID Connect Core §2: `sub` is at most 255 ASCII characters
+MAX_EMAIL_LENGTH = 320
+MAX_NAME_LENGTH = 200
+_LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
+_ISSUER_FIELDS = {"issuer", "audience", "jwksUri"}
+
+
+@dataclass(frozen=True)
+class TrustedIssuer:
+    issuer: str  # compared exactly with the token's `iss` (no normalisation: OIDC says so)
+    audience: str  # the client id our dashboard has at that issuer
+    jwks_uri: str
+
+
+def _check_url(value: Any, name: str, local_mode: bool) -> str:
+    if not isinstance(value, str) or not value.strip() or value != value.strip():
+        raise ValueError(f"{name} must be a non-empty URL without surrounding spaces")
+    parts = urlsplit(value)
+    if parts.scheme == "http":
+        # Plain HTTP only for a development issuer on this machine, and only in local mode:
+        # that is what keeps `local/idp.py` from ever being trusted by a deployed service.
+        if not local_mode or parts.hostname not in _LOOPBACK_HOSTS:
+            raise ValueError(f"{name} must use https (http only for loopback in LOCAL_MODE)")
+    elif parts.scheme != "https":
+        raise ValueError(f"{name} must use https")
+    if not parts.hostname or parts.fragment or parts.username or parts.password:
+        raise ValueError(f"{name} must be an absolute URL without fragment or credentials")
+    return value
+
+
+def parse_trusted_issuers(text: str, local_mode: bool) -> tuple[TrustedIssuer, ...]:
+    """TRUSTED_ISSUERS: a JSON list of {"issuer", "audience", "jwksUri"}. ValueError if bad."""
+    if not text.strip():
+        return ()
+    try:
+        entries = json.loads(text)
+    except ValueError:
+        raise ValueError("TRUSTED_ISSUERS is not valid JSON") from None
+    if not isinstance(entries, list):
+        raise ValueError("TRUSTED_ISSUERS must be a JSON list")
+    issuers: dict[str, TrustedIssuer] = {}
+    for position, entry in enumerate(entries):
+        where = f"TRUSTED_ISSUERS[{position}]"
+        if not isinstance(entry, dict) or set(entry) != _ISSUER_FIELDS:
+            raise ValueError(f"{where} must have exactly the fields issuer, audience, jwksUri")
+        issuer = _check_url(entry["issuer"], f"{where}.issuer", local_mode)
+        if urlsplit(issuer).query:
+            raise ValueError(f"{where}.issuer must not have a query (OIDC Discovery §3)")
+        audience = entry["audience"]
+        if not isinstance(audience, str) or not audience.strip():
+            raise ValueError(f"{where}.audience must be a non-empty string")
+        jwks_uri = _check_url(entry["jwksUri"], f"{where}.jwksUri", local_mode)
+        if issuer in issuers:
+            raise ValueError(f"{where}.issuer is listed twice")
+        issuers[issuer] = TrustedIssuer(issuer, audience, jwks_uri)
+    return tuple(issuers.values())
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who an ID token says signed in: the (issuer, subject) pair and what we keep of them."""
+
+    issuer: str
+    subject: str
+    email: str | None = None
+    email_verified: bool | None = None
+    name: str | None = None
+
+
+class IdTokenRejected(Exception):
+    """The ID token is not acceptable. `description` is safe to show; it holds no token."""
+
+    def __init__(self, description: str):
+        super().__init__(description)
+        self.description = description
+
+
+JwksClientFactory = Callable[[TrustedIssuer], "PyJWKClient"]
+
+
+def remote_jwks_client(issuer: TrustedIssuer) -> PyJWKClient:
+    from jwt import PyJWKClient
+
+    return PyJWKClient(
+        issuer.jwks_uri,
+        lifespan=JWKS_LIFESPAN,
+        timeout=JWKS_TIMEOUT,
+        cooldown_duration=JWKS_REFRESH_COOLDOWN,
+        headers={"User-Agent": "memory-auth", "Accept": "application/json"},
+    )
+
+
+def _optional_text(claims: dict[str, Any], name: str, max_length: int) -> str | None:
+    value = claims.get(name)
+    if isinstance(value, str) and 0 < len(value.strip()) <= max_length and is_printable(value):
+        return value.strip()
+    return None
+
+
+class IdTokenVerifier:
+    def __init__(
+        self,
+        issuers: Sequence[TrustedIssuer],
+        jwks_client: JwksClientFactory = remote_jwks_client,
+    ):
+        self._issuers = {trusted.issuer: trusted for trusted in issuers}
+        self._jwks_client = jwks_client
+        self._clients: dict[str, PyJWKClient] = {}
+        self._lock = threading.Lock()
+
+    def _client(self, trusted: TrustedIssuer) -> PyJWKClient:
+        with self._lock:
+            client = self._clients.get(trusted.issuer)
+            if client is None:
+                client = self._clients[trusted.issuer] = self._jwks_client(trusted)
+            return client
+
+    def _signing_key(self, trusted: TrustedIssuer, kid: str) -> Any:
+        # RS256 only (never `none`, never HMAC), with the leeway of our own tokens. Imported
+        # here: this module sits on the authorizer's import path (config), tokens does not.
+        from jwt import PyJWKClientConnectionError, PyJWKClientError, PyJWKSetError
+
+        from chalicelib.login.access_tokens import ALGORITHM
+
+        # Not at module level: config.py imports this module on the authorizer's cold-start
+        # path, which must not pay for Powertools.
+        from chalicelib.logs import logger
+
+        try:
+            signing_key = self._client(trusted).get_signing_key(kid)
+        except PyJWKClientConnectionError:
+            logger.warning("issuer JWKS unreachable", extra={"issuer": trusted.issuer})
+            raise DependencyUnavailable("identity provider") from None
+        except (PyJWKClientError, PyJWKSetError):
+            # Not in the key set even after one refresh (or the set has no usable key).
+            raise IdTokenRejected("The ID token's signing key (kid) is not known.") from None
+        except (ValueError, OSError):  # the issuer answered something that is not a JWKS
+            logger.warning("issuer JWKS unreadable", extra={"issuer": trusted.issuer})
+            raise DependencyUnavailable("identity provider") from None
+        if signing_key.key_type != "RSA" or signing_key.algorithm_name != ALGORITHM:
+            raise IdTokenRejected("The ID token's signing key is not an RS256 key.")
+        return signing_key.key
+
+    def verify(self, id_token: str) -> Identity:
+        """The verified identity, or IdTokenRejected; DependencyUnavailable if JWKS fails."""
+        # RS256 only (never `none`, never HMAC), with the leeway of our own tokens. Imported
+        # here: this module sits on the authorizer's import path (config), tokens does not.
+        import jwt
+
+        from chalicelib.login.access_tokens import ALGORITHM, CLOCK_SKEW
+
+        try:
+            header = jwt.get_unverified_header(id_token)
+            # Only to find which issuer's keys to use; nothing is trusted before decode below.
+            unverified = jwt.decode(
+                id_token, options={"verify_signature": False}, algorithms=[ALGORITHM]
+            )
+        except jwt.PyJWTError:
+            raise IdTokenRejected("The ID token is not a well-formed JWT.") from None
+        if header.get("alg") != ALGORITHM:  # `none`, HS256 (key confusion), anything else
+            raise IdTokenRejected("The ID token must be signed with RS256.")
+        kid = header.get("kid")
+        if not isinstance(kid, str) or not kid:
+            raise IdTokenRejected("The ID token has no key id (kid).")
+        claimed_issuer = unverified.get("iss")
+        trusted = self._issuers.get(claimed_issuer) if isinstance(claimed_issuer, str) else None
+        if trusted is None:
+            raise IdTokenRejected("The ID token's issuer is not trusted.")
+        key = self._signing_key(trusted, kid)
+        try:
+            claims: dict[str, Any] = jwt.decode(
+                id_token,
+                key=key,
+                algorithms=[ALGORITHM],
+                audience=trusted.audience,
+                issuer=trusted.issuer,
+                leeway=CLOCK_SKEW,
+                options={"require": ["exp", "iat", "iss", "aud", "sub"]},
+            )
+        except jwt.ExpiredSignatureError:
+            raise IdTokenRejected("The ID token has expired.") from None
+        except jwt.InvalidAudienceError:
+            raise IdTokenRejected("The ID token is not for this service (audience).") from None
+        except jwt.InvalidSignatureError:
+            raise IdTokenRejected("The ID token's signature is not valid.") from None
+        except jwt.ImmatureSignatureError:
+            raise IdTokenRejected("The ID token is not valid yet.") from None
+        except jwt.MissingRequiredClaimError as missing:
+            raise IdTokenRejected(f"The ID token lacks the {missing.claim!r} claim.") from None
+        except jwt.PyJWTError:
+            raise IdTokenRejected("The ID token is not valid.") from None
+        audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
+        if len(audiences) > 1 and claims.get("azp") != trusted.audience:
+            # OIDC Core §2: with several audiences, `azp` names the party it was issued to.
+            raise IdTokenRejected("The ID token was issued to another party (azp).")
+        subject = claims["sub"]
+        if (
+            not isinstance(subject, str)
+            or not 0 < len(subject) <= MAX_SUBJECT_LENGTH
+            or not is_printable(subject)
+        ):
+            raise IdTokenRejected("The ID token's subject is not valid.")
+        verified = claims.get("email_verified")
+        return Identity(
+            issuer=trusted.issuer,
+            subject=subject,
+            email=_optional_text(claims, "email", MAX_EMAIL_LENGTH),
+            email_verified=verified if isinstance(verified, bool) else None,
+            name=_optional_text(claims, "name", MAX_NAME_LENGTH),
+        )

@@ -1,0 +1,260 @@
+"""Refresh tokens: opaque, stored only as their SHA-256, single use, rotated on every use.
+
+Every exchange starts a family (one sign-in); every refresh consumes one token of the
+family and issues the next. Presenting a token that was already used means two parties
+hold it (OAuth 2.0 Security BCP §4.14): the whole family is revoked, so neither the thief
+nor the victim can refresh again, and the user signs in anew.
+
+Items (see `table.py`):
+  REFRESH#<sha256>     REFRESH   one token: userId, familyId, issuedAt, expiresAt, usedAt, ttl
+  RFAMILY#<familyId>   FAMILY    its family: userId, createdAt, revokedAt, ttl
+
+A used token is kept until its own expiry, so that its reuse is still recognised. DynamoDB's
+TTL deletes lazily (expired items still come back from reads), so expiry is checked here.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, NoReturn
+
+from botocore.exceptions import ClientError
+
+from chalicelib import ids
+from chalicelib.clock import epoch, parse_rfc3339, rfc3339
+from chalicelib.keys.plaintext import hash_key
+from chalicelib.logs import logger
+from chalicelib.table import (
+    PARTITION_KEY,
+    TTL_ATTRIBUTE,
+    dynamodb_errors,
+    get_consistent,
+    is_condition_failure,
+    key,
+    put_if_absent,
+    to_item,
+)
+
+REFRESH_TOKEN_LIFETIME = timedelta(days=30)
+PREFIX = "rt_"  # lets secret scanners (and people) tell a refresh token from an API key
+_SHAPE = re.compile(r"^rt_[A-Za-z0-9_-]{43}$")  # 32 random bytes, base64url without padding
+TOKEN_SK = "REFRESH"
+FAMILY_SK = "FAMILY"
+
+
+def new_refresh_token() -> str:
+    return PREFIX + secrets.token_urlsafe(32)
+
+
+def looks_like_refresh_token(candidate: str) -> bool:
+    return bool(_SHAPE.match(candidate))
+
+
+def token_hash(plaintext: str) -> str:
+    return hash_key(plaintext)  # SHA-256, as for API keys: stored and compared only hashed
+
+
+def token_pk(digest: str) -> str:
+    return f"REFRESH#{digest}"
+
+
+def family_pk(family_id: str) -> str:
+    return f"RFAMILY#{family_id}"
+
+
+class RefreshRejected(Exception):
+    """The refresh token cannot be used. `description` is safe to show."""
+
+    def __init__(self, description: str, reused: bool = False):
+        super().__init__(description)
+        self.description = description
+        self.reused = reused
+
+
+UNKNOWN = "The refresh token is not valid."
+EXPIRED = "The refresh token has expired."
+REUSED = "The refresh token was already used; this sign-in has been revoked. Sign in again."
+REVOKED = "This sign-in has been revoked. Sign in again."
+
+
+@dataclass(frozen=True)
+class RefreshToken:
+    """A stored refresh token, as found by the hash of its plaintext."""
+
+    digest: str
+    user_id: str
+    family_id: str
+    expires_at: datetime
+    used_at: datetime | None = None
+
+    def __repr__(self) -> str:  # the digest is not a secret, but it has no business in logs
+        return f"RefreshToken(user_id={self.user_id!r}, family_id={self.family_id!r})"
+
+
+class RefreshTokenStore:
+    def __init__(self, client: Any, table_name: str):
+        self._client = client
+        self._table = table_name
+
+    # -- items -----------------------------------------------------------------------------
+
+    def _token_item(self, digest: str, user_id: str, family_id: str, now: datetime) -> Any:
+        expires = now + REFRESH_TOKEN_LIFETIME
+        item = to_item(
+            {
+                "userId": user_id,
+                "familyId": family_id,
+                "issuedAt": rfc3339(now),
+                "expiresAt": rfc3339(expires),
+                TTL_ATTRIBUTE: epoch(expires),
+            }
+        )
+        item.update(key(token_pk(digest), TOKEN_SK))
+        # A fresh 256-bit token never collides; the condition makes that an error, not a merge.
+        return put_if_absent(self._table, item)
+
+    # -- operations ------------------------------------------------------------------------
+
+    def start_family(self, user_id: str, now: datetime) -> str:
+        """A new sign-in's first refresh token (plaintext, returned once, never stored)."""
+        family_id = ids.ulid()
+        plaintext = new_refresh_token()
+        family = to_item(
+            {
+                "userId": user_id,
+                "familyId": family_id,
+                "createdAt": rfc3339(now),
+                TTL_ATTRIBUTE: epoch(now + REFRESH_TOKEN_LIFETIME),
+            }
+        )
+        family.update(key(family_pk(family_id), FAMILY_SK))
+        with dynamodb_errors():
+            self._client.transact_write_items(
+                TransactItems=[
+                    {"Put": {"TableName": self._table, "Item": family}},
+                    self._token_item(token_hash(plaintext), user_id, family_id, now),
+                ]
+            )
+        return plaintext
+
+    def find(self, plaintext: str, now: datetime) -> RefreshToken:
+        """The stored, unexpired token of a live family, or RefreshRejected.
+
+        A token that was already used revokes its family here, before the rejection.
+        """
+        if not looks_like_refresh_token(plaintext):
+            raise RefreshRejected(UNKNOWN)
+        digest = token_hash(plaintext)
+        item = self._get(token_pk(digest), TOKEN_SK)
+        if item is None:
+            raise RefreshRejected(UNKNOWN)
+        expires = parse_rfc3339(item["expiresAt"])
+        assert expires is not None
+        token = RefreshToken(
+            digest=digest,
+            user_id=item["userId"],
+            family_id=item["familyId"],
+            expires_at=expires,
+            used_at=parse_rfc3339(item.get("usedAt")),
+        )
+        if now >= token.expires_at:
+            raise RefreshRejected(EXPIRED)
+        family = self._get(family_pk(token.family_id), FAMILY_SK)
+        if family is None or family.get("revokedAt"):
+            raise RefreshRejected(REVOKED)
+        if token.used_at is not None:
+            self._reused(token, now)
+        return token
+
+    def rotate(self, token: RefreshToken, now: datetime) -> str:
+        """Consumes `token` and issues its successor in one transaction; RefreshRejected if
+        the token was consumed (or its family revoked) since it was read."""
+        plaintext = new_refresh_token()
+        successor = token_hash(plaintext)
+        consume = {
+            "Update": {
+                "TableName": self._table,
+                "Key": key(token_pk(token.digest), TOKEN_SK),
+                "UpdateExpression": "SET #used = :now, #next = :next",
+                # Single use: of two concurrent refreshes with one token, exactly one passes.
+                "ConditionExpression": "attribute_exists(#pk) AND attribute_not_exists(#used)",
+                "ExpressionAttributeNames": {
+                    "#pk": PARTITION_KEY, "#used": "usedAt", "#next": "replacedBy"
+                },
+                "ExpressionAttributeValues": {
+                    ":now": {"S": rfc3339(now)}, ":next": {"S": successor}
+                },
+            }
+        }
+        extend_family = {
+            "Update": {
+                "TableName": self._table,
+                "Key": key(family_pk(token.family_id), FAMILY_SK),
+                "UpdateExpression": "SET #ttl = :ttl, #last = :now",
+                # A family revoked between our read and this write stays revoked.
+                "ConditionExpression": "attribute_exists(#pk) AND attribute_not_exists(#revoked)",
+                "ExpressionAttributeNames": {
+                    "#pk": PARTITION_KEY,
+                    "#ttl": TTL_ATTRIBUTE,
+                    "#last": "lastRefreshedAt",
+                    "#revoked": "revokedAt",
+                },
+                "ExpressionAttributeValues": {
+                    ":ttl": {"N": str(epoch(now + REFRESH_TOKEN_LIFETIME))},
+                    ":now": {"S": rfc3339(now)},
+                },
+            }
+        }
+        try:
+            with dynamodb_errors():
+                self._client.transact_write_items(
+                    TransactItems=[
+                        consume,
+                        extend_family,
+                        self._token_item(successor, token.user_id, token.family_id, now),
+                    ]
+                )
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            # Someone used this token in the meantime: the same reuse, seen a moment later.
+            self._reused(token, now)
+        return plaintext
+
+    def _reused(self, token: RefreshToken, now: datetime) -> NoReturn:
+        logger.warning(
+            "refresh token reused; revoking its family",
+            extra={"user_id": token.user_id, "family_id": token.family_id},
+        )
+        self.revoke_family(token.family_id, now, reason="reuse")
+        raise RefreshRejected(REUSED, reused=True)
+
+    def revoke_family(self, family_id: str, now: datetime, reason: str) -> None:
+        """Revokes every token of the family, now and later. Revoking twice is harmless."""
+        try:
+            with dynamodb_errors():
+                self._client.update_item(
+                    TableName=self._table,
+                    Key=key(family_pk(family_id), FAMILY_SK),
+                    UpdateExpression=(
+                        "SET #revoked = if_not_exists(#revoked, :now),"
+                        " #reason = if_not_exists(#reason, :reason)"
+                    ),
+                    ConditionExpression="attribute_exists(#pk)",
+                    ExpressionAttributeNames={
+                        "#pk": PARTITION_KEY, "#revoked": "revokedAt", "#reason": "revokedReason"
+                    },
+                    ExpressionAttributeValues={
+                        ":now": {"S": rfc3339(now)}, ":reason": {"S": reason}
+                    },
+                )
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            # No family item (already deleted by TTL): nothing is left to revoke.
+
+    def _get(self, pk: str, sk: str) -> dict[str, Any] | None:
+        return get_consistent(self._client, self._table, pk, sk)

@@ -1,0 +1,1 @@
+"""Workspaces and their members: the records, the store and the service."""

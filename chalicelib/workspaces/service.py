@@ -1,0 +1,69 @@
+"""Workspaces and membership (decisions.md "Workspaces and membership")."""
+
+from __future__ import annotations
+
+from chalicelib import ids
+from chalicelib.access.policy import refused, require_manager
+from chalicelib.access.principal import Principal
+from chalicelib.access.resolution import NOT_A_MEMBER
+from chalicelib.clock import Clock
+from chalicelib.errors import ServiceError, forbidden, not_found
+from chalicelib.workspaces.model import Member, Workspace
+from chalicelib.workspaces.store import WorkspaceStore
+
+
+class WorkspaceService:
+    def __init__(self, workspaces: WorkspaceStore, clock: Clock):
+        self._workspaces = workspaces
+        self._clock = clock
+
+    def create(self, principal: Principal, name: str) -> Workspace:
+        require_manager(principal)
+        workspace = Workspace(ids.new_workspace_id(), name, principal.user_id, self._clock.now())
+        self._workspaces.create(workspace)
+        return workspace
+
+    def list_mine(self, principal: Principal) -> list[Workspace]:
+        require_manager(principal)
+        return self._workspaces.list_for_user(principal.user_id)
+
+    def _workspace_of_member(self, principal: Principal, workspace_id: str) -> Workspace:
+        require_manager(principal)
+        if not ids.is_workspace_id(workspace_id) or not self._workspaces.is_member(
+            workspace_id, principal.user_id
+        ):
+            raise refused(NOT_A_MEMBER)
+        workspace = self._workspaces.get(workspace_id)
+        if workspace is None:
+            raise refused(NOT_A_MEMBER)
+        return workspace
+
+    def _owned_workspace(self, principal: Principal, workspace_id: str) -> Workspace:
+        workspace = self._workspace_of_member(principal, workspace_id)
+        if workspace.owner_id != principal.user_id:
+            raise forbidden("owner_required", "Only the workspace owner can change its members.")
+        return workspace
+
+    def members(self, principal: Principal, workspace_id: str) -> list[Member]:
+        self._workspace_of_member(principal, workspace_id)
+        return self._workspaces.members(workspace_id)
+
+    def add_member(
+        self, principal: Principal, workspace_id: str, user_id: str
+    ) -> tuple[Member, bool]:
+        workspace = self._owned_workspace(principal, workspace_id)
+        if not ids.is_user_id(user_id):
+            raise ServiceError(400, "invalid_user_id", "userId must look like usr_….")
+        now = self._clock.now()
+        added = self._workspaces.add_member(workspace, user_id, now)
+        member = next(
+            (m for m in self._workspaces.members(workspace_id) if m.user_id == user_id), None
+        )
+        return member or Member(workspace_id, user_id, "member", now), added
+
+    def remove_member(self, principal: Principal, workspace_id: str, user_id: str) -> None:
+        workspace = self._owned_workspace(principal, workspace_id)
+        if user_id == workspace.owner_id:
+            raise ServiceError(409, "owner_cannot_leave", "The owner cannot remove itself.")
+        if not ids.is_user_id(user_id) or not self._workspaces.remove_member(workspace_id, user_id):
+            raise not_found("This user is not a member of the workspace.")

@@ -1,0 +1,191 @@
+"""Workspaces and their members in DynamoDB.
+
+A membership is two items written together: `WS#<ws>`/`MEMBER#<user>`, which the request
+path reads with one strongly consistent GetItem, and `USER#<user>`/`WS#<ws>`, which lists a
+user's workspaces. Removing a member deletes both, so that member's keys fail on the next
+request.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from chalicelib.clock import parse_rfc3339, rfc3339
+from chalicelib.table import (
+    PARTITION_KEY,
+    SORT_KEY,
+    dynamodb_errors,
+    from_item,
+    get_consistent,
+    is_condition_failure,
+    key,
+    put_if_absent,
+    to_item,
+    user_pk,
+)
+from chalicelib.workspaces.model import Member, Workspace
+
+OWNER = "owner"
+MEMBER = "member"
+
+
+def workspace_pk(workspace_id: str) -> str:
+    return f"WS#{workspace_id}"
+
+
+def member_sk(user_id: str) -> str:
+    return f"MEMBER#{user_id}"
+
+
+WORKSPACE_SK = "WS"
+
+
+class WorkspaceStore:
+    def __init__(self, client: Any, table_name: str):
+        self._client = client
+        self._table = table_name
+
+    def _put(self, item: dict[str, Any]) -> dict[str, Any]:
+        return put_if_absent(self._table, item)
+
+    def _membership_items(
+        self, workspace: Workspace, user_id: str, role: str, now: datetime
+    ) -> list[dict[str, Any]]:
+        added = rfc3339(now)
+        member = to_item(
+            {"workspaceId": workspace.id, "userId": user_id, "role": role, "addedAt": added}
+        )
+        member.update(key(workspace_pk(workspace.id), member_sk(user_id)))
+        mine = to_item(
+            {
+                "workspaceId": workspace.id,
+                "name": workspace.name,
+                "ownerId": workspace.owner_id,
+                "createdAt": rfc3339(workspace.created_at),
+                "role": role,
+            }
+        )
+        mine.update(key(user_pk(user_id), f"WS#{workspace.id}"))
+        return [self._put(member), self._put(mine)]
+
+    def create(self, workspace: Workspace) -> None:
+        record = to_item(
+            {
+                "workspaceId": workspace.id,
+                "name": workspace.name,
+                "ownerId": workspace.owner_id,
+                "createdAt": rfc3339(workspace.created_at),
+            }
+        )
+        record.update(key(workspace_pk(workspace.id), WORKSPACE_SK))
+        with dynamodb_errors():
+            self._client.transact_write_items(
+                TransactItems=[
+                    self._put(record),
+                    *self._membership_items(
+                        workspace, workspace.owner_id, OWNER, workspace.created_at
+                    ),
+                ]
+            )
+
+    def get(self, workspace_id: str) -> Workspace | None:
+        values = get_consistent(self._client, self._table, workspace_pk(workspace_id), WORKSPACE_SK)
+        if not values:
+            return None
+        created = parse_rfc3339(values["createdAt"])
+        assert created is not None
+        return Workspace(values["workspaceId"], values["name"], values["ownerId"], created)
+
+    def is_member(self, workspace_id: str, user_id: str) -> bool:
+        """The request path's membership read: strongly consistent, key attributes only."""
+        found = get_consistent(
+            self._client, self._table, workspace_pk(workspace_id), member_sk(user_id), "#pk"
+        )
+        return found is not None
+
+    def _query(self, pk: str, prefix: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "#pk = :pk AND begins_with(#sk, :prefix)",
+            "ExpressionAttributeNames": {"#pk": PARTITION_KEY, "#sk": SORT_KEY},
+            "ExpressionAttributeValues": {":pk": {"S": pk}, ":prefix": {"S": prefix}},
+            "ConsistentRead": True,
+        }
+        while True:
+            with dynamodb_errors():
+                answer = self._client.query(**request)
+            items.extend(from_item(item) for item in answer.get("Items", []))
+            if "LastEvaluatedKey" not in answer:
+                return items
+            request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+
+    def list_for_user(self, user_id: str) -> list[Workspace]:
+        found = []
+        for values in self._query(user_pk(user_id), "WS#"):
+            created = parse_rfc3339(values["createdAt"])
+            assert created is not None
+            found.append(
+                Workspace(
+                    values["workspaceId"], values["name"], values["ownerId"], created,
+                    role=values["role"],
+                )
+            )
+        return found
+
+    def members(self, workspace_id: str) -> list[Member]:
+        found = []
+        for values in self._query(workspace_pk(workspace_id), "MEMBER#"):
+            added = parse_rfc3339(values["addedAt"])
+            assert added is not None
+            found.append(Member(values["workspaceId"], values["userId"], values["role"], added))
+        return found
+
+    def add_member(self, workspace: Workspace, user_id: str, now: datetime) -> bool:
+        """True when added; False when the user already was a member."""
+        exists = {
+            "ConditionCheck": {
+                "TableName": self._table,
+                "Key": key(workspace_pk(workspace.id), WORKSPACE_SK),
+                "ConditionExpression": "attribute_exists(#pk)",
+                "ExpressionAttributeNames": {"#pk": PARTITION_KEY},
+            }
+        }
+        try:
+            with dynamodb_errors():
+                self._client.transact_write_items(
+                    TransactItems=[exists, *self._membership_items(workspace, user_id, MEMBER, now)]
+                )
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True
+
+    def remove_member(self, workspace_id: str, user_id: str) -> bool:
+        """True when removed; False when the user was not a member."""
+        deletes = [
+            {
+                "Delete": {
+                    "TableName": self._table,
+                    "Key": item_key,
+                    "ConditionExpression": "attribute_exists(#pk)",
+                    "ExpressionAttributeNames": {"#pk": PARTITION_KEY},
+                }
+            }
+            for item_key in (
+                key(workspace_pk(workspace_id), member_sk(user_id)),
+                key(user_pk(user_id), f"WS#{workspace_id}"),
+            )
+        ]
+        try:
+            with dynamodb_errors():
+                self._client.transact_write_items(TransactItems=deletes)
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True

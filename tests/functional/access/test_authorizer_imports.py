@@ -1,0 +1,116 @@
+"""The authorizer's cold-start path, in a fresh interpreter as Lambda starts it.
+
+Lambda imports `app` with `_HANDLER=app.authorizer`; an API-key decision must then load
+neither the routes, nor Powertools (the authorizer does not log), nor PyJWT or cryptography,
+which load only once a JWT arrives. DynamoDB is
+a botocore `Stubber` here, so nothing but the code under test is imported. (Timing is
+`make bench`'s business, never a test's.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from local.stack import LOCAL_CREDENTIALS, stage_environment
+
+PROJECT_DIR = Path(__file__).resolve().parents[3]
+
+CHILD = textwrap.dedent(
+    """
+    import json, sys
+
+    import app
+    from botocore.stub import Stubber
+
+    from chalicelib.keys.plaintext import generate_key, hash_key
+    from chalicelib.keys.store import KeyStore
+    from chalicelib.keys.model import KEY_LIFETIME, ApiKey
+    from chalicelib.runtime import services
+    from tests.fixtures.events import bearer, request_event
+
+    HEAVY = ("jwt", "cryptography", "aws_lambda_powertools", "chalicelib.api",
+             "chalicelib.login.access_tokens", "chalicelib.login.service",
+             "chalicelib.keys.service", "chalicelib.keys.vault")
+
+    def loaded(packages):
+        return sorted(m for m in sys.modules for p in packages if m == p or m.startswith(p + "."))
+
+    routes = len(app.app.routes)
+    svc = services()
+    now = svc.clock.now()
+    plaintext = generate_key()
+    api_key = ApiKey(
+        id="key_01", owner_id="usr_alice", label="cold", category="workspace",
+        workspace_id="ws_team", scopes=("memory",), key_hash=hash_key(plaintext),
+        created_at=now, expires_at=now + KEY_LIFETIME,
+    )
+    credential = KeyStore(None, svc.settings.table_name)._credential_item(api_key)
+    stubber = Stubber(svc.dynamodb)
+    stubber.add_response("get_item", {"Item": credential})
+    stubber.add_response("get_item", {"Item": {"pk": {"S": "WS#ws_team"}}})
+    with stubber:
+        answer = app.authorizer(request_event(authorization=bearer(plaintext)), None)
+    after_key = loaded(HEAVY)
+    not_a_token = "e" + "yJhbGciOi." + "e" + "yJzdWIi.c2ln"  # JWT-shaped, so the JWT path runs
+    try:
+        app.authorizer(request_event(authorization=bearer(not_a_token)), None)
+        jwt_answer = "answered"
+    except Exception as error:
+        jwt_answer = str(error)
+    print(json.dumps({
+        "routes": routes,
+        "effect": answer["policyDocument"]["Statement"][0]["Effect"],
+        "loaded_after_api_key": after_key,
+        "jwt_answer": jwt_answer,
+        "jwt_loaded_after_jwt": "jwt" in sys.modules,
+    }))
+    """
+)
+
+
+def run_child(extra_env: dict[str, str]) -> dict[str, Any]:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("AWS_", "_HANDLER", "PYTEST"))
+    }
+    env.update(stage_environment("dev"))
+    env.update(LOCAL_CREDENTIALS)
+    env.update({"TOKEN_ISSUER": "https://auth.test.example", **extra_env})
+    result = subprocess.run(
+        [sys.executable, "-c", CHILD],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return dict(json.loads(result.stdout.strip().splitlines()[-1]))
+
+
+def test_api_key_decision_in_the_authorizers_lambda_loads_only_the_api_key_path() -> None:
+    child = run_child({"_HANDLER": "app.authorizer"})
+    assert child["routes"] == 0
+    assert child["effect"] == "Allow"
+    assert child["loaded_after_api_key"] == []
+
+
+def test_jwt_path_loads_pyjwt_only_once_a_jwt_arrives() -> None:
+    child = run_child({"_HANDLER": "app.authorizer"})
+    assert "jwt" not in child["loaded_after_api_key"]
+    assert child["jwt_answer"] == "Unauthorized"
+    assert child["jwt_loaded_after_jwt"] is True
+
+
+def test_the_api_lambda_still_loads_every_route() -> None:
+    child = run_child({"_HANDLER": "app.app"})
+    assert child["routes"] > 0
+    assert child["effect"] == "Allow"

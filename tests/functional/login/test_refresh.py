@@ -1,0 +1,174 @@
+"""POST /v1/auth/refresh: single-use, rotated, hashed refresh tokens with reuse detection."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import pytest
+from botocore.exceptions import EndpointConnectionError
+
+from chalicelib.clock import FrozenClock, epoch
+from chalicelib.login.refresh import RefreshRejected
+from chalicelib.runtime import Services
+from tests.functional.conftest import Api
+from tests.functional.oauth import REFRESH, assert_oauth_error, exchange, form, refresh, trust
+from tests.oidc_issuer import FakeIssuer
+
+
+@pytest.fixture
+def idp(services: Services) -> FakeIssuer:
+    issuer = FakeIssuer()
+    trust(services, issuer)
+    return issuer
+
+
+@pytest.fixture
+def signed_in(api: Api, idp: FakeIssuer) -> dict[str, Any]:
+    """The token pair of a fresh sign-in."""
+    answer = exchange(api, idp.id_token("alice"))
+    assert answer.status == 200, answer.body
+    return dict(answer.json)
+
+
+def test_refresh_answers_a_new_pair_for_the_same_user(api: Api, signed_in: dict[str, Any]) -> None:
+    answer = refresh(api, signed_in["refresh_token"])
+    assert answer.status == 200, answer.body
+    assert set(answer.json) == {"access_token", "token_type", "expires_in", "refresh_token"}
+    assert answer.headers["Cache-Control"] == "no-store"
+    assert answer.json["refresh_token"] != signed_in["refresh_token"]
+    whoami = api.call("GET", "/v1/auth/whoami", answer.json["access_token"]).json
+    assert whoami["userId"] == api.services.verifier.verify(signed_in["access_token"])["sub"]
+
+
+def test_each_refresh_token_in_the_chain_works_once(api: Api, signed_in: dict[str, Any]) -> None:
+    current = signed_in["refresh_token"]
+    for _ in range(3):
+        answer = refresh(api, current)
+        assert answer.status == 200, answer.body
+        current = answer.json["refresh_token"]
+
+
+def test_reusing_a_refresh_token_revokes_the_whole_family(
+    api: Api, signed_in: dict[str, Any]
+) -> None:
+    first = signed_in["refresh_token"]
+    second = refresh(api, first).json["refresh_token"]
+    reused = refresh(api, first)  # a copy of the first token, presented again
+    after = refresh(api, second)  # the legitimate holder's newest token
+    assert_oauth_error(reused, 400, "invalid_grant")
+    assert "already used" in reused.json["error_description"]
+    assert_oauth_error(after, 400, "invalid_grant")
+    assert "revoked" in after.json["error_description"]
+
+
+def test_reuse_in_one_sign_in_leaves_other_sign_ins_alone(api: Api, idp: FakeIssuer) -> None:
+    laptop = exchange(api, idp.id_token("alice")).json["refresh_token"]
+    phone = exchange(api, idp.id_token("alice")).json["refresh_token"]
+    refresh(api, laptop)
+    refresh(api, laptop)  # reuse: the laptop's family is revoked
+    assert refresh(api, phone).status == 200
+
+
+def test_two_concurrent_refreshes_with_one_token_revoke_the_family(
+    services: Services, signed_in: dict[str, Any]
+) -> None:
+    store, now = services.refresh_tokens, services.clock.now()
+    # Both requests read the token before either consumed it.
+    first = store.find(signed_in["refresh_token"], now)
+    second = store.find(signed_in["refresh_token"], now)
+    successor = store.rotate(first, now)
+    with pytest.raises(RefreshRejected) as rejected:
+        store.rotate(second, now)
+    assert rejected.value.reused
+    with pytest.raises(RefreshRejected):
+        store.find(successor, now)
+
+
+def test_refresh_token_lives_thirty_days(
+    api: Api, clock: FrozenClock, signed_in: dict[str, Any]
+) -> None:
+    clock.advance(days=29, hours=23)
+    alive = refresh(api, signed_in["refresh_token"])
+    clock.advance(days=30)
+    expired = refresh(api, alive.json["refresh_token"])
+    assert alive.status == 200
+    assert_oauth_error(expired, 400, "invalid_grant")
+    assert "expired" in expired.json["error_description"]
+
+
+def test_refresh_tokens_are_stored_only_as_sha256_with_a_ttl(
+    api: Api, clock: FrozenClock, signed_in: dict[str, Any]
+) -> None:
+    plaintext = signed_in["refresh_token"]
+    digest = hashlib.sha256(plaintext.encode()).hexdigest()
+    items = api.services.dynamodb.scan(TableName=api.services.settings.table_name)["Items"]
+    assert plaintext not in json.dumps(items)
+    stored = next(i for i in items if i["pk"]["S"] == f"REFRESH#{digest}")
+    assert int(stored["ttl"]["N"]) == epoch(clock.now()) + 30 * 24 * 3600
+
+
+def test_form_refresh_grant_works(api: Api, signed_in: dict[str, Any]) -> None:
+    fields = {"grant_type": "refresh_token", "refresh_token": signed_in["refresh_token"]}
+    assert form(api, REFRESH, fields).status == 200
+
+
+@pytest.mark.parametrize(
+    "candidate",
+    ["r" + "t_" + "A" * 43, "r" + "t_short", "sv" + "c_" + "x" * 40, "e" + "yJ.x.y"],
+    ids=["unknown", "malformed", "an api key", "a jwt"],
+)
+def test_unknown_refresh_token_is_invalid_grant(
+    api: Api, signed_in: dict[str, Any], candidate: str
+) -> None:
+    assert_oauth_error(refresh(api, candidate), 400, "invalid_grant")
+
+
+def test_access_token_is_not_a_refresh_token(api: Api, signed_in: dict[str, Any]) -> None:
+    assert_oauth_error(refresh(api, signed_in["access_token"]), 400, "invalid_grant")
+
+
+def test_refresh_token_is_not_a_bearer_credential(api: Api, signed_in: dict[str, Any]) -> None:
+    answer = api.call("GET", "/v1/auth/whoami", signed_in["refresh_token"])
+    assert answer.status == 401
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        ({"refresh_token": 5}, "invalid_request"),
+        ({}, "invalid_request"),
+        ({"refresh_token": "x", "scope": "memory"}, "invalid_request"),
+        ({"refresh_token": "x", "grant_type": "password"}, "unsupported_grant_type"),
+    ],
+    ids=["not a string", "missing", "unknown field", "another grant"],
+)
+def test_malformed_refresh_request_gets_its_rfc_error(api: Api, body: Any, error: str) -> None:
+    assert_oauth_error(api.call("POST", REFRESH, body=body), 400, error)
+
+
+def test_form_without_grant_type_is_invalid_request(api: Api) -> None:
+    assert_oauth_error(form(api, REFRESH, {"refresh_token": "x"}), 400, "invalid_request")
+
+
+def broken(*_: Any, **__: Any) -> Any:
+    raise EndpointConnectionError(endpoint_url="https://dependency.invalid")
+
+
+def test_kms_failure_is_503_and_the_refresh_token_stays_usable(
+    api: Api, signed_in: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(api.services.kms, "sign", broken)
+    failed = refresh(api, signed_in["refresh_token"])
+    monkeypatch.undo()
+    retried = refresh(api, signed_in["refresh_token"])
+    assert_oauth_error(failed, 503, "temporarily_unavailable")
+    assert retried.status == 200
+
+
+def test_dynamodb_failure_is_503(
+    api: Api, signed_in: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(api.services.dynamodb, "get_item", broken)
+    assert_oauth_error(refresh(api, signed_in["refresh_token"]), 503, "temporarily_unavailable")

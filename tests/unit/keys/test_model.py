@@ -1,0 +1,41 @@
+from datetime import UTC, datetime, timedelta
+
+from chalicelib.keys.model import KEY_LIFETIME, REVOKED_RETENTION, ApiKey
+
+NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+
+
+def make_key() -> ApiKey:
+    return ApiKey(
+        id="key_01ARZ3NDEKTSV4RRFFQ69G5FAV",
+        owner_id="usr_a",
+        label="k",
+        category="admin",
+        workspace_id=None,
+        scopes=("memory",),
+        key_hash="0" * 64,
+        created_at=NOW,
+        expires_at=NOW + KEY_LIFETIME,
+    )
+
+
+def test_key_is_active_until_ninety_days_after_creation() -> None:
+    key = make_key()
+    assert key.status(NOW + timedelta(days=89, hours=23)) == "active"
+    assert key.status(NOW + timedelta(days=90)) == "expired"
+
+
+def test_revoked_key_is_retained_thirty_days_then_gone() -> None:
+    revoked = make_key().revoked(NOW)
+    assert revoked.status(NOW) == "revoked"
+    assert not revoked.gone(NOW + REVOKED_RETENTION - timedelta(seconds=1))
+    assert revoked.gone(NOW + REVOKED_RETENTION)
+
+
+def test_resource_has_no_key_unless_given() -> None:
+    assert "key" not in make_key().resource(NOW)
+    assert make_key().resource(NOW, plaintext="x")["key"] == "x"
+
+
+def test_repr_shows_no_hash() -> None:
+    assert "0" * 64 not in repr(make_key())
