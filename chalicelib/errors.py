@@ -22,6 +22,7 @@ TITLES = {
     410: "Gone",
     413: "Content Too Large",
     415: "Unsupported Media Type",
+    422: "Unprocessable Content",
     500: "Internal Server Error",
     503: "Service Unavailable",
 }
@@ -45,13 +46,17 @@ class ServiceError(ChaliceUnhandledError):
 
 
 class DependencyUnavailable(ServiceError):
-    """DynamoDB or KMS failed after retries: the service fails closed with 503."""
+    """DynamoDB or KMS failed after retries: the service fails closed with 503.
 
-    def __init__(self, dependency: str):
+    `detail` replaces the default where the caller needs to know more, for example that a
+    write may have happened although its answer was lost.
+    """
+
+    def __init__(self, dependency: str, detail: str | None = None):
         super().__init__(
             503,
             "dependency_unavailable",
-            f"A dependency ({dependency}) is unavailable; retry later.",
+            detail or f"A dependency ({dependency}) is unavailable; retry later.",
         )
         self.dependency = dependency
 

@@ -18,9 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
-from chalicelib.errors import DependencyUnavailable
+from chalicelib.dependencies import failures_of
+from chalicelib.dependencies import is_lost_race as is_condition_failure  # noqa: F401 (stores')
 
 PARTITION_KEY = "pk"
 SORT_KEY = "sk"
@@ -109,45 +108,11 @@ def put_if_absent(table: str, item: Item) -> dict[str, Any]:
     }
 
 
-def cancellation_reasons(error: ClientError) -> list[str]:
-    return [r.get("Code", "None") for r in error.response.get("CancellationReasons", [])]
-
-
-# Reasons for which DynamoDB cancels a transaction because of what other writers did: a
-# condition that no longer holds, or another transaction on one of the items at the same
-# moment (TransactionConflict, which botocore does not retry). Either way the caller lost a
-# race and must re-read; neither is a failure of DynamoDB itself.
-_LOST_RACE = {"ConditionalCheckFailed", "TransactionConflict"}
-
-# Errors in what we sent (an oversized or unencodable value): our bug or an input we failed
-# to refuse earlier. Retrying cannot help, so they must not be answered as a 503.
-_REQUEST_ERRORS = {"ValidationException", "SerializationException"}
-
-
-def is_condition_failure(error: ClientError) -> bool:
-    """True when a conditional write or transaction lost a race (see _LOST_RACE)."""
-    code = error.response.get("Error", {}).get("Code")
-    if code == "ConditionalCheckFailedException":
-        return True
-    if code == "TransactionCanceledException":
-        reasons = set(cancellation_reasons(error))
-        return bool(reasons & _LOST_RACE) and reasons <= _LOST_RACE | {"None"}
-    return False
-
-
 @contextmanager
 def dynamodb_errors() -> Iterator[None]:
     """Any failure of DynamoDB itself (after botocore's retries) becomes a 503.
 
     Condition failures are not failures of the dependency: callers catch those first.
     """
-    try:
+    with failures_of("DynamoDB"):
         yield
-    except ClientError as error:
-        code = error.response.get("Error", {}).get("Code")
-        if is_condition_failure(error) or code in _REQUEST_ERRORS:
-            raise
-        raise DependencyUnavailable("DynamoDB") from None
-    except BotoCoreError:
-        raise DependencyUnavailable("DynamoDB") from None
-

@@ -15,7 +15,8 @@ from chalice.app import Request, Response
 
 from chalicelib import parsing
 from chalicelib.access.principal import Principal, Refusal
-from chalicelib.errors import OAuthError, ServiceError, bad_request
+from chalicelib.dependencies import is_dependency_failure
+from chalicelib.errors import DependencyUnavailable, OAuthError, ServiceError, bad_request
 from chalicelib.logs import logger
 from chalicelib.runtime import services
 
@@ -193,12 +194,18 @@ def errors_as_problems(request: Request, get_response: Callable[[Request], Respo
     except OAuthError as error:
         code = error.error
         response = oauth_error_response(error)
-    except Exception:  # a bug: answer a plain 500, log it without request data
-        logger.exception("unhandled error")
-        code = "internal_error"
-        response = problem_response(
-            ServiceError(500, "internal_error", "An internal error occurred.")
-        )
+    except Exception as error:
+        if is_dependency_failure(error):  # one nobody named: still a 503, never a 500
+            logger.warning("dependency failed", extra={"error": type(error).__name__})
+            failure = DependencyUnavailable("AWS")
+            code = failure.code
+            response = problem_response(failure)
+        else:  # a bug: answer a plain 500, log it without request data
+            logger.exception("unhandled error")
+            code = "internal_error"
+            response = problem_response(
+                ServiceError(500, "internal_error", "An internal error occurred.")
+            )
     _log_request(request, response.status_code, code)
     return response
 

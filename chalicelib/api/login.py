@@ -17,7 +17,8 @@ from chalice.app import Request
 
 from chalicelib import parsing
 from chalicelib.api import edge
-from chalicelib.errors import OAuthError, ServiceError
+from chalicelib.dependencies import is_dependency_failure
+from chalicelib.errors import DependencyUnavailable, OAuthError, ServiceError
 from chalicelib.login.openid import IdTokenRejected
 from chalicelib.login.refresh import RefreshRejected
 from chalicelib.login.service import TokenPair
@@ -48,6 +49,11 @@ def oauth_errors() -> Iterator[None]:
         if error.status == 503:
             raise OAuthError("temporarily_unavailable", error.detail, 503) from None
         raise OAuthError("invalid_request", error.detail, error.status) from None
+    except Exception as error:
+        if not is_dependency_failure(error):
+            raise
+        detail = DependencyUnavailable("AWS").detail
+        raise OAuthError("temporarily_unavailable", detail, 503) from None
 
 
 def _media_type(request: Request) -> str:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import ClientError
 
-from chalicelib.errors import DependencyUnavailable
+from chalicelib.dependencies import failures_of
 
 
 class CiphertextMismatch(Exception):
@@ -27,26 +27,23 @@ class KeyVault:
         self._kms_key_id = kms_key_id
 
     def seal(self, plaintext: str, key_id: str, owner_id: str) -> bytes:
-        try:
+        with failures_of("KMS"):
             answer = self._kms.encrypt(
                 KeyId=self._kms_key_id,
                 Plaintext=plaintext.encode("utf-8"),
                 EncryptionContext=encryption_context(key_id, owner_id),
             )
-        except (ClientError, BotoCoreError):
-            raise DependencyUnavailable("KMS") from None
         return bytes(answer["CiphertextBlob"])
 
     def open(self, ciphertext: bytes, key_id: str, owner_id: str) -> str:
-        try:
-            answer = self._kms.decrypt(
-                CiphertextBlob=ciphertext,
-                EncryptionContext=encryption_context(key_id, owner_id),
-            )
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "InvalidCiphertextException":
-                raise CiphertextMismatch(key_id) from None
-            raise DependencyUnavailable("KMS") from None
-        except BotoCoreError:
-            raise DependencyUnavailable("KMS") from None
+        with failures_of("KMS"):
+            try:
+                answer = self._kms.decrypt(
+                    CiphertextBlob=ciphertext,
+                    EncryptionContext=encryption_context(key_id, owner_id),
+                )
+            except ClientError as error:
+                if error.response.get("Error", {}).get("Code") == "InvalidCiphertextException":
+                    raise CiphertextMismatch(key_id) from None
+                raise
         return bytes(answer["Plaintext"]).decode("utf-8")

@@ -16,10 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
 from chalicelib.clock import Clock, epoch, monotonic
-from chalicelib.errors import DependencyUnavailable
+from chalicelib.dependencies import failures_of
 
 ACCESS_TOKEN_LIFETIME = 3600  # seconds; spec §8: about one hour
 CLOCK_SKEW = 60  # seconds of leeway on exp/nbf/iat
@@ -76,10 +74,8 @@ class SigningKeys:
         by_kid: dict[str, dict[str, Any]] = {}
         kid_by_kms_key: dict[str, str] = {}
         for kms_key_id in self._kms_key_ids:
-            try:
+            with failures_of("KMS"):
                 answer = self._kms.get_public_key(KeyId=kms_key_id)
-            except (ClientError, BotoCoreError):
-                raise DependencyUnavailable("KMS") from None
             jwk = public_jwk_from_der(bytes(answer["PublicKey"]))
             by_kid[jwk["kid"]] = jwk
             kid_by_kms_key[kms_key_id] = jwk["kid"]
@@ -142,15 +138,13 @@ class TokenSigner:
             + "."
             + b64url(json.dumps(claims, separators=(",", ":")).encode())
         )
-        try:
+        with failures_of("KMS"):
             answer = self._kms.sign(
                 KeyId=self._keys.current_kms_key_id(),
                 Message=signing_input.encode("ascii"),
                 MessageType="RAW",
                 SigningAlgorithm=_KMS_ALGORITHM,
             )
-        except (ClientError, BotoCoreError):
-            raise DependencyUnavailable("KMS") from None
         token = signing_input + "." + b64url(bytes(answer["Signature"]))
         return MintedToken(token, lifetime, claims)
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.parsing import is_printable
 
@@ -165,8 +166,13 @@ class IdTokenVerifier:
         except (PyJWKClientError, PyJWKSetError):
             # Not in the key set even after one refresh (or the set has no usable key).
             raise IdTokenRejected("The ID token's signing key (kid) is not known.") from None
-        except (ValueError, OSError):  # the issuer answered something that is not a JWKS
+        except (ValueError, RecursionError):  # the issuer answered something that is not JSON
             logger.warning("issuer JWKS unreadable", extra={"issuer": trusted.issuer})
+            raise DependencyUnavailable("identity provider") from None
+        except Exception as error:  # the connection broke after PyJWT's own checks
+            if not is_dependency_failure(error):
+                raise
+            logger.warning("issuer JWKS unreachable", extra={"issuer": trusted.issuer})
             raise DependencyUnavailable("identity provider") from None
         if signing_key.key_type != "RSA" or signing_key.algorithm_name != ALGORITHM:
             raise IdTokenRejected("The ID token's signing key is not an RS256 key.")
