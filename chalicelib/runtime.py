@@ -26,16 +26,46 @@ if TYPE_CHECKING:
     from chalicelib.workspaces.service import WorkspaceService
 
 
-def aws_client(service: str, region: str) -> Any:
+# The failure budget of one AWS call: a frozen DynamoDB or KMS must turn into a 503 within
+# 5 s, so that a client can retry (or give up) instead of hanging, and the authorizer
+# (10 s timeout) raises well inside its own limit.
+#
+#   an attempt      <= CONNECT_TIMEOUT + READ_TIMEOUT = 2.0 s
+#   two attempts    <= 4.0 s, plus botocore's backoff before the retry: up to 25-50 ms after
+#                      a timeout, up to 1 s after throttling (whose answer itself is fast)
+#   worst case      <= 5 s; a frozen dependency (accepts, never answers): 2 x 1.5 s = 3 s
+#
+# Why these numbers: DynamoDB and KMS answer in milliseconds inside a region (a transaction
+# in tens), so 1.5 s is a stall, not a slow answer; a connection (TCP and TLS, reused across
+# invocations anyway) takes milliseconds, so 0.5 s is ample. A second attempt rides out a
+# single dropped connection or one throttling answer; a third would push a freeze past the
+# budget. More retrying is the client's job, after a 503 that says what it may retry
+# (README, "Retries"), because only the client can wait longer than one request.
+# A write whose answer was lost may have been applied: every store settles that itself
+# (a retry meets its own write), so botocore's retry is safe for every call made here.
+CONNECT_TIMEOUT = 0.5
+READ_TIMEOUT = 1.5
+TOTAL_ATTEMPTS = 2
+
+# Bookkeeping writes (a profile's last login) never fail or delay a request beyond this: one
+# attempt of at most 1 s, and its failure is logged, not answered.
+BOOKKEEPING_TIMEOUT = 0.5
+
+
+def aws_client(
+    service: str,
+    region: str,
+    connect_timeout: float = CONNECT_TIMEOUT,
+    read_timeout: float = READ_TIMEOUT,
+    attempts: int = TOTAL_ATTEMPTS,
+) -> Any:
     import boto3
     from botocore.config import Config
 
-    # Fail fast and let the caller answer 503: an authorizer has about 29 s in all, and a
-    # user waiting on a hung dependency is worse than a clear retryable error.
     config = Config(
-        retries={"mode": "standard", "max_attempts": 3},
-        connect_timeout=2,
-        read_timeout=3,
+        retries={"mode": "standard", "total_max_attempts": attempts},
+        connect_timeout=connect_timeout,
+        read_timeout=read_timeout,
     )
     return boto3.client(service, region_name=region, config=config)
 
@@ -56,6 +86,12 @@ class Services:
     @cached_property
     def kms(self) -> Any:
         return aws_client("kms", self.settings.region)
+
+    @cached_property
+    def bookkeeping_dynamodb(self) -> Any:
+        return aws_client(
+            "dynamodb", self.settings.region, BOOKKEEPING_TIMEOUT, BOOKKEEPING_TIMEOUT, attempts=1
+        )
 
     @cached_property
     def keys(self) -> KeyStore:
@@ -115,7 +151,7 @@ class Services:
     def users(self) -> UserStore:
         from chalicelib.login.users import UserStore
 
-        return UserStore(self.dynamodb, self.settings.table_name)
+        return UserStore(self.dynamodb, self.settings.table_name, self.bookkeeping_dynamodb)
 
     @cached_property
     def refresh_tokens(self) -> RefreshTokenStore:

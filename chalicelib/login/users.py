@@ -52,9 +52,11 @@ class User:
 
 
 class UserStore:
-    def __init__(self, client: Any, table_name: str):
+    def __init__(self, client: Any, table_name: str, bookkeeping_client: Any = None):
         self._client = client
         self._table = table_name
+        # The profile's last login is bookkeeping: written with a short timeout, no retry.
+        self._bookkeeping = bookkeeping_client or client
 
     def find_login(self, issuer: str, subject: str) -> str | None:
         """The user id of this login, or None if it has never signed in."""
@@ -139,7 +141,7 @@ class UserStore:
                 assignments.append(f"#{attribute} = :{attribute}")
         try:
             with dynamodb_errors():
-                self._client.update_item(
+                self._bookkeeping.update_item(
                     TableName=self._table,
                     Key=key(user_pk(user_id), PROFILE_SK),
                     UpdateExpression="SET " + ", ".join(assignments),
