@@ -24,13 +24,15 @@ Code map (docs/architecture.md walks a request through it):
   login/       sign-in
     openid.py      OpenID Connect ID tokens from trusted issuers
     users.py       (issuer, subject) -> a stable `usr_` id
-    refresh.py     refresh tokens: hashed, single use, rotated, family revocation
+    refresh.py     refresh tokens: hashed, single use, rotated, family revocation, retries
+    successors.py  each refresh token's successor, derived with an HMAC key in KMS
     access_tokens.py  RS256 access tokens signed by KMS, verified locally, the JWKS
     service.py     the exchange and refresh flows
 
 The shared floor, used by every package: config.py (settings from the environment),
-runtime.py (services built once per container), errors.py (the error catalogue), table.py
-(the DynamoDB table layer), clock.py, ids.py, parsing.py, logs.py.
+runtime.py (services built once per container, the AWS clients' failure budget), errors.py
+(the error catalogue), dependencies.py (which exceptions mean a dependency failed: 503),
+table.py (the DynamoDB table layer), clock.py, ids.py, parsing.py, logs.py.
 
 Package `__init__` files hold docstrings only: a re-export would load the routes and
 Powertools onto the authorizer's cold start.

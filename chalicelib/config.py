@@ -21,6 +21,8 @@ class Settings:
     previous_signing_key_id: str | None
     issuer: str
     region: str
+    # The KMS HMAC key that derives each refresh token's successor (REFRESH_TOKEN_KEY_ID).
+    refresh_token_key_id: str
     # OpenID Connect issuers whose ID tokens the exchange accepts (TRUSTED_ISSUERS).
     trusted_issuers: tuple[TrustedIssuer, ...] = ()
     # LOCAL_MODE=1 (set by local/stack.py) allows http:// loopback issuers such as the
@@ -52,6 +54,7 @@ class Settings:
             previous_signing_key_id=env.get("TOKEN_PREVIOUS_SIGNING_KEY_ID", "").strip() or None,
             issuer=required("TOKEN_ISSUER").rstrip("/"),
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
+            refresh_token_key_id=required("REFRESH_TOKEN_KEY_ID"),
             trusted_issuers=trusted_issuers,
             local_mode=local_mode,
         )

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from chalicelib.login.openid import IdTokenVerifier
     from chalicelib.login.refresh import RefreshTokenStore
     from chalicelib.login.service import LoginService
+    from chalicelib.login.successors import RefreshSuccessors
     from chalicelib.login.users import UserStore
     from chalicelib.workspaces.service import WorkspaceService
 
@@ -160,11 +161,22 @@ class Services:
         return RefreshTokenStore(self.dynamodb, self.settings.table_name)
 
     @cached_property
+    def refresh_successors(self) -> RefreshSuccessors:
+        from chalicelib.login.successors import RefreshSuccessors
+
+        return RefreshSuccessors(self.kms, self.settings.refresh_token_key_id)
+
+    @cached_property
     def login_service(self) -> LoginService:
         from chalicelib.login.service import LoginService
 
         return LoginService(
-            self.id_tokens, self.users, self.refresh_tokens, self.signer, self.clock
+            self.id_tokens,
+            self.users,
+            self.refresh_tokens,
+            self.refresh_successors,
+            self.signer,
+            self.clock,
         )
 
 

@@ -5,16 +5,30 @@ family and issues the next. Presenting a token that was already used means two p
 hold it (OAuth 2.0 Security BCP §4.14): the whole family is revoked, so neither the thief
 nor the victim can refresh again, and the user signs in anew.
 
+With one exception, so that a lost answer never logs anyone out: a token presented again
+within RETRY_WINDOW (60 s) of its use, while its successor has not been used yet, is a
+client retrying a refresh whose answer it never got. The successor is derived from the
+token itself (`successors.py`, a keyed MAC in KMS), so the retry is answered that same
+successor, and the family lives on. Once the successor has been used, or after the window,
+a presented used token is reuse as before. (Within the window, a thief presenting a copied
+token gets the same successor as its holder; whichever of them moves on first, the other's
+next use of an old token revokes the family.) The MCP OAuth refresh grant follows the same
+rule.
+
 Items (see `table.py`):
-  REFRESH#<sha256>     REFRESH   one token: userId, familyId, issuedAt, expiresAt, usedAt, ttl
+  REFRESH#<sha256>     REFRESH   one token: userId, familyId, issuedAt, expiresAt, usedAt,
+                                 replacedBy (its successor's digest), ttl
   RFAMILY#<familyId>   FAMILY    its family: userId, createdAt, revokedAt, ttl
 
 A used token is kept until its own expiry, so that its reuse is still recognised. DynamoDB's
 TTL deletes lazily (expired items still come back from reads), so expiry is checked here.
+Every write here may have been applied although its answer was lost (and botocore's retry
+then meets it): each one recognises its own write when it reads it back.
 """
 
 from __future__ import annotations
 
+import hmac
 import re
 import secrets
 from dataclasses import dataclass
@@ -25,6 +39,7 @@ from botocore.exceptions import ClientError
 
 from chalicelib import ids
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
+from chalicelib.errors import DependencyUnavailable
 from chalicelib.keys.plaintext import hash_key
 from chalicelib.logs import logger
 from chalicelib.table import (
@@ -39,6 +54,9 @@ from chalicelib.table import (
 )
 
 REFRESH_TOKEN_LIFETIME = timedelta(days=30)
+# How long after its use a token may still be presented by a client retrying a refresh
+# whose answer was lost: a client's whole retry budget fits, a stolen copy rarely does.
+RETRY_WINDOW = timedelta(seconds=60)
 PREFIX = "rt_"  # lets secret scanners (and people) tell a refresh token from an API key
 _SHAPE = re.compile(r"^rt_[A-Za-z0-9_-]{43}$")  # 32 random bytes, base64url without padding
 TOKEN_SK = "REFRESH"
@@ -89,6 +107,7 @@ class RefreshToken:
     family_id: str
     expires_at: datetime
     used_at: datetime | None = None
+    successor_digest: str | None = None  # set when it was used
 
     def __repr__(self) -> str:  # the digest is not a secret, but it has no business in logs
         return f"RefreshToken(user_id={self.user_id!r}, family_id={self.family_id!r})"
@@ -122,6 +141,7 @@ class RefreshTokenStore:
         """A new sign-in's first refresh token (plaintext, returned once, never stored)."""
         family_id = ids.ulid()
         plaintext = new_refresh_token()
+        digest = token_hash(plaintext)
         family = to_item(
             {
                 "userId": user_id,
@@ -131,19 +151,29 @@ class RefreshTokenStore:
             }
         )
         family.update(key(family_pk(family_id), FAMILY_SK))
-        with dynamodb_errors():
-            self._client.transact_write_items(
-                TransactItems=[
-                    {"Put": {"TableName": self._table, "Item": family}},
-                    self._token_item(token_hash(plaintext), user_id, family_id, now),
-                ]
-            )
+        try:
+            with dynamodb_errors():
+                self._client.transact_write_items(
+                    TransactItems=[
+                        put_if_absent(self._table, family),
+                        self._token_item(digest, user_id, family_id, now),
+                    ]
+                )
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            # A fresh family id and 256-bit token never collide: the items are there because
+            # an earlier attempt of this same write was applied and its answer lost.
+            found = self._get(token_pk(digest), TOKEN_SK)
+            if found is None or found.get("familyId") != family_id:
+                raise DependencyUnavailable("DynamoDB") from None
         return plaintext
 
     def find(self, plaintext: str, now: datetime) -> RefreshToken:
         """The stored, unexpired token of a live family, or RefreshRejected.
 
-        A token that was already used revokes its family here, before the rejection.
+        A token that was already used revokes its family here, before the rejection, unless
+        it is a retry (see `_retrying`): then it is returned, still marked used.
         """
         if not looks_like_refresh_token(plaintext):
             raise RefreshRejected(UNKNOWN)
@@ -151,29 +181,52 @@ class RefreshTokenStore:
         item = self._get(token_pk(digest), TOKEN_SK)
         if item is None:
             raise RefreshRejected(UNKNOWN)
-        expires = parse_rfc3339(item["expiresAt"])
-        assert expires is not None
-        token = RefreshToken(
-            digest=digest,
-            user_id=item["userId"],
-            family_id=item["familyId"],
-            expires_at=expires,
-            used_at=parse_rfc3339(item.get("usedAt")),
-        )
+        token = self._token(digest, item)
         if now >= token.expires_at:
             raise RefreshRejected(EXPIRED)
         family = self._get(family_pk(token.family_id), FAMILY_SK)
         if family is None or family.get("revokedAt"):
             raise RefreshRejected(REVOKED)
-        if token.used_at is not None:
+        if token.used_at is not None and not self._retrying(token, now):
             self._reused(token, now)
         return token
 
-    def rotate(self, token: RefreshToken, now: datetime) -> str:
+    @staticmethod
+    def _token(digest: str, item: dict[str, Any]) -> RefreshToken:
+        expires = parse_rfc3339(item["expiresAt"])
+        assert expires is not None
+        return RefreshToken(
+            digest=digest,
+            user_id=item["userId"],
+            family_id=item["familyId"],
+            expires_at=expires,
+            used_at=parse_rfc3339(item.get("usedAt")),
+            successor_digest=item.get("replacedBy"),
+        )
+
+    def _retrying(self, token: RefreshToken, now: datetime) -> bool:
+        """A used token presented again by a client whose refresh answer was lost: within
+        RETRY_WINDOW of its use, and its successor not used yet (else the successor's
+        holder, whoever that is, has moved on, and this is reuse)."""
+        assert token.used_at is not None
+        if now - token.used_at > RETRY_WINDOW or token.successor_digest is None:
+            return False
+        successor = self._get(token_pk(token.successor_digest), TOKEN_SK)
+        return successor is not None and not successor.get("usedAt")
+
+    def rotate(self, token: RefreshToken, successor_plaintext: str, now: datetime) -> None:
         """Consumes `token` and issues its successor in one transaction; RefreshRejected if
-        the token was consumed (or its family revoked) since it was read."""
-        plaintext = new_refresh_token()
-        successor = token_hash(plaintext)
+        the token was consumed otherwise (or its family revoked) since it was read.
+
+        `successor_plaintext` is the one successor of `token` (`successors.py`). A token
+        `find` let through as a retry was consumed by this same rotation before: nothing is
+        written again, and the caller answers the same successor.
+        """
+        successor = token_hash(successor_plaintext)
+        if token.used_at is not None:
+            if not self._is_successor(token, successor):
+                self._reused(token, now)
+            return
         consume = {
             "Update": {
                 "TableName": self._table,
@@ -220,9 +273,18 @@ class RefreshTokenStore:
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
-            # Someone used this token in the meantime: the same reuse, seen a moment later.
-            self._reused(token, now)
-        return plaintext
+            # Either this very rotation was applied by an earlier attempt whose answer was
+            # lost (or by a concurrent retry of the same token): the token now names our
+            # successor. Or someone else used the token in the meantime: reuse, seen late.
+            item = self._get(token_pk(token.digest), TOKEN_SK)
+            if item is None or not self._is_successor(self._token(token.digest, item), successor):
+                self._reused(token, now)
+
+    @staticmethod
+    def _is_successor(token: RefreshToken, successor_digest: str) -> bool:
+        return token.successor_digest is not None and hmac.compare_digest(
+            token.successor_digest, successor_digest
+        )
 
     def _reused(self, token: RefreshToken, now: datetime) -> NoReturn:
         logger.warning(

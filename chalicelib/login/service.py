@@ -1,9 +1,11 @@
 """Login exchange and refresh: an identity-provider login in, a user token pair out.
 
 `exchange` verifies an OpenID Connect ID token, maps its (issuer, subject) to our user and
-starts a refresh-token family; `refresh` trades one refresh token for a new pair. Both mint
-the access token before they write anything, so that a KMS failure (503) leaves the caller's
-refresh token unused and the request can simply be retried.
+starts a refresh-token family; `refresh` trades one refresh token for a new pair. Both call
+KMS (the successor's MAC, the access token's signature) before they write anything, so that
+a KMS failure (503) leaves the caller's refresh token unused. A failure after the write (the
+answer lost) is settled by the retry: the refresh token's successor is derived from it, so a
+retry within `refresh.RETRY_WINDOW` is answered the same successor (`refresh.py`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from chalicelib.clock import Clock
 from chalicelib.login.access_tokens import MintedToken, TokenSigner
 from chalicelib.login.openid import IdTokenVerifier
 from chalicelib.login.refresh import RefreshTokenStore
+from chalicelib.login.successors import RefreshSuccessors
 from chalicelib.login.users import UserStore
 from chalicelib.logs import logger
 
@@ -34,12 +37,14 @@ class LoginService:
         id_tokens: IdTokenVerifier,
         users: UserStore,
         refresh_tokens: RefreshTokenStore,
+        successors: RefreshSuccessors,
         signer: TokenSigner,
         clock: Clock,
     ):
         self._id_tokens = id_tokens
         self._users = users
         self._refresh_tokens = refresh_tokens
+        self._successors = successors
         self._signer = signer
         self._clock = clock
 
@@ -56,6 +61,7 @@ class LoginService:
         """RefreshRejected for an unknown, expired, revoked or reused refresh token."""
         now = self._clock.now()
         current = self._refresh_tokens.find(refresh_token, now)
+        successor = self._successors.successor_of(refresh_token)
         access = self._signer.mint(current.user_id)
-        successor = self._refresh_tokens.rotate(current, now)
+        self._refresh_tokens.rotate(current, successor, now)
         return TokenPair(current.user_id, access, successor)

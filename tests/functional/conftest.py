@@ -63,6 +63,7 @@ def test_settings() -> Settings:
         previous_signing_key_id=None,
         issuer=ISSUER,
         region="us-east-1",
+        refresh_token_key_id=env["REFRESH_TOKEN_KEY_ID"],
     )
 
 
@@ -137,6 +138,7 @@ def services(clock: FrozenClock) -> Iterator[Services]:
         svc = Services(test_settings(), clock)
         create_all(svc.dynamodb, svc.kms, "dev")
         record_operations(svc.dynamodb)
+        record_operations(svc.bookkeeping_dynamodb)
         record_operations(svc.kms)
         runtime.use(svc)
         try:
@@ -153,7 +155,11 @@ def another_container(services: Services) -> Services:
     the other fetched: the authorizer fetches the signing keys' public halves itself.
     """
     other = Services(services.settings, services.clock)
-    vars(other).update(dynamodb=services.dynamodb, kms=services.kms)  # cached_property slots
+    vars(other).update(  # cached_property slots
+        dynamodb=services.dynamodb,
+        bookkeeping_dynamodb=services.bookkeeping_dynamodb,
+        kms=services.kms,
+    )
     return other
 
 

@@ -19,6 +19,7 @@ import pytest
 
 from chalicelib.keys.vault import encryption_context
 from chalicelib.login.access_tokens import _KMS_ALGORITHM
+from chalicelib.login.successors import MAC_ALGORITHM
 from tests.infra.conftest import Packaged
 from tools.infra import (
     NO_PREVIOUS_SLOT,
@@ -58,6 +59,7 @@ RESOURCE_VARIABLES: dict[tuple[str, str | None], tuple[str, ...]] = {
     ("kms", "Encrypt"): ("KEY_ENCRYPTION_KEY_ID",),
     ("kms", "Decrypt"): ("KEY_ENCRYPTION_KEY_ID",),
     ("kms", "Sign"): ("TOKEN_SIGNING_KEY_ID",),
+    ("kms", "GenerateMac"): ("REFRESH_TOKEN_KEY_ID",),
     ("kms", "GetPublicKey"): ("TOKEN_SIGNING_KEY_ID", "TOKEN_PREVIOUS_SIGNING_KEY_ID"),
 }
 
@@ -263,6 +265,8 @@ def test_kms_conditions_match_what_the_code_sends(packaged: Packaged) -> None:
             assert statement["Condition"] == {
                 "StringEquals": {"kms:SigningAlgorithm": _KMS_ALGORITHM}
             }
+        if "kms:GenerateMac" in actions:
+            assert statement["Condition"] == {"StringEquals": {"kms:MacAlgorithm": MAC_ALGORITHM}}
 
 
 # -- key policies -----------------------------------------------------------------------
@@ -322,5 +326,8 @@ def test_every_rotation_step_signs_with_the_current_slot_and_publishes_both(
     # The authorizer verifies tokens signed by either published key, and never signs.
     assert {r for a, r in authorizer if a.startswith("kms:")} == published
     assert {a for a, r in authorizer if a.startswith("kms:")} == {"kms:GetPublicKey"}
-    assert set(step.resources("AWS::KMS::Key")) == published | {"KeyEncryptionKey"}
+    assert set(step.resources("AWS::KMS::Key")) == published | {
+        "KeyEncryptionKey",
+        "RefreshTokenKey",
+    }
     assert_each_key_is_used_by_exactly_the_roles_iam_allows(step)

@@ -153,6 +153,17 @@ def test_the_encryption_key_alias_names_a_rotating_symmetric_key(
     assert key["DeletionPolicy"] == "Retain"  # losing it loses every revealable key
 
 
+def test_the_refresh_token_key_alias_names_a_retained_hmac_key(
+    packaged: Packaged, config_env: dict[str, str]
+) -> None:
+    key = packaged.resource(packaged.key_for_alias(config_env["REFRESH_TOKEN_KEY_ID"]))
+    properties = key["Properties"]
+
+    assert properties["KeySpec"] == "HMAC_256"
+    assert properties["KeyUsage"] == "GENERATE_VERIFY_MAC"
+    assert key["DeletionPolicy"] == "Retain"  # refresh retries depend on it
+
+
 def test_the_signing_key_aliases_name_rsa_signing_keys(
     packaged: Packaged, config_env: dict[str, str]
 ) -> None:
@@ -173,7 +184,12 @@ def test_the_template_creates_no_key_the_configuration_does_not_name(
 ) -> None:
     named = {
         packaged.key_for_alias(config_env[v])
-        for v in ("KEY_ENCRYPTION_KEY_ID", "TOKEN_SIGNING_KEY_ID", "TOKEN_PREVIOUS_SIGNING_KEY_ID")
+        for v in (
+            "KEY_ENCRYPTION_KEY_ID",
+            "REFRESH_TOKEN_KEY_ID",
+            "TOKEN_SIGNING_KEY_ID",
+            "TOKEN_PREVIOUS_SIGNING_KEY_ID",
+        )
         if config_env.get(v)
     }
 

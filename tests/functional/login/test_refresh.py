@@ -10,7 +10,7 @@ import pytest
 from botocore.exceptions import EndpointConnectionError
 
 from chalicelib.clock import FrozenClock, epoch
-from chalicelib.login.refresh import RefreshRejected
+from chalicelib.login.refresh import RETRY_WINDOW, RefreshRejected
 from chalicelib.runtime import Services
 from tests.functional.conftest import Api
 from tests.functional.oauth import REFRESH, assert_oauth_error, exchange, form, refresh, trust
@@ -50,37 +50,95 @@ def test_each_refresh_token_in_the_chain_works_once(api: Api, signed_in: dict[st
         current = answer.json["refresh_token"]
 
 
-def test_reusing_a_refresh_token_revokes_the_whole_family(
+def test_reusing_a_refresh_token_after_its_successor_was_used_revokes_the_whole_family(
     api: Api, signed_in: dict[str, Any]
 ) -> None:
     first = signed_in["refresh_token"]
     second = refresh(api, first).json["refresh_token"]
+    third = refresh(api, second).json["refresh_token"]
     reused = refresh(api, first)  # a copy of the first token, presented again
-    after = refresh(api, second)  # the legitimate holder's newest token
+    after = refresh(api, third)  # the legitimate holder's newest token
     assert_oauth_error(reused, 400, "invalid_grant")
     assert "already used" in reused.json["error_description"]
     assert_oauth_error(after, 400, "invalid_grant")
     assert "revoked" in after.json["error_description"]
 
 
-def test_reuse_in_one_sign_in_leaves_other_sign_ins_alone(api: Api, idp: FakeIssuer) -> None:
+def test_reusing_a_refresh_token_after_the_retry_window_revokes_the_whole_family(
+    api: Api, clock: FrozenClock, signed_in: dict[str, Any]
+) -> None:
+    first = signed_in["refresh_token"]
+    second = refresh(api, first).json["refresh_token"]
+    clock.advance(seconds=RETRY_WINDOW.total_seconds() + 1)
+    reused = refresh(api, first)
+    after = refresh(api, second)
+    assert_oauth_error(reused, 400, "invalid_grant")
+    assert "already used" in reused.json["error_description"]
+    assert_oauth_error(after, 400, "invalid_grant")
+
+
+def test_a_refresh_retried_within_the_window_answers_the_same_successor(
+    api: Api, clock: FrozenClock, signed_in: dict[str, Any]
+) -> None:
+    first = signed_in["refresh_token"]
+    answered = refresh(api, first).json  # the answer the client never received
+    clock.advance(seconds=RETRY_WINDOW.total_seconds())
+    retried = refresh(api, first)
+    assert retried.status == 200, retried.body
+    assert retried.json["refresh_token"] == answered["refresh_token"]
+    assert api.call("GET", "/v1/auth/whoami", retried.json["access_token"]).status == 200
+    # The family is intact: the successor refreshes, and its own successor does too.
+    onward = refresh(api, retried.json["refresh_token"])
+    assert onward.status == 200, onward.body
+    assert refresh(api, onward.json["refresh_token"]).status == 200
+
+
+def test_a_retried_refresh_stores_nothing_new(api: Api, signed_in: dict[str, Any]) -> None:
+    first = signed_in["refresh_token"]
+    refresh(api, first)
+    before = api.services.dynamodb.scan(TableName=api.services.settings.table_name)["Items"]
+    refresh(api, first)
+    after = api.services.dynamodb.scan(TableName=api.services.settings.table_name)["Items"]
+    assert sorted(map(str, after)) == sorted(map(str, before))
+
+
+def test_reuse_in_one_sign_in_leaves_other_sign_ins_alone(
+    api: Api, clock: FrozenClock, idp: FakeIssuer
+) -> None:
     laptop = exchange(api, idp.id_token("alice")).json["refresh_token"]
     phone = exchange(api, idp.id_token("alice")).json["refresh_token"]
     refresh(api, laptop)
-    refresh(api, laptop)  # reuse: the laptop's family is revoked
+    clock.advance(minutes=2)
+    assert refresh(api, laptop).status == 400  # reuse: the laptop's family is revoked
     assert refresh(api, phone).status == 200
 
 
-def test_two_concurrent_refreshes_with_one_token_revoke_the_family(
+def test_two_concurrent_refreshes_with_one_token_get_the_same_successor(
     services: Services, signed_in: dict[str, Any]
 ) -> None:
     store, now = services.refresh_tokens, services.clock.now()
-    # Both requests read the token before either consumed it.
-    first = store.find(signed_in["refresh_token"], now)
-    second = store.find(signed_in["refresh_token"], now)
-    successor = store.rotate(first, now)
+    token = signed_in["refresh_token"]
+    successor = services.refresh_successors.successor_of(token)
+    # Both requests read the token before either consumed it: a client retrying at once.
+    first = store.find(token, now)
+    second = store.find(token, now)
+    store.rotate(first, successor, now)
+    store.rotate(second, successor, now)
+    assert store.find(successor, now).used_at is None
+
+
+def test_a_used_token_rotated_to_another_successor_is_reuse(
+    services: Services, signed_in: dict[str, Any]
+) -> None:
+    store, now = services.refresh_tokens, services.clock.now()
+    token = signed_in["refresh_token"]
+    successor = services.refresh_successors.successor_of(token)
+    first = store.find(token, now)
+    second = store.find(token, now)
+    store.rotate(first, successor, now)
+    forged = "r" + "t_" + "B" * 43  # not the token's successor: someone else consumed it
     with pytest.raises(RefreshRejected) as rejected:
-        store.rotate(second, now)
+        store.rotate(second, forged, now)
     assert rejected.value.reused
     with pytest.raises(RefreshRejected):
         store.find(successor, now)

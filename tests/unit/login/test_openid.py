@@ -89,6 +89,7 @@ def test_http_issuer_on_another_host_is_refused_even_in_local_mode() -> None:
 BASE_ENV = {
     "AUTH_TABLE": "t",
     "KEY_ENCRYPTION_KEY_ID": "alias/k",
+    "REFRESH_TOKEN_KEY_ID": "alias/r",
     "TOKEN_SIGNING_KEY_ID": "alias/s",
     "TOKEN_ISSUER": "https://auth.example.com",
 }
