@@ -7,11 +7,13 @@ rewritten here too, so no framework default ever reaches a client.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from chalice.app import Request, Response
+from chalice import Blueprint
+from chalice.app import ChaliceUnhandledError, Request, Response
 
 from chalicelib import parsing
 from chalicelib.access.principal import Principal, Refusal
@@ -161,6 +163,40 @@ def authenticate(request: Request, allow_query_workspace: bool = False) -> Princ
     return resolved
 
 
+# -- routes ----------------------------------------------------------------------------
+
+
+class Routes(Blueprint):
+    """The route blueprints: a dependency failure a view did not name is still a 503.
+
+    Chalice answers any exception a view raises (other than its `ChaliceUnhandledError`)
+    with a bare 500 before middleware sees it. Each view is wrapped so that whatever
+    `is_dependency_failure` recognises (a botocore or network failure no store wrapped)
+    becomes `DependencyUnavailable`; anything else stays a bug, a 500.
+    """
+
+    def route(self, path: str, **kwargs: Any) -> Callable[..., Any]:
+        register = super().route(path, **kwargs)
+
+        def decorator(view: Callable[..., Any]) -> Callable[..., Any]:
+            @functools.wraps(view)
+            def guarded(*args: Any, **view_kwargs: Any) -> Any:
+                try:
+                    return view(*args, **view_kwargs)
+                except ChaliceUnhandledError:
+                    raise
+                except Exception as error:
+                    if not is_dependency_failure(error):
+                        raise
+                    logger.warning("dependency failed", extra={"error": type(error).__name__})
+                    raise DependencyUnavailable("AWS") from None
+
+            register(guarded)
+            return view
+
+        return decorator
+
+
 # -- middleware ----------------------------------------------------------------------------
 
 
@@ -194,18 +230,12 @@ def errors_as_problems(request: Request, get_response: Callable[[Request], Respo
     except OAuthError as error:
         code = error.error
         response = oauth_error_response(error)
-    except Exception as error:
-        if is_dependency_failure(error):  # one nobody named: still a 503, never a 500
-            logger.warning("dependency failed", extra={"error": type(error).__name__})
-            failure = DependencyUnavailable("AWS")
-            code = failure.code
-            response = problem_response(failure)
-        else:  # a bug: answer a plain 500, log it without request data
-            logger.exception("unhandled error")
-            code = "internal_error"
-            response = problem_response(
-                ServiceError(500, "internal_error", "An internal error occurred.")
-            )
+    except Exception:  # a bug: answer a plain 500, log it without request data
+        logger.exception("unhandled error")
+        code = "internal_error"
+        response = problem_response(
+            ServiceError(500, "internal_error", "An internal error occurred.")
+        )
     _log_request(request, response.status_code, code)
     return response
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from chalice import Blueprint, Response
+from chalice import Response
 
 from chalicelib.api import edge
 from chalicelib.runtime import services
 
-blueprint = Blueprint(__name__)
+blueprint = edge.Routes(__name__)
 
 
 @blueprint.route("/v1/auth/whoami", methods=["GET"])

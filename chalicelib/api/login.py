@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qsl
 
-from chalice import Blueprint, Response
+from chalice import Response
 from chalice.app import Request
 
 from chalicelib import parsing
@@ -24,7 +24,7 @@ from chalicelib.login.refresh import RefreshRejected
 from chalicelib.login.service import TokenPair
 from chalicelib.runtime import services
 
-blueprint = Blueprint(__name__)
+blueprint = edge.Routes(__name__)
 
 EXCHANGE_PATH = "/v1/auth/exchange"
 REFRESH_PATH = "/v1/auth/refresh"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from botocore.exceptions import ParamValidationError, ReadTimeoutError
 
 from tests.functional.conftest import Api
 from tests.functional.failures import broken, throttled
@@ -90,3 +91,37 @@ def test_an_unexpected_error_is_a_problem_500_without_details(
     assert answer.status == 500
     assert answer.code == "internal_error"
     assert b"internal detail" not in answer.body
+
+
+def test_a_dependency_failure_no_store_named_is_still_503_never_500(
+    api: Api, alice: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def stalls(*_: Any, **__: Any) -> Any:
+        raise ReadTimeoutError(endpoint_url="https://kms.invalid")
+
+    monkeypatch.setattr(api.services.key_service, "list", stalls)
+    answer = api.call("GET", KEYS, alice)
+    assert answer.status == 503
+    assert answer.code == "dependency_unavailable"
+
+
+def test_a_request_we_built_wrongly_is_a_bug_500_not_a_503(
+    api: Api, alice: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def invalid(*_: Any, **__: Any) -> Any:
+        raise ParamValidationError(report="Invalid type for parameter Key")
+
+    monkeypatch.setattr(api.services.key_service, "list", invalid)
+    answer = api.call("GET", KEYS, alice)
+    assert answer.status == 500
+    assert answer.code == "internal_error"
+
+
+def test_a_dependency_failure_on_a_token_endpoint_is_temporarily_unavailable(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(api.services.login_service, "refresh", broken)
+    answer = api.call("POST", "/v1/auth/refresh", body={"refresh_token": "r" + "t_" + "A" * 43})
+    assert answer.status == 503
+    assert answer.json["error"] == "temporarily_unavailable"
+    assert answer.headers["Cache-Control"] == "no-store"
