@@ -3,7 +3,7 @@
 Code map (docs/architecture.md walks a request through it):
 
   api/         the HTTP edge: request parsing, problem rendering, one module per route group
-    edge.py        strict body/query parsing, `authenticate`, the error middleware
+    edge.py        strict body/query parsing, `authenticate`, `Routes`, the error middleware
     keys.py        /v1/auth/api-keys            create, list, get, reveal, rotate, revoke
     identity.py    /v1/auth/whoami, /.well-known/jwks.json
     login.py       /v1/auth/exchange, /v1/auth/refresh (OAuth-shaped answers)
@@ -32,6 +32,7 @@ Code map (docs/architecture.md walks a request through it):
 The shared floor, used by every package: config.py (settings from the environment),
 runtime.py (services built once per container, the AWS clients' failure budget), errors.py
 (the error catalogue), dependencies.py (which exceptions mean a dependency failed: 503),
+idempotency.py (Idempotency-Key records: a retried create answers the first result),
 table.py (the DynamoDB table layer), clock.py, ids.py, parsing.py, logs.py.
 
 Package `__init__` files hold docstrings only: a re-export would load the routes and

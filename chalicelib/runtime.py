@@ -16,6 +16,7 @@ from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
 
 if TYPE_CHECKING:
+    from chalicelib.idempotency import IdempotencyStore
     from chalicelib.keys.service import KeyService
     from chalicelib.keys.vault import KeyVault
     from chalicelib.login.access_tokens import SigningKeys, TokenSigner, TokenVerifier
@@ -131,10 +132,16 @@ class Services:
         return Resolver(self.keys, self.workspaces, self.clock, _LazyVerifier(self))  # type: ignore[arg-type]
 
     @cached_property
+    def idempotency(self) -> IdempotencyStore:
+        from chalicelib.idempotency import IdempotencyStore
+
+        return IdempotencyStore(self.dynamodb, self.settings.table_name)
+
+    @cached_property
     def key_service(self) -> KeyService:
         from chalicelib.keys.service import KeyService
 
-        return KeyService(self.keys, self.workspaces, self.vault, self.clock)
+        return KeyService(self.keys, self.workspaces, self.vault, self.idempotency, self.clock)
 
     @cached_property
     def workspace_service(self) -> WorkspaceService:

@@ -24,15 +24,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from botocore.exceptions import ClientError
-
 from chalicelib import ids
 from chalicelib.access.scopes import ADMIN, CATEGORIES, SCOPES_BY_CATEGORY, WORKSPACE
 from chalicelib.clock import parse_rfc3339
 from chalicelib.keys.model import KEY_LIFETIME, ApiKey
 from chalicelib.keys.plaintext import hint, parse_key
+from chalicelib.keys.store import KeyNotCreated
 from chalicelib.runtime import Services
-from chalicelib.table import is_condition_failure
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -140,9 +138,7 @@ def import_keys(services: Services, keys: Iterable[LegacyKey], dry_run: bool = F
             continue
         try:
             services.keys.create(api_key, ciphertext=None)
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
+        except KeyNotCreated:
             outcome.skipped += 1  # this hash is already a credential
             continue
         outcome.imported += 1

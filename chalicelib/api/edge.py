@@ -15,10 +15,11 @@ from typing import Any
 from chalice import Blueprint
 from chalice.app import ChaliceUnhandledError, Request, Response
 
-from chalicelib import parsing
+from chalicelib import idempotency, parsing
 from chalicelib.access.principal import Principal, Refusal
 from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import DependencyUnavailable, OAuthError, ServiceError, bad_request
+from chalicelib.idempotency import IdempotentRequest
 from chalicelib.logs import logger
 from chalicelib.runtime import services
 
@@ -161,6 +162,20 @@ def authenticate(request: Request, allow_query_workspace: bool = False) -> Princ
         raise refusal_error(resolved, credential_sent=bool(authorization and authorization.strip()))
     request.principal = resolved  # type: ignore[attr-defined]  # for the request log line
     return resolved
+
+
+def idempotent_request(
+    request: Request, principal: Principal, operation: str, target: str | None, body: Any
+) -> IdempotentRequest | None:
+    """The request's Idempotency-Key for this caller and request, None without the header.
+
+    The caller is the user through one credential: an API key, or any of the user's tokens
+    (which all carry every scope of the user).
+    """
+    caller = f"{principal.user_id}/{principal.key_id or 'user-token'}"
+    return IdempotentRequest.of(
+        request.headers.get(idempotency.HEADER.lower()), caller, operation, target, body
+    )
 
 
 # -- routes ----------------------------------------------------------------------------

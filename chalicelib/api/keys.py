@@ -5,14 +5,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from chalice import Blueprint, Response
+from chalice import Response
 
+from chalicelib import idempotency
 from chalicelib.api import edge
 from chalicelib.errors import bad_request
 from chalicelib.keys.service import IssuedKey, NewKey
 from chalicelib.runtime import services
 
-blueprint = Blueprint(__name__)
+blueprint = edge.Routes(__name__)
 COLLECTION = "/v1/auth/api-keys"
 CREATE_FIELDS = {"label", "category", "workspaceId", "workspace_id", "scopes"}
 
@@ -37,10 +38,13 @@ def _new_key(body: dict[str, Any]) -> NewKey:
 
 def _issued(issued: IssuedKey, status: int) -> Response:
     now = services().clock.now()
+    headers = {"Location": f"{COLLECTION}/{issued.api_key.id}"} if status == 201 else {}
+    if issued.replayed:
+        headers[idempotency.REPLAYED_HEADER] = "true"
     return edge.json_response(
         issued.api_key.resource(now, plaintext=issued.plaintext),
         status=status,
-        headers={"Location": f"{COLLECTION}/{issued.api_key.id}"} if status == 201 else None,
+        headers=headers,
         secret=True,
     )
 
@@ -51,7 +55,8 @@ def create_api_key() -> Response:
     edge.query(request, set())
     principal = edge.authenticate(request)
     body = edge.read_json(request, CREATE_FIELDS)
-    return _issued(services().key_service.create(principal, _new_key(body)), 201)
+    idempotent = edge.idempotent_request(request, principal, "create-api-key", None, body)
+    return _issued(services().key_service.create(principal, _new_key(body), idempotent), 201)
 
 
 @blueprint.route(COLLECTION, methods=["GET"])
@@ -93,8 +98,9 @@ def rotate_api_key(key_id: str) -> Response:
     request = blueprint.current_request
     edge.query(request, set())
     principal = edge.authenticate(request)
-    edge.read_json(request, set(), required=False)
-    return _issued(services().key_service.rotate(principal, key_id), 201)
+    body = edge.read_json(request, set(), required=False)
+    idempotent = edge.idempotent_request(request, principal, "rotate-api-key", key_id, body)
+    return _issued(services().key_service.rotate(principal, key_id, idempotent), 201)
 
 
 @blueprint.route(COLLECTION + "/{key_id}", methods=["DELETE"])

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from chalicelib import ids
 from chalicelib.access.policy import refused, require_manager
@@ -11,10 +13,17 @@ from chalicelib.access.principal import Principal
 from chalicelib.access.resolution import NOT_A_MEMBER
 from chalicelib.access.scopes import ADMIN, CATEGORIES, SCOPES_BY_CATEGORY, WORKSPACE, ordered
 from chalicelib.clock import Clock
-from chalicelib.errors import ServiceError, bad_request, forbidden, not_found
+from chalicelib.errors import (
+    DependencyUnavailable,
+    ServiceError,
+    bad_request,
+    forbidden,
+    not_found,
+)
+from chalicelib.idempotency import IdempotencyStore, IdempotentRequest, key_reused
 from chalicelib.keys.model import KEY_LIFETIME, ApiKey
 from chalicelib.keys.plaintext import generate_key, hash_key, hint
-from chalicelib.keys.store import KeyNotActive, KeyPage, KeyStore, decode_cursor
+from chalicelib.keys.store import KeyNotActive, KeyNotCreated, KeyPage, KeyStore, decode_cursor
 from chalicelib.keys.vault import CiphertextMismatch, KeyVault
 from chalicelib.logs import logger
 from chalicelib.workspaces.store import WorkspaceStore
@@ -34,17 +43,50 @@ class NewKey:
 class IssuedKey:
     api_key: ApiKey
     plaintext: str = field(repr=False)
+    replayed: bool = False  # answered again for a retry with the same Idempotency-Key
 
 
 def key_not_active() -> ServiceError:
     return ServiceError(409, "key_not_active", "Only an active key can be rotated.")
 
 
+# What a 503 says when the write itself failed: its answer may have been lost after it was
+# applied, so the caller must be told how to find out, or how to retry safely.
+def _created_maybe(idempotent: IdempotentRequest | None) -> str:
+    if idempotent is not None:
+        return "The key may have been created. Retry with the same Idempotency-Key: you get it."
+    return (
+        "The key may have been created: list your keys (GET /v1/auth/api-keys) before "
+        "creating another, or send an Idempotency-Key to make creation safe to retry."
+    )
+
+
+def _rotated_maybe(key_id: str, idempotent: IdempotentRequest | None) -> str:
+    if idempotent is not None:
+        return (
+            "The rotation may have happened. Retry with the same Idempotency-Key: you get "
+            "the new key if it did."
+        )
+    return (
+        f"The rotation may have happened: GET /v1/auth/api-keys/{key_id} and look at "
+        "replacedBy. If it names a key, the rotation happened and GET "
+        "/v1/auth/api-keys/{replacedBy}/reveal shows the new key; if it is null, retry."
+    )
+
+
 class KeyService:
-    def __init__(self, keys: KeyStore, workspaces: WorkspaceStore, vault: KeyVault, clock: Clock):
+    def __init__(
+        self,
+        keys: KeyStore,
+        workspaces: WorkspaceStore,
+        vault: KeyVault,
+        idempotency: IdempotencyStore,
+        clock: Clock,
+    ):
         self._keys = keys
         self._workspaces = workspaces
         self._vault = vault
+        self._idempotency = idempotency
         self._clock = clock
 
     def _issue(
@@ -73,8 +115,13 @@ class KeyService:
         ciphertext = self._vault.seal(plaintext, api_key.id, owner_id)
         return api_key, plaintext, ciphertext
 
-    def create(self, principal: Principal, request: NewKey) -> IssuedKey:
+    def create(
+        self, principal: Principal, request: NewKey, idempotent: IdempotentRequest | None = None
+    ) -> IssuedKey:
         require_manager(principal)
+        replayed = self._replay(principal, idempotent)
+        if replayed is not None:
+            return replayed
         if request.category not in CATEGORIES:
             raise bad_request("invalid_category", "category must be 'workspace' or 'admin'.")
         if request.category == ADMIN and request.workspace_id is not None:
@@ -106,7 +153,18 @@ class KeyService:
         api_key, plaintext, ciphertext = self._issue(
             principal.user_id, request.label, request.category, request.workspace_id, scopes
         )
-        self._keys.create(api_key, ciphertext)
+        claim = self._claim(idempotent, api_key.id)
+        try:
+            self._keys.create(api_key, ciphertext, claim)
+        except DependencyUnavailable as failure:
+            raise DependencyUnavailable(failure.dependency, _created_maybe(idempotent)) from None
+        except KeyNotCreated:
+            # A concurrent request with the same Idempotency-Key committed first: its key is
+            # the answer to both.
+            replayed = self._replay(principal, idempotent)
+            if replayed is None:  # it committed, yet no record: a conflict, not a race lost
+                raise DependencyUnavailable("DynamoDB", _created_maybe(idempotent)) from None
+            return replayed
         logger.info("api key created", extra={"key_id": api_key.id, "category": api_key.category})
         return IssuedKey(api_key, plaintext)
 
@@ -166,34 +224,80 @@ class KeyService:
         self._require_scopes_of(principal, api_key)
         if api_key.status(now) == "revoked":
             raise ServiceError(410, "key_revoked", "This key has been revoked.")
+        plaintext = self._open(api_key, ciphertext)
+        logger.info("api key revealed", extra={"key_id": api_key.id})
+        return IssuedKey(api_key, plaintext)
+
+    def _open(self, api_key: ApiKey, ciphertext: bytes | None) -> str:
         if ciphertext is None:
             raise ServiceError(
                 410, "key_not_revealable", "This key was created before encryption at rest."
             )
         try:
-            plaintext = self._vault.open(ciphertext, api_key.id, api_key.owner_id)
+            return self._vault.open(ciphertext, api_key.id, api_key.owner_id)
         except CiphertextMismatch:
-            logger.error("stored ciphertext does not match its record", extra={"key_id": key_id})
+            logger.error(
+                "stored ciphertext does not match its record", extra={"key_id": api_key.id}
+            )
             raise ServiceError(
                 410, "key_not_revealable", "This key's stored secret cannot be recovered."
             ) from None
-        logger.info("api key revealed", extra={"key_id": api_key.id})
-        return IssuedKey(api_key, plaintext)
 
-    def rotate(self, principal: Principal, key_id: str) -> IssuedKey:
+    def rotate(
+        self, principal: Principal, key_id: str, idempotent: IdempotentRequest | None = None
+    ) -> IssuedKey:
         old = self._owned(principal, key_id)
+        replayed = self._replay(principal, idempotent)
+        if replayed is not None:
+            return replayed
         if old.status(self._clock.now()) != "active":
             raise key_not_active()
         self._require_scopes_of(principal, old)
         successor, plaintext, ciphertext = self._issue(
             old.owner_id, old.label, old.category, old.workspace_id, old.scopes
         )
+        claim = self._claim(idempotent, successor.id)
         try:
-            self._keys.rotate(old, successor, ciphertext, self._clock.now())
+            self._keys.rotate(old, successor, ciphertext, self._clock.now(), claim)
+        except DependencyUnavailable as failure:
+            raise DependencyUnavailable(
+                failure.dependency, _rotated_maybe(old.id, idempotent)
+            ) from None
         except KeyNotActive:
-            raise key_not_active() from None
+            # Lost to a concurrent request: if it carried the same Idempotency-Key, its
+            # successor is the answer to both; otherwise the key is no longer active.
+            replayed = self._replay(principal, idempotent)
+            if replayed is None:
+                raise key_not_active() from None
+            return replayed
         logger.info("api key rotated", extra={"key_id": old.id, "successor_id": successor.id})
         return IssuedKey(successor, plaintext)
+
+    # -- Idempotency-Key ---------------------------------------------------------------
+
+    def _claim(self, idempotent: IdempotentRequest | None, result_id: str) -> dict[str, Any] | None:
+        if idempotent is None:
+            return None
+        return self._idempotency.claim(idempotent, result_id, self._clock.now())
+
+    def _replay(
+        self, principal: Principal, idempotent: IdempotentRequest | None
+    ) -> IssuedKey | None:
+        """The first answer to this Idempotency-Key, given again: the same key id and, from
+        the vault, the same plaintext. None when the key was not used yet; 422 when it was
+        used for another request."""
+        if idempotent is None:
+            return None
+        record = self._idempotency.find(idempotent, self._clock.now())
+        if record is None:
+            return None
+        if not hmac.compare_digest(record.fingerprint, idempotent.fingerprint):
+            raise key_reused()
+        api_key, ciphertext = self._owned_with_ciphertext(principal, record.result_id)
+        self._require_scopes_of(principal, api_key)
+        plaintext = self._open(api_key, ciphertext)
+        logger.info("api key answered again (Idempotency-Key)", extra={"key_id": api_key.id})
+        return IssuedKey(api_key, plaintext, replayed=True)
 
     def revoke(self, principal: Principal, key_id: str) -> None:
         api_key = self._owned(principal, key_id)

@@ -43,6 +43,11 @@ class KeyNotActive(Exception):
     """A rotation lost its race, or the key was not active when it ran."""
 
 
+class KeyNotCreated(Exception):
+    """A creation lost its race: its hash is already a credential (an imported key seen
+    before), or another request claimed its Idempotency-Key first."""
+
+
 def key_sk(key_id: str) -> str:
     return f"KEY#{key_id}"
 
@@ -169,14 +174,28 @@ class KeyStore:
 
     # -- operations --------------------------------------------------------------------
 
-    def create(self, api_key: ApiKey, ciphertext: bytes | None) -> None:
-        with dynamodb_errors():
-            self._client.transact_write_items(
-                TransactItems=[
-                    self._put_new(self._owner_item(api_key, ciphertext)),
-                    self._put_new(self._credential_item(api_key)),
-                ]
-            )
+    def create(
+        self, api_key: ApiKey, ciphertext: bytes | None, claim: dict[str, Any] | None = None
+    ) -> None:
+        """Writes the key, and `claim` (an idempotency record) with it; KeyNotCreated if
+        the claim lost its race."""
+        try:
+            with dynamodb_errors():
+                self._client.transact_write_items(
+                    TransactItems=[
+                        self._put_new(self._owner_item(api_key, ciphertext)),
+                        self._put_new(self._credential_item(api_key)),
+                        *([claim] if claim else []),
+                    ]
+                )
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            # A fresh id and 256-bit secret never collide: if the key is there, an earlier
+            # attempt of this very write was applied and its answer lost.
+            written = self.get(api_key.owner_id, api_key.id)
+            if written is None or written.key_hash != api_key.key_hash:
+                raise KeyNotCreated(api_key.id) from None
 
     def get(self, owner_id: str, key_id: str) -> ApiKey | None:
         found = self._get_owner_item(owner_id, key_id)
@@ -270,9 +289,15 @@ class KeyStore:
         raise DependencyUnavailable("DynamoDB")
 
     def rotate(
-        self, old: ApiKey, successor: ApiKey, ciphertext: bytes | None, now: datetime
+        self,
+        old: ApiKey,
+        successor: ApiKey,
+        ciphertext: bytes | None,
+        now: datetime,
+        claim: dict[str, Any] | None = None,
     ) -> None:
-        """Revoke `old` and create `successor` in one transaction, or raise KeyNotActive."""
+        """Revoke `old` and create `successor` (and write `claim`, an idempotency record)
+        in one transaction, or raise KeyNotActive."""
         revoked = old.revoked(now, replaced_by=successor.id)
         not_expired = {":now": {"S": rfc3339(now)}}
         updates = []
@@ -293,9 +318,15 @@ class KeyStore:
                         *updates,
                         self._put_new(self._owner_item(successor, ciphertext)),
                         self._put_new(self._credential_item(successor)),
+                        *([claim] if claim else []),
                     ]
                 )
         except ClientError as error:
-            if is_condition_failure(error):
+            if not is_condition_failure(error):
+                raise
+            # The old key names this very successor: an earlier attempt of this write was
+            # applied and its answer lost. Anything else: another rotation (or a revocation)
+            # won, or the key was no longer active.
+            current = self.get(old.owner_id, old.id)
+            if current is None or current.replaced_by != successor.id:
                 raise KeyNotActive(old.id) from None
-            raise

@@ -1,0 +1,146 @@
+"""`Idempotency-Key`: a retried create answers what the first one did (Stripe's convention).
+
+A client that sends `Idempotency-Key: <1-255 printable ASCII characters>` on a request that
+creates something (an API key, a rotation's successor) may retry it after any failure, a
+503 or an answer that never arrived: within RETENTION, the same key from the same caller
+with the same request answers the original result again, and never creates a second one.
+The same key with a different request is refused (422 `idempotency_key_reused`).
+
+The record is written in the same DynamoDB transaction as what it records, with a
+condition that it does not exist yet: two concurrent requests with one key cannot both
+commit, and the loser answers the winner's result. Nothing secret is stored here: the record
+names the result's id, and the caller recovers a secret result (a key's plaintext) from
+where it is kept anyway (the vault).
+
+"The same caller" is the same user through the same credential (one API key, or any of the
+user's tokens): a retry through a credential with fewer scopes never gets what a broader one
+created. "The same request" is the operation, its target and the canonical JSON of the
+parsed body, whatever fields the body will grow.
+
+Items (see `table.py`):
+  IDEMPOTENCY#<sha256(caller, key)>   IDEMPOTENCY   caller, fingerprint, resultId, createdAt, ttl
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from chalicelib.clock import epoch, rfc3339
+from chalicelib.errors import ServiceError, bad_request
+from chalicelib.table import PARTITION_KEY, TTL_ATTRIBUTE, get_consistent, key, to_item
+
+HEADER = "Idempotency-Key"
+REPLAYED_HEADER = "Idempotent-Replayed"  # "true" on an answer given again
+MAX_KEY_LENGTH = 255
+RETENTION = timedelta(hours=24)
+RECORD_SK = "IDEMPOTENCY"
+
+
+def parse_key(value: str | None) -> str | None:
+    """The header's key, None when absent; 400 `invalid_idempotency_key` when malformed."""
+    if value is None:
+        return None
+    if not 1 <= len(value) <= MAX_KEY_LENGTH or not all(" " <= ch <= "~" for ch in value):
+        raise bad_request(
+            "invalid_idempotency_key",
+            f"{HEADER} must be 1 to {MAX_KEY_LENGTH} printable ASCII characters.",
+        )
+    return value
+
+
+def key_reused() -> ServiceError:
+    return ServiceError(
+        422,
+        "idempotency_key_reused",
+        f"This {HEADER} was used with a different request in the last 24 hours; "
+        "send a new key for a new request.",
+    )
+
+
+def fingerprint(operation: str, target: str | None, body: dict[str, Any]) -> str:
+    canonical = json.dumps(
+        {"operation": operation, "target": target, "body": body},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class IdempotentRequest:
+    """A request sent with an Idempotency-Key: who sent which key for what."""
+
+    key: str
+    caller: str
+    fingerprint: str
+
+    @classmethod
+    def of(
+        cls,
+        header: str | None,
+        caller: str,
+        operation: str,
+        target: str | None,
+        body: dict[str, Any],
+    ) -> IdempotentRequest | None:
+        idempotency_key = parse_key(header)
+        if idempotency_key is None:
+            return None
+        return cls(idempotency_key, caller, fingerprint(operation, target, body))
+
+    @property
+    def record_pk(self) -> str:
+        # Hashed: the client's key may hold any printable character, and its length is theirs.
+        scoped = f"{self.caller}\n{self.key}".encode()
+        return f"IDEMPOTENCY#{hashlib.sha256(scoped).hexdigest()}"
+
+    def __repr__(self) -> str:  # the key is the client's: no business in logs
+        return f"IdempotentRequest(caller={self.caller!r})"
+
+
+@dataclass(frozen=True)
+class IdempotencyRecord:
+    fingerprint: str
+    result_id: str
+
+
+class IdempotencyStore:
+    def __init__(self, client: Any, table_name: str):
+        self._client = client
+        self._table = table_name
+
+    def find(self, request: IdempotentRequest, now: datetime) -> IdempotencyRecord | None:
+        """The live record of this caller's key, or None (never used, or older than 24 h)."""
+        found = get_consistent(self._client, self._table, request.record_pk, RECORD_SK)
+        if found is None or found[TTL_ATTRIBUTE] <= epoch(now):
+            return None
+        return IdempotencyRecord(found["fingerprint"], found["resultId"])
+
+    def claim(self, request: IdempotentRequest, result_id: str, now: datetime) -> dict[str, Any]:
+        """The transaction member that records `result_id` for this key, if no live record
+        has it: of two requests with one key racing, exactly one transaction commits."""
+        item = to_item(
+            {
+                "caller": request.caller,
+                "fingerprint": request.fingerprint,
+                "resultId": result_id,
+                "createdAt": rfc3339(now),
+                TTL_ATTRIBUTE: epoch(now + RETENTION),
+            }
+        )
+        item.update(key(request.record_pk, RECORD_SK))
+        return {
+            "Put": {
+                "TableName": self._table,
+                "Item": item,
+                # DynamoDB's TTL deletes lazily: an expired record may still be there.
+                "ConditionExpression": "attribute_not_exists(#pk) OR #ttl <= :now",
+                "ExpressionAttributeNames": {"#pk": PARTITION_KEY, "#ttl": TTL_ATTRIBUTE},
+                "ExpressionAttributeValues": {":now": {"N": str(epoch(now))}},
+            }
+        }
