@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from chalicelib.dependencies import failures_of
 from chalicelib.dependencies import is_lost_race as is_condition_failure  # noqa: F401 (stores')
 
@@ -116,3 +118,9 @@ def dynamodb_errors() -> Iterator[None]:
     """
     with failures_of("DynamoDB"):
         yield
+
+
+def was_retried(error: ClientError) -> bool:
+    """True when botocore sent the failed call more than once: an earlier attempt may have
+    been applied (its answer lost), so a condition failure may be the call meeting itself."""
+    return int(error.response.get("ResponseMetadata", {}).get("RetryAttempts", 0)) > 0

@@ -22,6 +22,7 @@ KEYS = "/v1/auth/api-keys"
 WHOAMI = "/v1/auth/whoami"
 EXCHANGE = "/v1/auth/exchange"
 REFRESH = "/v1/auth/refresh"
+WORKSPACES = "/v1/workspaces"
 CLIENT_RETRIES = 3
 
 
@@ -265,6 +266,37 @@ def _assert_family_intact(service: Service, refresh_token: str) -> None:
         refresh_token = answer.body["refresh_token"]
 
 
+def create_workspace_with_idempotency_key(service: Service, fault: Fault) -> Outcome:
+    token, outcome = service.user_token(), Outcome(False)
+    headers = {"Idempotency-Key": unique("workspace-")}
+
+    def send() -> Reply:
+        return service.call("POST", WORKSPACES, token, body={"name": "Team"}, headers=headers)
+
+    final = with_fault(service, fault, send, outcome)
+    check_statuses(outcome, 201)
+    listed = service.call("GET", WORKSPACES, token).body["workspaces"]
+    assert [w["id"] for w in listed] == [final.body["id"]]
+    return outcome
+
+
+def remove_member(service: Service, fault: Fault) -> Outcome:
+    """A 404 after a 503 means the member is gone: the lost removal happened."""
+    owner, member, outcome = service.user_token(), service.user_token(), Outcome(False)
+    workspace = service.call("POST", WORKSPACES, owner, body={"name": "Team"}).body["id"]
+    member_id = service.call("GET", WHOAMI, member).body["userId"]
+    path = f"{WORKSPACES}/{workspace}/members/{member_id}"
+    assert service.call("PUT", path, owner).status == 201
+
+    final = with_fault(service, fault, lambda: service.call("DELETE", path, owner), outcome)
+    assert 500 not in outcome.statuses, outcome.statuses
+    assert final.status == 204 or (final.status == 404 and 503 in outcome.statuses)
+    members = service.call("GET", f"{WORKSPACES}/{workspace}/members", owner).body["members"]
+    assert [m["userId"] for m in members] == [service.call("GET", WHOAMI, owner).body["userId"]]
+    assert service.call("GET", WHOAMI, member, headers={"X-Workspace-Id": workspace}).status == 403
+    return outcome
+
+
 def _kept(answers: list[Reply], answer: Reply) -> Reply:
     answers.append(answer)
     return answer
@@ -278,6 +310,8 @@ SCENARIOS: dict[str, Callable[[Service, Fault], Outcome]] = {
     "revoke": revoke,
     "refresh": refresh,
     "exchange": exchange,
+    "create-workspace": create_workspace_with_idempotency_key,
+    "remove-member": remove_member,
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from chalice import Response
 
+from chalicelib import idempotency
 from chalicelib.api import edge
 from chalicelib.runtime import services
 
@@ -18,10 +19,12 @@ def create_workspace() -> Response:
     principal = edge.authenticate(request)
     body = edge.read_json(request, {"name"})
     name = edge.clean_text(body.get("name"), "invalid_name", "name")
-    workspace = services().workspace_service.create(principal, name)
-    return edge.json_response(
-        workspace.resource(), status=201, headers={"Location": f"{COLLECTION}/{workspace.id}"}
-    )
+    idempotent = edge.idempotent_request(request, principal, "create-workspace", None, body)
+    workspace, replayed = services().workspace_service.create(principal, name, idempotent)
+    headers = {"Location": f"{COLLECTION}/{workspace.id}"}
+    if replayed:
+        headers[idempotency.REPLAYED_HEADER] = "true"
+    return edge.json_response(workspace.resource(), status=201, headers=headers)
 
 
 @blueprint.route(COLLECTION, methods=["GET"])

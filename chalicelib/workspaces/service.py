@@ -2,25 +2,71 @@
 
 from __future__ import annotations
 
+import hmac
+
 from chalicelib import ids
 from chalicelib.access.policy import refused, require_manager
 from chalicelib.access.principal import Principal
 from chalicelib.access.resolution import NOT_A_MEMBER
 from chalicelib.clock import Clock
-from chalicelib.errors import ServiceError, forbidden, not_found
+from chalicelib.errors import DependencyUnavailable, ServiceError, forbidden, not_found
+from chalicelib.idempotency import IdempotencyStore, IdempotentRequest, key_reused
 from chalicelib.workspaces.model import Member, Workspace
-from chalicelib.workspaces.store import WorkspaceStore
+from chalicelib.workspaces.store import WorkspaceNotCreated, WorkspaceStore
+
+
+def _created_maybe(idempotent: IdempotentRequest | None) -> str:
+    if idempotent is not None:
+        return (
+            "The workspace may have been created. Retry with the same Idempotency-Key: "
+            "you get it."
+        )
+    return (
+        "The workspace may have been created: list your workspaces (GET /v1/workspaces) "
+        "before creating another, or send an Idempotency-Key to make creation safe to retry."
+    )
 
 
 class WorkspaceService:
-    def __init__(self, workspaces: WorkspaceStore, clock: Clock):
+    def __init__(self, workspaces: WorkspaceStore, idempotency: IdempotencyStore, clock: Clock):
         self._workspaces = workspaces
+        self._idempotency = idempotency
         self._clock = clock
 
-    def create(self, principal: Principal, name: str) -> Workspace:
+    def create(
+        self, principal: Principal, name: str, idempotent: IdempotentRequest | None = None
+    ) -> tuple[Workspace, bool]:
+        """The new workspace, and whether it is the answer to an earlier request with the
+        same Idempotency-Key (then nothing was created)."""
         require_manager(principal)
-        workspace = Workspace(ids.new_workspace_id(), name, principal.user_id, self._clock.now())
-        self._workspaces.create(workspace)
+        replayed = self._replay(idempotent)
+        if replayed is not None:
+            return replayed, True
+        now = self._clock.now()
+        workspace = Workspace(ids.new_workspace_id(), name, principal.user_id, now)
+        claim = self._idempotency.claim(idempotent, workspace.id, now) if idempotent else None
+        try:
+            self._workspaces.create(workspace, claim)
+        except DependencyUnavailable as failure:
+            raise DependencyUnavailable(failure.dependency, _created_maybe(idempotent)) from None
+        except WorkspaceNotCreated:
+            replayed = self._replay(idempotent)
+            if replayed is None:
+                raise DependencyUnavailable("DynamoDB", _created_maybe(idempotent)) from None
+            return replayed, True
+        return workspace, False
+
+    def _replay(self, idempotent: IdempotentRequest | None) -> Workspace | None:
+        if idempotent is None:
+            return None
+        record = self._idempotency.find(idempotent, self._clock.now())
+        if record is None:
+            return None
+        if not hmac.compare_digest(record.fingerprint, idempotent.fingerprint):
+            raise key_reused()
+        workspace = self._workspaces.get(record.result_id)
+        if workspace is None:  # the record outlived its workspace: never within 24 hours
+            raise not_found("The workspace this Idempotency-Key created no longer exists.")
         return workspace
 
     def list_mine(self, principal: Principal) -> list[Workspace]:

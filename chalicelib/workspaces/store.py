@@ -25,11 +25,16 @@ from chalicelib.table import (
     put_if_absent,
     to_item,
     user_pk,
+    was_retried,
 )
 from chalicelib.workspaces.model import Member, Workspace
 
 OWNER = "owner"
 MEMBER = "member"
+
+
+class WorkspaceNotCreated(Exception):
+    """Another request claimed this creation's Idempotency-Key first."""
 
 
 def workspace_pk(workspace_id: str) -> str:
@@ -71,7 +76,9 @@ class WorkspaceStore:
         mine.update(key(user_pk(user_id), f"WS#{workspace.id}"))
         return [self._put(member), self._put(mine)]
 
-    def create(self, workspace: Workspace) -> None:
+    def create(self, workspace: Workspace, claim: dict[str, Any] | None = None) -> None:
+        """Writes the workspace and its owner's membership (and `claim`, an idempotency
+        record); WorkspaceNotCreated if the claim lost its race."""
         record = to_item(
             {
                 "workspaceId": workspace.id,
@@ -81,15 +88,24 @@ class WorkspaceStore:
             }
         )
         record.update(key(workspace_pk(workspace.id), WORKSPACE_SK))
-        with dynamodb_errors():
-            self._client.transact_write_items(
-                TransactItems=[
-                    self._put(record),
-                    *self._membership_items(
-                        workspace, workspace.owner_id, OWNER, workspace.created_at
-                    ),
-                ]
-            )
+        try:
+            with dynamodb_errors():
+                self._client.transact_write_items(
+                    TransactItems=[
+                        self._put(record),
+                        *self._membership_items(
+                            workspace, workspace.owner_id, OWNER, workspace.created_at
+                        ),
+                        *([claim] if claim else []),
+                    ]
+                )
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            # A fresh workspace id never collides: if it is there, an earlier attempt of
+            # this very write was applied and its answer lost.
+            if self.get(workspace.id) is None:
+                raise WorkspaceNotCreated(workspace.id) from None
 
     def get(self, workspace_id: str) -> Workspace | None:
         values = get_consistent(self._client, self._table, workspace_pk(workspace_id), WORKSPACE_SK)
@@ -185,7 +201,9 @@ class WorkspaceStore:
             with dynamodb_errors():
                 self._client.transact_write_items(TransactItems=deletes)
         except ClientError as error:
-            if is_condition_failure(error):
-                return False
-            raise
+            if not is_condition_failure(error):
+                raise
+            # After a retry, the member may be gone because the first attempt removed them
+            # (its answer lost): this call did remove them. Otherwise they were not there.
+            return was_retried(error)
         return True
