@@ -7,12 +7,14 @@ PYTEST := $(BIN)/python -m pytest
 STAGE ?= dev
 
 .PHONY: help venv run test lint test-unit test-functional test-e2e test-python \
-        test-sdk-python test-sdk-typescript test-infra bench package deploy import-legacy clean
+        test-sdk-python test-sdk-typescript test-infra bench load package deploy import-legacy \
+        clean
 
 help:
 	@echo "make run     start the service locally on http://127.0.0.1:8000 (PORT overrides)"
 	@echo "make test    lint, type-check and run every test tier"
 	@echo "make bench   authorizer benchmark against the local stack"
+	@echo "make load    bounded mixed load on the local stack, with moto's memory (RSS)"
 	@echo "make package STAGE=dev|staging|prod   build the CloudFormation template"
 	@echo "make deploy STAGE=dev|staging|prod    package, then deploy it (README, Deploy)"
 
@@ -74,6 +76,10 @@ deploy: package
 bench: venv
 	@echo "==> authorizer benchmark (moto in its own process; exits 1 when a target is missed)"
 	$(BIN)/python -m bench.authorizer $(ARGS)
+
+load: venv
+	@echo "==> mixed load on the local stack (loopback, bounded): moto RSS, latencies, frozen-store 503s"
+	$(BIN)/python -m bench.load $(ARGS)
 
 import-legacy: venv
 	$(BIN)/python -m tools.import_legacy_keys $(ARGS)

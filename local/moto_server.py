@@ -1,9 +1,19 @@
-"""moto's server, single-threaded.
+"""moto's server, single-threaded and with bounded memory.
 
 moto's DynamoDB backend is not thread-safe: under its default threaded server, concurrent
-conditional writes on one item can both succeed (see shared/notes/field-notes.md). Real
-DynamoDB is atomic per item, and our rotation race depends on that, so the local stack
-serves moto one request at a time.
+conditional writes on one item can both succeed. Real DynamoDB is atomic per item, and our
+rotation race depends on that, so the local stack serves moto one request at a time.
+
+Two habits of moto 5.2 made the local stack's memory grow without bound, measured by
+`make load` (README, "Local stack memory"); both are switched off here, in this process only:
+
+- Every model object moto ever creates (each item written, each copy of one) is appended
+  to a class-level list, `instances_tracked`, for its web dashboard, which this server does
+  not serve. Nothing is ever freed.
+- `TransactWriteItems` deep-copies every table a transaction touches, once per member,
+  to roll back on failure: O(table size) time per transaction, and, through the list
+  above, O(table size) memory kept forever. Here a transaction keeps a copy of the items it
+  touches instead, and restores those if it fails: the same all-or-nothing result.
 
     python -m local.moto_server --port 5000
 """
@@ -12,7 +22,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import sys
+from typing import Any
 
 from moto.moto_server.werkzeug_app import (
     DomainDispatcherApplication,
@@ -22,11 +34,65 @@ from moto.server import MotoRequestHandler
 from werkzeug.serving import make_server
 
 
+def without_instance_tracking() -> None:
+    """moto's models stop recording every instance (nothing reads the record here)."""
+    from moto.core.common_models import BaseModel
+
+    def untracked(cls: type, *args: Any, **kwargs: Any) -> Any:
+        return super(BaseModel, cls).__new__(cls)  # type: ignore[misc]
+
+    BaseModel.__new__ = staticmethod(untracked)  # type: ignore[method-assign]
+
+
+def transactions_roll_back_their_items() -> None:
+    """TransactWriteItems keeps a copy of the items it touches, not of whole tables."""
+    from moto.dynamodb.models import DynamoDBBackend
+    from moto.dynamodb.models.table import Table
+
+    # moto's own backup becomes the table itself, at no cost; the wrapper below does the
+    # rollback moto would have done with it.
+    Table.__deepcopy__ = lambda self, memo: self  # type: ignore[attr-defined]
+    applied = DynamoDBBackend.transact_write_items
+
+    def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
+        before = [_snapshot(self, member) for member in transact_items]
+        try:
+            applied(self, transact_items)
+        except Exception:
+            for table_name, key, attributes in reversed([b for b in before if b]):
+                if attributes is None:
+                    self.delete_item(table_name, key)
+                else:
+                    self.put_item(table_name, attributes)
+            raise
+
+    DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+
+
+def _snapshot(backend: Any, member: dict[str, Any]) -> tuple[str, dict[str, Any], Any] | None:
+    """(table, key, the item's attributes or None if absent) of one transaction member."""
+    try:
+        ((kind, operation),) = member.items()
+        table_name = operation["TableName"]
+        if kind == "Put":
+            table = backend.get_table(table_name)
+            names = [table.hash_key_attr] + ([table.range_key_attr] if table.range_key_attr else [])
+            key = {name: operation["Item"][name] for name in names}
+        else:
+            key = operation["Key"]
+        current = backend.get_item(table_name, key)
+    except Exception:  # a malformed member: moto itself refuses it, before writing anything
+        return None
+    return table_name, key, copy.deepcopy(current.to_json()["Attributes"]) if current else None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=5000)
     args = parser.parse_args(argv)
+    without_instance_tracking()
+    transactions_roll_back_their_items()
     app = DomainDispatcherApplication(create_backend_app)
     server = make_server(
         args.host, args.port, app, threaded=False, request_handler=MotoRequestHandler
