@@ -7,12 +7,14 @@ server on 127.0.0.1:8000 (`PORT` overrides), mints a token for a development use
 prints how to make a first call. Ctrl-C stops everything it started.
 
     python -m local.stack [--port 8000] [--idp-port 8001] [--ready-file stack.json] [--quiet]
+                          [--faults plan.json]
 
 `--port 0` picks free ports for the service and (unless `--idp-port` says otherwise) the
 issuer. TRUSTED_ISSUERS in the calling environment adds issuers to the development one.
 
-With `--ready-file`, it writes a JSON object (endpoint, token, ports) once it is serving,
-which is how tests and benchmarks find it.
+With `--ready-file`, it writes a JSON object (endpoint, token, ports, moto's pid) once it
+is serving, which is how tests and benchmarks find it. `--faults` is for the end-to-end
+tests only: the service's AWS calls fail where the plan file says (`local/faults.py`).
 """
 
 from __future__ import annotations
@@ -145,6 +147,20 @@ def bootstrap(stage: str) -> dict[str, Any]:
     return create_all(services().dynamodb, services().kms, stage)
 
 
+def follow_faults(plan: Path) -> None:
+    """The end-to-end tests' hook: the service's AWS clients fail where `plan` says.
+
+    Only the local stack can do this (`local/` is never deployed), and only when asked."""
+    from chalicelib.runtime import services
+    from local.faults import FaultInjector
+
+    injector = FaultInjector()
+    injector.follow(plan)
+    svc = services()
+    for client in (svc.dynamodb, svc.bookkeeping_dynamodb, svc.kms):
+        injector.attach(client)
+
+
 def banner(info: dict[str, Any]) -> str:
     endpoint = info["endpoint"]
     idp = info["idpEndpoint"]
@@ -192,6 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stage", default="dev")
     parser.add_argument("--ready-file", type=Path)
     parser.add_argument("--quiet", action="store_true", help="no request log lines")
+    parser.add_argument(
+        "--faults",
+        type=Path,
+        help="tests only: fail the AWS calls a plan file names (local/faults.py)",
+    )
     args = parser.parse_args(argv)
 
     callers_issuers = os.environ.get("TRUSTED_ISSUERS")
@@ -216,12 +237,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"      development OpenID issuer on {idp.endpoint}", flush=True)
         print("[2/4] creating the table and keys from infra/resources.json", flush=True)
         bootstrap(args.stage)
+        if args.faults:
+            follow_faults(args.faults)
         print(f"[3/4] starting the service on {endpoint}", flush=True)
         server = make_server(args.host, port, args.stage, args.quiet)
         # The stage's config has just been applied to os.environ; local values win again.
         os.environ.update(local_environment(args.stage, endpoint, moto_endpoint, trusted_issuers))
         print("[4/4] preparing a development user", flush=True)
         info = prepare_developer(endpoint, moto_endpoint, port, moto_port)
+        info["motoPid"] = moto.pid
         info["idpEndpoint"] = idp.endpoint
         if args.ready_file:
             args.ready_file.write_text(json.dumps(info))
