@@ -7,6 +7,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from chalicelib.login.openid import TrustedIssuer, parse_trusted_issuers
+from chalicelib.oauth.settings import (
+    LoginProvider,
+    McpResource,
+    parse_login_provider,
+    parse_mcp_resources,
+)
 
 
 class ConfigurationError(Exception):
@@ -26,6 +32,10 @@ class Settings:
     # LOCAL_MODE=1 (set by local/stack.py) allows http:// loopback issuers such as the
     # development IdP. Ignored inside AWS Lambda, so a deployed stage can never turn it on.
     local_mode: bool = False
+    # The MCP resources this service issues tokens for (MCP_RESOURCES), and the OpenID
+    # Connect provider people sign in at during an MCP authorization (LOGIN_PROVIDER).
+    mcp_resources: tuple[McpResource, ...] = ()
+    login_provider: LoginProvider | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -42,6 +52,10 @@ class Settings:
         )
         try:
             trusted_issuers = parse_trusted_issuers(env.get("TRUSTED_ISSUERS", ""), local_mode)
+            mcp_resources = parse_mcp_resources(env.get("MCP_RESOURCES", ""), local_mode)
+            login_provider = parse_login_provider(
+                env.get("LOGIN_PROVIDER", ""), local_mode, trusted_issuers
+            )
         except ValueError as error:
             raise ConfigurationError(str(error)) from None
 
@@ -54,6 +68,8 @@ class Settings:
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
             trusted_issuers=trusted_issuers,
             local_mode=local_mode,
+            mcp_resources=mcp_resources,
+            login_provider=login_provider,
         )
 
     @property

@@ -7,7 +7,9 @@ from typing import Literal
 
 from chalicelib.access.scopes import ordered
 
-CredentialKind = Literal["user_token", "api_key"]
+# An `mcp_token` is an access token this service issued to an MCP client: it is resolved only
+# at its own resource (the data-plane authorizer), never by this service's routes.
+CredentialKind = Literal["user_token", "api_key", "mcp_token"]
 
 
 @dataclass(frozen=True)
@@ -20,6 +22,7 @@ class Principal:
     workspace_id: str | None = None
     key_id: str | None = None
     category: str | None = None
+    client_id: str | None = None  # the MCP client an mcp_token was issued to
 
     def resource(self) -> dict[str, object]:
         return {

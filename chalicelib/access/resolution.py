@@ -4,12 +4,18 @@ Spec §5.3 rules 1–8 live here once. The service's routes and the data-plane a
 call `Resolver.resolve`. One straight sequence: parse, hash, one strongly consistent read,
 ordered checks, then (when a workspace is named or bound) one membership read. A bad
 credential is a `Refusal` (a result); only a broken dependency raises.
+
+A JWT is judged by where it is presented (its audience): without a `resource`, only this
+service's user tokens resolve; at an MCP resource, only the access tokens issued for that
+resource do. Those are bound to their workspace like a workspace key, and their grant is
+read on every request, so revoking it takes effect on the next one.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import TYPE_CHECKING, Protocol
 
 from chalicelib.access.principal import Principal, Refusal
 from chalicelib.access.scopes import ALL_SCOPES, WORKSPACE
@@ -20,6 +26,7 @@ from chalicelib.workspaces.store import WorkspaceStore
 
 if TYPE_CHECKING:  # the JWT path is imported only when a JWT arrives
     from chalicelib.login.access_tokens import TokenVerifier
+    from chalicelib.oauth.settings import McpResource
 
 # Workspace ids we could ever have issued; anything else names no workspace we know, so it
 # is refused as a non-membership without a read (and never reaches DynamoDB as a key).
@@ -30,9 +37,13 @@ INVALID = Refusal(401, "invalid_credentials", "The credential is not valid.")
 EXPIRED = Refusal(401, "expired_credentials", "The credential has expired.")
 REVOKED = Refusal(401, "revoked_credentials", "The credential has been revoked.")
 MISMATCH = Refusal(
-    403, "workspace_mismatch", "This workspace key is bound to another workspace."
+    403, "workspace_mismatch", "This credential is bound to another workspace."
 )
 NOT_A_MEMBER = Refusal(403, "not_a_member", "The caller is not a member of this workspace.")
+
+
+class GrantStatus(Protocol):
+    def is_active(self, grant_id: str, now: datetime) -> bool: ...
 
 
 def bearer_token(authorization: str | None) -> str | Refusal:
@@ -52,13 +63,21 @@ class Resolver:
         workspaces: WorkspaceStore,
         clock: Clock,
         verifier: TokenVerifier | None = None,
+        grants: GrantStatus | None = None,
     ):
         self._keys = keys
         self._workspaces = workspaces
         self._clock = clock
         self._verifier = verifier
+        self._grants = grants
 
-    def resolve(self, authorization: str | None, workspace_id: str | None) -> Principal | Refusal:
+    def resolve(
+        self,
+        authorization: str | None,
+        workspace_id: str | None,
+        resource: McpResource | None = None,
+    ) -> Principal | Refusal:
+        """`resource`: the MCP resource the request is for, if any (the authorizer knows)."""
         token = bearer_token(authorization)
         if isinstance(token, Refusal):
             return token
@@ -66,6 +85,8 @@ class Resolver:
             workspace_id = workspace_id.strip() or None
         if looks_like_key(token):
             principal = self._resolve_key(token, workspace_id)
+        elif resource is not None:
+            principal = self._resolve_mcp_token(token, workspace_id, resource)
         else:
             principal = self._resolve_user_token(token, workspace_id)
         if isinstance(principal, Refusal):
@@ -113,6 +134,35 @@ class Resolver:
             credential="user_token",
             scopes=frozenset(ALL_SCOPES),  # a user token carries every scope of its user
             workspace_id=workspace_id,
+        )
+
+    def _resolve_mcp_token(
+        self, token: str, workspace_id: str | None, resource: McpResource
+    ) -> Principal | Refusal:
+        from chalicelib.login.access_tokens import TokenRejected, looks_like_jwt
+
+        if self._verifier is None or self._grants is None or not looks_like_jwt(token):
+            return INVALID
+        try:
+            claims = self._verifier.verify(token, audience=resource.uri)
+        except TokenRejected as rejected:
+            return EXPIRED if rejected.expired else INVALID
+        grant_id, bound, scope, client_id = (
+            claims.get(name) for name in ("sid", "workspace_id", "scope", "client_id")
+        )
+        if not all(isinstance(v, str) and v for v in (grant_id, bound, scope, client_id)):
+            return INVALID  # signed by us for this resource, yet not an MCP access token
+        assert isinstance(grant_id, str) and isinstance(bound, str) and isinstance(scope, str)
+        if not self._grants.is_active(grant_id, self._clock.now()):
+            return REVOKED  # the user revoked the grant, or a reused code or token did
+        if workspace_id is not None and workspace_id != bound:
+            return MISMATCH  # bound to its workspace, like a workspace key
+        return Principal(
+            user_id=claims["sub"],
+            credential="mcp_token",
+            scopes=frozenset(scope.split()) & frozenset(ALL_SCOPES),
+            workspace_id=bound,
+            client_id=str(client_id),
         )
 
     def _check_membership(self, principal: Principal) -> Principal | Refusal:

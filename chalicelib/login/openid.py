@@ -12,6 +12,7 @@ PyJWT is imported only when an ID token is verified, as in `tokens.py`.
 
 from __future__ import annotations
 
+import hmac
 import json
 import threading
 from collections.abc import Callable, Sequence
@@ -43,7 +44,7 @@ class TrustedIssuer:
     jwks_uri: str
 
 
-def _check_url(value: Any, name: str, local_mode: bool) -> str:
+def check_url(value: Any, name: str, local_mode: bool) -> str:
     if not isinstance(value, str) or not value.strip() or value != value.strip():
         raise ValueError(f"{name} must be a non-empty URL without surrounding spaces")
     parts = urlsplit(value)
@@ -74,13 +75,13 @@ def parse_trusted_issuers(text: str, local_mode: bool) -> tuple[TrustedIssuer, .
         where = f"TRUSTED_ISSUERS[{position}]"
         if not isinstance(entry, dict) or set(entry) != _ISSUER_FIELDS:
             raise ValueError(f"{where} must have exactly the fields issuer, audience, jwksUri")
-        issuer = _check_url(entry["issuer"], f"{where}.issuer", local_mode)
+        issuer = check_url(entry["issuer"], f"{where}.issuer", local_mode)
         if urlsplit(issuer).query:
             raise ValueError(f"{where}.issuer must not have a query (OIDC Discovery §3)")
         audience = entry["audience"]
         if not isinstance(audience, str) or not audience.strip():
             raise ValueError(f"{where}.audience must be a non-empty string")
-        jwks_uri = _check_url(entry["jwksUri"], f"{where}.jwksUri", local_mode)
+        jwks_uri = check_url(entry["jwksUri"], f"{where}.jwksUri", local_mode)
         if issuer in issuers:
             raise ValueError(f"{where}.issuer is listed twice")
         issuers[issuer] = TrustedIssuer(issuer, audience, jwks_uri)
@@ -172,8 +173,12 @@ class IdTokenVerifier:
             raise IdTokenRejected("The ID token's signing key is not an RS256 key.")
         return signing_key.key
 
-    def verify(self, id_token: str) -> Identity:
-        """The verified identity, or IdTokenRejected; DependencyUnavailable if JWKS fails."""
+    def verify(self, id_token: str, nonce: str | None = None) -> Identity:
+        """The verified identity, or IdTokenRejected; DependencyUnavailable if JWKS fails.
+
+        `nonce`: the one this service sent in its own authorization request (OIDC Core
+        §3.1.3.7), which the token must carry, so a token from another sign-in is refused.
+        """
         # RS256 only (never `none`, never HMAC), with the leeway of our own tokens. Imported
         # here: this module sits on the authorizer's import path (config), tokens does not.
         import jwt
@@ -224,6 +229,10 @@ class IdTokenVerifier:
         if len(audiences) > 1 and claims.get("azp") != trusted.audience:
             # OIDC Core §2: with several audiences, `azp` names the party it was issued to.
             raise IdTokenRejected("The ID token was issued to another party (azp).")
+        if nonce is not None:
+            sent = claims.get("nonce")
+            if not isinstance(sent, str) or not hmac.compare_digest(sent, nonce):
+                raise IdTokenRejected("The ID token is not from this sign-in (nonce).")
         subject = claims["sub"]
         if (
             not isinstance(subject, str)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -31,9 +32,13 @@ class StandIn:
     def __init__(self, answer: Principal | Refusal | Exception):
         self.answer = answer
         self.calls: list[tuple[str | None, str | None]] = []
+        self.resources: list[object] = []
 
-    def resolve(self, authorization: str | None, workspace_id: str | None) -> Principal | Refusal:
+    def resolve(
+        self, authorization: str | None, workspace_id: str | None, resource: object = None
+    ) -> Principal | Refusal:
         self.calls.append((authorization, workspace_id))
+        self.resources.append(resource)
         if isinstance(self.answer, Exception):
             raise self.answer
         return self.answer
@@ -147,6 +152,7 @@ def test_allow_is_for_the_method_arn_with_the_principal_as_strings() -> None:
         "category": "workspace",
         "workspaceId": "ws_team",
         "scopes": "memory entities reasoning ontology skills",
+        "clientId": "",
     }
 
 
@@ -223,6 +229,7 @@ def test_handler_uses_the_services_resolver(monkeypatch: pytest.MonkeyPatch) -> 
 
     services = Services()
     services.resolver = resolver  # type: ignore[attr-defined]
+    services.settings = SimpleNamespace(mcp_resources=())  # type: ignore[attr-defined]
     monkeypatch.setattr(authorizer, "services", lambda: services)
     answer = authorizer.handle(request_event(authorization=bearer(CREDENTIAL)))
     assert answer["principalId"] == "usr_alice"
