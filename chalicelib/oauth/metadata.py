@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.access.scopes import ALL_SCOPES
+from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES
 from chalicelib.oauth.settings import McpResource
 
 AUTHORIZE_PATH = "/v1/oauth/authorize"
@@ -40,6 +40,8 @@ def protected_resource(resource: McpResource, issuer: str) -> dict[str, Any]:
     return {
         "resource": resource.uri,
         "authorization_servers": [issuer],
-        "scopes_supported": list(ALL_SCOPES),
+        # What an MCP client asks for by default (MCP clients request the resource's
+        # scopes_supported): the data-plane scopes, not workspace administration.
+        "scopes_supported": list(DATA_PLANE_SCOPES),
         "bearer_methods_supported": ["header"],
     }

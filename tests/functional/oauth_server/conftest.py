@@ -249,12 +249,12 @@ class Browser:
         return query["code"]
 
 
-def code_grant(client_id: str, code: str, verifier: str, **overrides: str) -> dict[str, str]:
+def code_grant(client: str, code: str, verifier: str, **overrides: str) -> dict[str, str]:
     fields = {
         "grant_type": "authorization_code",
         "code": code,
         "redirect_uri": CALLBACK,
-        "client_id": client_id,
+        "client_id": client,
         "code_verifier": verifier,
         "resource": RESOURCE,
         **overrides,
