@@ -2,14 +2,18 @@
 
 Starts moto (single-threaded, in its own process) as DynamoDB and KMS on loopback, creates
 the table and keys from `infra/resources.json`, starts the development OpenID issuer
-(`local/idp.py`) on 127.0.0.1:8001 and trusts it, serves the Chalice app with chalice local's
-server on 127.0.0.1:8000 (`PORT` overrides), mints a token for a development user and
-prints how to make a first call. Ctrl-C stops everything it started.
+(`local/idp.py`) on 127.0.0.1:8001 and trusts it (it is also the LOGIN_PROVIDER of MCP
+authorizations), starts the development MCP server (`local/mcp_server.py`) on 127.0.0.1:8002
+as the only MCP_RESOURCES entry, serves the Chalice app with chalice local's server on
+127.0.0.1:8000 (`PORT` overrides), mints a token for a development user and prints how to
+make a first call. Ctrl-C stops everything it started.
 
-    python -m local.stack [--port 8000] [--idp-port 8001] [--ready-file stack.json] [--quiet]
+    python -m local.stack [--port 8000] [--idp-port 8001] [--mcp-port 8002]
+                          [--ready-file stack.json] [--quiet]
 
-`--port 0` picks free ports for the service and (unless `--idp-port` says otherwise) the
-issuer. TRUSTED_ISSUERS in the calling environment adds issuers to the development one.
+`--port 0` picks free ports for the service and (unless `--idp-port` or `--mcp-port` say
+otherwise) the issuer and the MCP server. TRUSTED_ISSUERS in the calling environment adds
+issuers to the development one.
 
 With `--ready-file`, it writes a JSON object (endpoint, token, ports) once it is serving,
 which is how tests and benchmarks find it.
@@ -79,7 +83,11 @@ def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
 
 
 def local_environment(
-    stage: str, endpoint: str, moto_endpoint: str, trusted_issuers: str | None = None
+    stage: str,
+    endpoint: str,
+    moto_endpoint: str,
+    trusted_issuers: str | None = None,
+    mcp: dict[str, str] | None = None,
 ) -> dict[str, str]:
     env = stage_environment(stage)
     env.update(LOCAL_CREDENTIALS)
@@ -88,7 +96,24 @@ def local_environment(
     env["LOCAL_MODE"] = "1"
     if trusted_issuers is not None:
         env["TRUSTED_ISSUERS"] = trusted_issuers
+    env.update(mcp or {})
     return env
+
+
+def mcp_environment(idp: Any, mcp_resource: str) -> dict[str, str]:
+    """MCP_RESOURCES and LOGIN_PROVIDER of the local stack: the development MCP server, and
+    the development issuer as the login provider (its audience is the client id)."""
+    trusted = idp.provider.trusted_issuer()
+    return {
+        "MCP_RESOURCES": json.dumps([mcp_resource]),
+        "LOGIN_PROVIDER": json.dumps({"issuer": trusted["issuer"], "clientId": trusted["audience"]}),
+    }
+
+
+def start_mcp_server(host: str, port: int, service_endpoint: str) -> Any:
+    from local.mcp_server import DevMcpServer
+
+    return DevMcpServer(host, port, service_endpoint).start()
 
 
 def start_idp(host: str, port: int, service_endpoint: str) -> Any:
@@ -164,6 +189,11 @@ Sign in as anyone in three steps (ID token -> exchange -> call):
        -d "{{\\"id_token\\": \\"$ID_TOKEN\\"}}" | {read.format("access_token")})
   curl -s {endpoint}/v1/auth/whoami -H "Authorization: Bearer $TOKEN"
 
+Development MCP server, protected by this service's OAuth (its authorization server):
+  {info["mcpResource"]}
+Point an MCP client at it (e.g. `npx @modelcontextprotocol/inspector`, Streamable HTTP);
+it discovers us from the 401, and the development issuer signs you in.
+
 A development user ({info["userId"]}) with a workspace ({info["workspaceId"]}) is ready.
 Its user token, valid for one hour:
 
@@ -192,6 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--idp-port", type=int, default=None, help="development OpenID issuer (0: a free port)"
     )
+    parser.add_argument(
+        "--mcp-port", type=int, default=None, help="development MCP server (0: a free port)"
+    )
     parser.add_argument("--stage", default="dev")
     parser.add_argument("--ready-file", type=Path)
     parser.add_argument("--quiet", action="store_true", help="no request log lines")
@@ -202,12 +235,15 @@ def main(argv: list[str] | None = None) -> int:
     moto_port = args.moto_port or free_port(args.host)
     if args.idp_port is None:  # 8001 for `make run`; a free port when --port 0 asks for them
         args.idp_port = int(os.environ.get("IDP_PORT", "8001")) if args.port else 0
+    if args.mcp_port is None:
+        args.mcp_port = int(os.environ.get("MCP_PORT", "8002")) if args.port else 0
     endpoint = f"http://{args.host}:{port}"
     moto_endpoint = f"http://{args.host}:{moto_port}"
 
     print(f"[1/4] starting moto (DynamoDB, KMS) on {moto_endpoint}", flush=True)
     moto = start_moto(args.host, moto_port)
     idp = None
+    mcp_server = None
     # SIGTERM (from tests, or a supervisor) stops us the same way Ctrl-C does.
     signal.signal(signal.SIGTERM, _interrupt)
     try:
@@ -217,15 +253,22 @@ def main(argv: list[str] | None = None) -> int:
         trusted_issuers = local_trusted_issuers(idp, args.stage, callers_issuers)
         os.environ["TRUSTED_ISSUERS"] = trusted_issuers  # before the services read settings
         print(f"      development OpenID issuer on {idp.endpoint}", flush=True)
+        mcp_server = start_mcp_server(args.host, args.mcp_port, endpoint)
+        mcp = mcp_environment(idp, mcp_server.resource)
+        os.environ.update(mcp)
+        print(f"      development MCP server on {mcp_server.resource}", flush=True)
         print("[2/4] creating the table and keys from infra/resources.json", flush=True)
         bootstrap(args.stage)
         print(f"[3/4] starting the service on {endpoint}", flush=True)
         server = make_server(args.host, port, args.stage, args.quiet)
         # The stage's config has just been applied to os.environ; local values win again.
-        os.environ.update(local_environment(args.stage, endpoint, moto_endpoint, trusted_issuers))
+        os.environ.update(
+            local_environment(args.stage, endpoint, moto_endpoint, trusted_issuers, mcp)
+        )
         print("[4/4] preparing a development user", flush=True)
         info = prepare_developer(endpoint, moto_endpoint, port, moto_port)
         info["idpEndpoint"] = idp.endpoint
+        info["mcpResource"] = mcp_server.resource
         if args.ready_file:
             args.ready_file.write_text(json.dumps(info))
         print(banner(info), flush=True)
@@ -233,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nstopping", flush=True)
     finally:
+        if mcp_server is not None:
+            mcp_server.stop()
         if idp is not None:
             idp.stop()
         moto.terminate()
