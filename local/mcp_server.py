@@ -104,7 +104,9 @@ async def _send_json(send: Any, status: int, body: Any, headers: dict[str, str])
 
 
 def build_server() -> Any:
-    server: Any = MCPServer(name="memory-dev", instructions="Development MCP server of memory-auth.")
+    server: Any = MCPServer(
+        name="memory-dev", instructions="Development MCP server of memory-auth."
+    )
 
     @server.tool()
     def echo(text: str) -> str:

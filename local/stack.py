@@ -106,7 +106,9 @@ def mcp_environment(idp: Any, mcp_resource: str) -> dict[str, str]:
     trusted = idp.provider.trusted_issuer()
     return {
         "MCP_RESOURCES": json.dumps([mcp_resource]),
-        "LOGIN_PROVIDER": json.dumps({"issuer": trusted["issuer"], "clientId": trusted["audience"]}),
+        "LOGIN_PROVIDER": json.dumps(
+            {"issuer": trusted["issuer"], "clientId": trusted["audience"]}
+        ),
     }
 
 

@@ -64,7 +64,7 @@ def parse_mcp_resources(text: str, local_mode: bool) -> tuple[McpResource, ...]:
             raise ValueError(f"{where} must not have a query (RFC 8707 §2)")
         if parts.path in ("", "/") or parts.path != parts.path.strip() or "//" in parts.path:
             raise ValueError(f"{where} must have a path, such as https://memory.example.com/mcp")
-        if parts.scheme != parts.scheme.lower() or parts.netloc != parts.netloc.lower():
+        if not uri.startswith(parts.scheme + "://") or parts.netloc != parts.netloc.lower():
             raise ValueError(f"{where} must be canonical: lower-case scheme and host")
         if uri.endswith("/"):
             raise ValueError(f"{where} must not end with a slash")

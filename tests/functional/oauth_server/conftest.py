@@ -101,7 +101,8 @@ class Mcp:
         return token, self.api.workspace(token, workspace)
 
     def token(self, fields: dict[str, str]) -> Answer:
-        return self.api.call("POST", "/v1/oauth/token", raw=urlencode(fields).encode(), headers=FORM)
+        raw = urlencode(fields).encode()
+        return self.api.call("POST", "/v1/oauth/token", raw=raw, headers=FORM)
 
 
 @pytest.fixture
@@ -183,7 +184,9 @@ class Browser:
     def post(self, url: str, fields: dict[str, str]) -> Answer:
         path = url.removeprefix(ISSUER)
         return self._keep(
-            self.mcp.api.call("POST", path, raw=urlencode(fields).encode(), headers=self._headers(FORM))
+            self.mcp.api.call(
+                "POST", path, raw=urlencode(fields).encode(), headers=self._headers(FORM)
+            )
         )
 
     # -- the steps -------------------------------------------------------------------------

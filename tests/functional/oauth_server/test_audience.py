@@ -98,7 +98,8 @@ def test_membership_is_checked_on_every_request(mcp: Mcp, authorize: Invoke) -> 
     carol_id = mcp.api.call("GET", "/v1/auth/whoami", mcp.person("carol")[0]).json["userId"]
     mcp.api.add_member(owner_token, shared, carol_id)
     shared_tokens = _authorize_in(mcp, "carol", shared)
-    assert effect(authorize(request_event("/mcp", bearer(shared_tokens["access_token"])))) == "Allow"
+    shared_event = request_event("/mcp", bearer(shared_tokens["access_token"]))
+    assert effect(authorize(shared_event)) == "Allow"
     removed = mcp.api.call("DELETE", f"/v1/workspaces/{shared}/members/{carol_id}", owner_token)
     assert removed.status == 204
     answer = authorize(request_event("/mcp", bearer(shared_tokens["access_token"])))
