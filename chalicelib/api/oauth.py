@@ -1,4 +1,4 @@
-"""The MCP authorization server's routes (docs/mcp-oauth.md).
+"""The MCP authorization server's routes (README, "MCP clients").
 
   GET  /.well-known/oauth-authorization-server        RFC 8414 metadata
   GET  /.well-known/oauth-protected-resource/<path>   RFC 9728 metadata of each MCP resource

@@ -87,6 +87,7 @@ def test_rule1_workspace_key_sending_its_own_workspace_id_is_allowed(
         "category": "workspace",
         "workspaceId": ws,
         "scopes": "memory entities reasoning ontology skills",
+        "clientId": "",
     }
 
 
@@ -270,6 +271,7 @@ def test_user_token_is_allowed_for_a_workspace_it_belongs_to(
         "category": "",
         "workspaceId": ws,
         "scopes": "memory entities reasoning ontology skills workspace:admin",
+        "clientId": "",
     }
 
 
