@@ -58,12 +58,15 @@ def test_401_for_a_non_bearer_scheme(api: Api) -> None:
 
 
 def test_401_expired_user_token(api: Api) -> None:
-    from chalicelib.clock import Clock
+    from datetime import UTC, datetime, timedelta
+
+    from chalicelib.clock import FrozenClock
     from chalicelib.login.access_tokens import TokenSigner
 
     svc = api.services
-    signer = TokenSigner(svc.kms, svc.signing_keys, svc.settings.issuer, Clock())
-    expired = signer.mint("usr_alice", lifetime=-120).token
+    two_hours_ago = FrozenClock(datetime.now(UTC) - timedelta(hours=2))
+    signer = TokenSigner(svc.kms, svc.signing_keys, svc.settings.issuer, two_hours_ago)
+    expired = signer.mint("usr_alice").token
     assert_problem(api.call("GET", WHOAMI, expired), 401, "expired_credentials")
 
 
