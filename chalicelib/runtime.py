@@ -98,12 +98,12 @@ class Services:
     @cached_property
     def resolver(self) -> Resolver:
         return Resolver(
-            self.keys,
-            self.workspaces,
-            self.clock,
-            _LazyVerifier(self),  # type: ignore[arg-type]
-            _LazyGrants(self),
+            self.keys, self.workspaces, self.clock, self.verify_token, _LazyGrants(self)
         )
+
+    def verify_token(self, token: str, audience: str | None = None) -> dict[str, Any]:
+        """The verifier (and with it the KMS client and PyJWT) is built for the first JWT."""
+        return self.verifier.verify(token, audience)
 
     @cached_property
     def grants(self) -> GrantReader:
@@ -194,16 +194,6 @@ class Services:
         return LoginService(
             self.id_tokens, self.users, self.refresh_tokens, self.signer, self.clock
         )
-
-
-class _LazyVerifier:
-    """Defers building the verifier (and importing PyJWT) until a JWT actually arrives."""
-
-    def __init__(self, services: Services):
-        self._services = services
-
-    def verify(self, token: str, audience: str | None = None) -> dict[str, Any]:
-        return self._services.verifier.verify(token, audience)
 
 
 class _LazyGrants:

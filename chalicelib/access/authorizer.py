@@ -31,6 +31,7 @@ from chalicelib.access.scopes import (
     SCOPE_BY_PATH_SEGMENT,
     ordered,
 )
+from chalicelib.errors import INSUFFICIENT_SCOPE, WORKSPACE_REQUIRED
 from chalicelib.oauth.settings import McpResource, resource_for_path
 from chalicelib.runtime import services
 
@@ -102,7 +103,7 @@ def authorize(
         return authorize_mcp(event, resolver, resource)
     scope = required_scope(event.get("path"))
     if scope is None:
-        return deny(method_arn, "anonymous", "insufficient_scope")
+        return deny(method_arn, "anonymous", INSUFFICIENT_SCOPE.code)
     authorization, workspace_id = identity(event)
     resolved = resolver.resolve(authorization, workspace_id)
     if isinstance(resolved, Refusal):
@@ -110,9 +111,9 @@ def authorize(
             raise Unauthorized()
         return deny(method_arn, "anonymous", resolved.code)
     if scope not in resolved.scopes:
-        return deny(method_arn, resolved.user_id, "insufficient_scope")
+        return deny(method_arn, resolved.user_id, INSUFFICIENT_SCOPE.code)
     if scope in DATA_PLANE_SCOPES and resolved.workspace_id is None:
-        return deny(method_arn, resolved.user_id, "workspace_required")
+        return deny(method_arn, resolved.user_id, WORKSPACE_REQUIRED.code)
     return allow(method_arn, resolved)
 
 
@@ -129,11 +130,11 @@ def authorize_mcp(event: Event, resolver: Resolves, resource: McpResource) -> An
         return deny(
             method_arn,
             resolved.user_id,
-            "insufficient_scope",
-            challenge(resource, error="insufficient_scope", scope=MCP_SCOPE),
+            INSUFFICIENT_SCOPE.code,
+            challenge(resource, error=INSUFFICIENT_SCOPE.code, scope=MCP_SCOPE),
         )
     if resolved.workspace_id is None:  # an admin key without X-Workspace-Id
-        return deny(method_arn, resolved.user_id, "workspace_required", challenge(resource))
+        return deny(method_arn, resolved.user_id, WORKSPACE_REQUIRED.code, challenge(resource))
     return allow(method_arn, resolved)
 
 

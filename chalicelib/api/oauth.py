@@ -25,7 +25,7 @@ from urllib.parse import parse_qsl
 from chalice import Blueprint, Response
 from chalice.app import Request
 
-from chalicelib import parsing
+from chalicelib import errors, parsing
 from chalicelib.api import edge
 from chalicelib.errors import OAuthError, ServiceError
 from chalicelib.oauth import metadata, pages
@@ -85,7 +85,9 @@ def single_parameters(
     names = [name for name, _ in pairs if known is None or name in known]
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
-        raise OAuthError("invalid_request", f"Parameter {repeated[0][:64]!r} is repeated.")
+        raise errors.OAUTH_INVALID_REQUEST.oauth_error(
+            f"Parameter {repeated[0][:64]!r} is repeated."
+        )
     return {
         name: value for name, value in pairs if value != "" and (known is None or name in known)
     }
@@ -93,14 +95,16 @@ def single_parameters(
 
 def form(request: Request) -> dict[str, str]:
     if request.query_params:
-        raise OAuthError("invalid_request", "Send the parameters in the body, not in the URL.")
+        raise errors.OAUTH_INVALID_REQUEST.oauth_error(
+            "Send the parameters in the body, not in the URL."
+        )
     try:
         raw = edge.read_body(request).decode("utf-8")
         return single_parameters(parse_qsl(raw, keep_blank_values=True))
     except (UnicodeDecodeError, ValueError):
-        raise OAuthError("invalid_request", "The form body is not valid.") from None
-    except ServiceError as error:  # 413
-        raise OAuthError("invalid_request", error.detail, error.status) from None
+        raise errors.OAUTH_INVALID_REQUEST.oauth_error("The form body is not valid.") from None
+    except ServiceError:  # 413
+        raise errors.OAUTH_PAYLOAD_TOO_LARGE.oauth_error() from None
 
 
 def query_pairs(request: Request) -> list[tuple[str, str]]:
@@ -128,7 +132,7 @@ def _protected_resource(path: str) -> Response:
     settings = services().settings
     resource = next((r for r in settings.mcp_resources if r.path == path), None)
     if resource is None:
-        raise ServiceError(404, "not_found", "No protected resource is served at this path.")
+        raise errors.NOT_FOUND.error("No protected resource is served at this path.")
     return edge.json_response(
         metadata.protected_resource(resource, settings.issuer), headers=_DISCOVERY_HEADERS
     )
@@ -161,12 +165,10 @@ def register() -> Response:
     address = (context.get("identity") or {}).get("sourceIp") or "unknown"
     retry_after = svc.registration_limit.admit(str(address), svc.clock.now())
     if retry_after is not None:
+        limited = errors.REGISTRATION_LIMITED
         return edge.json_response(
-            {
-                "error": "too_many_requests",
-                "error_description": "Too many registrations from this address; retry later.",
-            },
-            status=429,
+            {"error": limited.code, "error_description": limited.detail},
+            status=limited.status,
             headers={"Retry-After": str(retry_after), **_TOKEN_HEADERS},
         )
     raw = edge.read_body(request)
@@ -255,8 +257,8 @@ def oauth_errors() -> Iterator[None]:
         yield
     except ServiceError as error:
         if error.status == 503:
-            raise OAuthError("temporarily_unavailable", error.detail, 503) from None
-        raise OAuthError("invalid_request", error.detail, error.status) from None
+            raise errors.TEMPORARILY_UNAVAILABLE.oauth_error(error.detail) from None
+        raise errors.OAUTH_INVALID_REQUEST.oauth_error(error.detail) from None
 
 
 @blueprint.route(metadata.TOKEN_PATH, methods=["POST"], content_types=[FORM])
@@ -265,23 +267,23 @@ def token() -> Response:
     with oauth_errors():
         parameters = form(request)
         if "client_secret" in parameters or request.headers.get("authorization"):
-            raise OAuthError("invalid_client", "Clients here are public: send no secret.", 401)
+            raise errors.INVALID_CLIENT.oauth_error()
         if "client_id" not in parameters:
-            raise OAuthError("invalid_request", "client_id is required.")
+            raise errors.OAUTH_INVALID_REQUEST.oauth_error("client_id is required.")
         grant_type = parameters.get("grant_type")
         oauth = services().oauth_service
         if grant_type == "authorization_code":
             for name in ("code", "redirect_uri", "code_verifier"):
                 if name not in parameters:
-                    raise OAuthError("invalid_request", f"{name} is required.")
+                    raise errors.OAUTH_INVALID_REQUEST.oauth_error(f"{name} is required.")
             issued = oauth.redeem_code(parameters)
         elif grant_type == "refresh_token":
             if "refresh_token" not in parameters:
-                raise OAuthError("invalid_request", "refresh_token is required.")
+                raise errors.OAUTH_INVALID_REQUEST.oauth_error("refresh_token is required.")
             issued = oauth.refresh(parameters)
         else:
-            raise OAuthError(
-                "unsupported_grant_type", "Use authorization_code or refresh_token."
+            raise errors.UNSUPPORTED_GRANT_TYPE.oauth_error(
+                "Use authorization_code or refresh_token."
             )
     return edge.json_response(issued.body(), headers=_TOKEN_HEADERS, secret=True)
 
@@ -292,7 +294,7 @@ def revoke() -> Response:
     with oauth_errors():
         parameters = form(request)
         if "token" not in parameters:
-            raise OAuthError("invalid_request", "token is required.")
+            raise errors.OAUTH_INVALID_REQUEST.oauth_error("token is required.")
         services().oauth_service.revoke(parameters)
     headers: dict[str, str | list[str]] = {**_TOKEN_HEADERS}
     return Response(body="", status_code=200, headers=headers)

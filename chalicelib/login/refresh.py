@@ -73,10 +73,9 @@ def family_pk(family_id: str) -> str:
 class RefreshRejected(Exception):
     """The refresh token cannot be used. `description` is safe to show."""
 
-    def __init__(self, description: str, reused: bool = False):
+    def __init__(self, description: str):
         super().__init__(description)
         self.description = description
-        self.reused = reused
 
 
 UNKNOWN = "The refresh token is not valid."
@@ -140,7 +139,7 @@ class RefreshTokenStore:
         binding; `together_with` are transaction members written atomically with it (the
         authorization code it consumes). A failed condition raises the ClientError.
         """
-        family_id = family_id or ids.ulid()
+        family_id = family_id or ids.ulid(now)
         plaintext = new_refresh_token()
         family = to_item(
             {
@@ -254,7 +253,7 @@ class RefreshTokenStore:
             extra={"user_id": token.user_id, "family_id": token.family_id},
         )
         self.revoke_family(token.family_id, now, reason="reuse")
-        raise RefreshRejected(REUSED, reused=True)
+        raise RefreshRejected(REUSED)
 
     def revoke_family(self, family_id: str, now: datetime, reason: str) -> None:
         """Revokes every token of the family, now and later. Revoking twice is harmless."""

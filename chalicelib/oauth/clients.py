@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 
 from chalicelib import ids
 from chalicelib.clock import epoch, rfc3339
+from chalicelib.errors import INVALID_CLIENT_METADATA as _METADATA
+from chalicelib.errors import INVALID_REDIRECT_URI as _REDIRECT
 from chalicelib.oauth.fetch import FetchRefused
 from chalicelib.parsing import is_printable
 from chalicelib.table import TTL_ATTRIBUTE, dynamodb_errors, get_consistent, key, to_item
@@ -93,27 +95,27 @@ def matches_redirect(registered: str, requested: str) -> bool:
 def check_redirect_uri(uri: Any) -> str:
     """A redirect URI a client may register, else InvalidClientMetadata."""
     if not isinstance(uri, str) or not 0 < len(uri) <= MAX_URI_LENGTH or not is_printable(uri):
-        raise InvalidClientMetadata("invalid_redirect_uri", "Each redirect URI must be a URL.")
+        raise InvalidClientMetadata(_REDIRECT.code, "Each redirect URI must be a URL.")
     try:
         parts = urlsplit(uri)
         parts.port  # noqa: B018 - raises ValueError on a bad port
     except ValueError:
         raise InvalidClientMetadata(
-            "invalid_redirect_uri", "A redirect URI is not valid."
+            _REDIRECT.code, "A redirect URI is not valid."
         ) from None
     scheme = parts.scheme.lower()
     if not scheme or scheme in _FORBIDDEN_SCHEMES or " " in uri:
-        raise InvalidClientMetadata("invalid_redirect_uri", "A redirect URI is not allowed.")
+        raise InvalidClientMetadata(_REDIRECT.code, "A redirect URI is not allowed.")
     if parts.fragment or "#" in uri:
         raise InvalidClientMetadata(
-            "invalid_redirect_uri", "A redirect URI must not have a fragment."
+            _REDIRECT.code, "A redirect URI must not have a fragment."
         )
     if scheme == "https" and not parts.hostname:
-        raise InvalidClientMetadata("invalid_redirect_uri", "An https redirect URI needs a host.")
+        raise InvalidClientMetadata(_REDIRECT.code, "An https redirect URI needs a host.")
     if scheme == "http" and not is_loopback_http(uri):
         # RFC 8252 §8.3 and OAuth 2.1: plain http only back to the user's own machine.
         raise InvalidClientMetadata(
-            "invalid_redirect_uri", "http redirect URIs must be loopback (127.0.0.1 or [::1])."
+            _REDIRECT.code, "http redirect URIs must be loopback (127.0.0.1 or [::1])."
         )
     return uri
 
@@ -121,7 +123,7 @@ def check_redirect_uri(uri: Any) -> str:
 def check_redirect_uris(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not 0 < len(value) <= MAX_REDIRECT_URIS:
         raise InvalidClientMetadata(
-            "invalid_redirect_uri", f"redirect_uris must list 1 to {MAX_REDIRECT_URIS} URIs."
+            _REDIRECT.code, f"redirect_uris must list 1 to {MAX_REDIRECT_URIS} URIs."
         )
     return tuple(check_redirect_uri(uri) for uri in value)
 
@@ -225,13 +227,13 @@ class ClientStore:
         method = metadata.get("token_endpoint_auth_method", "none")
         if method != "none":
             raise InvalidClientMetadata(
-                "invalid_client_metadata",
+                _METADATA.code,
                 "Only public clients are registered: token_endpoint_auth_method none.",
             )
         application_type = metadata.get("application_type", "native")
         if application_type not in APPLICATION_TYPES:
             raise InvalidClientMetadata(
-                "invalid_client_metadata", "application_type must be web or native."
+                _METADATA.code, "application_type must be web or native."
             )
         grant_types = metadata.get("grant_types", ["authorization_code"])
         if (
@@ -241,21 +243,21 @@ class ClientStore:
             or "authorization_code" not in grant_types
         ):
             raise InvalidClientMetadata(
-                "invalid_client_metadata",
+                _METADATA.code,
                 "grant_types must include authorization_code, and at most refresh_token too.",
             )
         response_types = metadata.get("response_types", ["code"])
         if response_types != ["code"]:
             raise InvalidClientMetadata(
-                "invalid_client_metadata", 'response_types must be ["code"].'
+                _METADATA.code, 'response_types must be ["code"].'
             )
         if "client_name" in metadata and client_name(metadata["client_name"]) is None:
             raise InvalidClientMetadata(
-                "invalid_client_metadata",
+                _METADATA.code,
                 f"client_name must be 1 to {MAX_NAME_LENGTH} printable characters.",
             )
         name = client_name(metadata.get("client_name"))
-        client_id = REGISTERED_PREFIX + ids.ulid()
+        client_id = REGISTERED_PREFIX + ids.ulid(now)
         item = to_item(
             {
                 "clientId": client_id,

@@ -23,7 +23,7 @@ from urllib.parse import urlencode, urlsplit
 
 from botocore.exceptions import ClientError
 
-from chalicelib import ids
+from chalicelib import errors, ids
 from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES, ordered
 from chalicelib.clock import Clock, epoch
 from chalicelib.errors import OAuthError
@@ -98,7 +98,7 @@ class IssuedTokens:
 
 
 def invalid_grant(description: str) -> OAuthError:
-    return OAuthError("invalid_grant", description)
+    return errors.INVALID_GRANT.oauth_error(description)
 
 
 def with_parameters(uri: str, parameters: dict[str, str | None]) -> str:
@@ -175,28 +175,36 @@ class OAuthService:
             )
         state = parameters.get("state")
         if state is not None and len(state) > MAX_STATE_LENGTH:
-            return self._back(redirect_uri, None, error="invalid_request",
+            return self._back(redirect_uri, None, error=errors.OAUTH_INVALID_REQUEST.code,
                               error_description="state is too long.")
 
-        def refuse(error: str, description: str) -> Redirect:
-            return self._back(redirect_uri, state, error=error, error_description=description)
+        def refuse(problem: errors.Problem, description: str | None = None) -> Redirect:
+            return self._back(
+                redirect_uri, state, error=problem.code,
+                error_description=description or problem.detail,
+            )
 
         if parameters.get("response_type") != "code":
-            return refuse("unsupported_response_type", "response_type must be code.")
+            return refuse(errors.UNSUPPORTED_RESPONSE_TYPE)
         if parameters.get("code_challenge_method") != "S256":
-            return refuse("invalid_request", "PKCE is required, with code_challenge_method S256.")
+            return refuse(
+                errors.OAUTH_INVALID_REQUEST,
+                "PKCE is required, with code_challenge_method S256.",
+            )
         challenge = parameters.get("code_challenge", "")
         if not _PKCE.match(challenge):
-            return refuse("invalid_request", "code_challenge must be an S256 challenge.")
+            return refuse(
+                errors.OAUTH_INVALID_REQUEST, "code_challenge must be an S256 challenge."
+            )
         resource = parameters.get("resource")
         if resource is None or resource not in self._resources:
-            return refuse("invalid_target", "resource must name an MCP server served here.")
+            return refuse(errors.INVALID_TARGET, "resource must name an MCP server served here.")
         scopes = parse_scope(parameters.get("scope"))
         if scopes is None:
-            return refuse("invalid_scope", "scope may only hold scopes_supported.")
+            return refuse(errors.OAUTH_INVALID_SCOPE)
         if self._login is None:
             logger.error("MCP authorization without LOGIN_PROVIDER")
-            return refuse("server_error", "Sign-in is not configured.")
+            return refuse(errors.SERVER_ERROR)
         hint = parameters.get("login_hint")
         if hint is not None and len(hint) > MAX_HINT_LENGTH:
             hint = None
@@ -254,7 +262,7 @@ class OAuthService:
         if "error" in parameters or "code" not in parameters:
             self._pending.discard(pending)
             return self._back(
-                pending.redirect_uri, pending.state, error="access_denied",
+                pending.redirect_uri, pending.state, error=errors.ACCESS_DENIED.code,
                 error_description="The sign-in did not complete.",
             )
         try:
@@ -267,7 +275,7 @@ class OAuthService:
             self._pending.discard(pending)
             description = getattr(failed, "description", "The sign-in was refused.")
             return self._back(
-                pending.redirect_uri, pending.state, error="access_denied",
+                pending.redirect_uri, pending.state, error=errors.ACCESS_DENIED.code,
                 error_description=description,
             )
         user_id = self._users.sign_in(identity, self._clock.now())
@@ -286,8 +294,7 @@ class OAuthService:
     def consent(self, request_id: str | None, cookie: str | None) -> ConsentView:
         pending, secret = self._bound_pending(request_id, cookie, CONSENTING)
         assert pending.user_id is not None
-        user = self._users.get(pending.user_id)
-        label = (user.email or user.name or user.subject) if user else pending.user_id
+        label = self._users.label(pending.user_id) or pending.user_id
         workspaces: list[Workspace] = self._workspaces.list_for_user(pending.user_id)
         return ConsentView(
             {
@@ -316,7 +323,7 @@ class OAuthService:
             if not self._pending.discard(pending):
                 raise PageError(400, "Already decided", "This authorization was already decided.")
             return self._back(
-                pending.redirect_uri, pending.state, error="access_denied",
+                pending.redirect_uri, pending.state, error=errors.ACCESS_DENIED.code,
                 error_description="The user denied access.",
             )
         if decision != "allow":
@@ -391,7 +398,7 @@ class OAuthService:
             "scope": code.scope,
             "workspaceId": code.workspace_id,
         }
-        grant_id = ids.ulid()
+        grant_id = ids.ulid(now)
         access = self._mint(code.user_id, grant, grant_id)
         try:
             refresh_token = self._refresh_tokens.start_family(
@@ -424,7 +431,7 @@ class OAuthService:
             return invalid_grant("The code_verifier does not match the code_challenge.")
         resource = parameters.get("resource")
         if resource is not None and resource != code.resource:
-            return OAuthError("invalid_target", "resource differs from the authorization's.")
+            return errors.INVALID_TARGET.oauth_error("resource differs from the authorization's.")
         return None
 
     def _code_reused(self, code: AuthorizationCode, now: datetime) -> NoReturn:
@@ -452,12 +459,14 @@ class OAuthService:
             raise invalid_grant("The refresh token was issued to another client.")
         resource = parameters.get("resource")
         if resource is not None and resource != grant["resource"]:
-            raise OAuthError("invalid_target", "resource differs from the grant's.")
+            raise errors.INVALID_TARGET.oauth_error("resource differs from the grant's.")
         scope = grant["scope"]
         if "scope" in parameters:
             narrowed = parse_scope(parameters["scope"])
             if narrowed is None or not set(narrowed) <= set(scope.split()):
-                raise OAuthError("invalid_scope", "scope may only narrow the granted scope.")
+                raise errors.OAUTH_INVALID_SCOPE.oauth_error(
+                    "scope may only narrow the granted scope."
+                )
             scope = " ".join(narrowed)
         if not self._workspaces.is_member(grant["workspaceId"], current.user_id):
             raise invalid_grant("You are no longer a member of the granted workspace.")

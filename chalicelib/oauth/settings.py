@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from chalicelib.login.openid import TrustedIssuer, check_url
+if TYPE_CHECKING:
+    from chalicelib.config import TrustedIssuer
 
 PROTECTED_RESOURCE_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 _LOGIN_FIELDS = {"issuer", "clientId"}
@@ -55,6 +56,8 @@ def parse_mcp_resources(text: str, local_mode: bool) -> tuple[McpResource, ...]:
         raise ValueError("MCP_RESOURCES is not valid JSON") from None
     if not isinstance(entries, list):
         raise ValueError("MCP_RESOURCES must be a JSON list of URLs")
+    from chalicelib.config import check_url  # config imports this module: not at the top
+
     resources: list[McpResource] = []
     for position, entry in enumerate(entries):
         where = f"MCP_RESOURCES[{position}]"
@@ -84,6 +87,8 @@ def parse_login_provider(
     The provider must be one of TRUSTED_ISSUERS with `clientId` as its audience, so that the
     ID token it returns is verified exactly like an exchanged one.
     """
+    from chalicelib.config import check_url  # config imports this module: not at the top
+
     if not text.strip():
         return None
     try:
