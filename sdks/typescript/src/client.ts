@@ -4,6 +4,7 @@ import { AuthClient } from "./auth.js";
 import { environmentDefaults } from "./environment.js";
 import { ConfigurationError } from "./errors.js";
 import { Transport, type Credential, type FetchFunction, type TokenProvider } from "./transport.js";
+import { WorkspacesClient } from "./workspaces.js";
 
 /** The service's base URL when neither `endpoint` nor MEMORY_ENDPOINT names another. */
 export const DEFAULT_ENDPOINT = "https://auth.memory.example.com";
@@ -86,6 +87,8 @@ export class MemoryClient {
   readonly retries: number;
   /** API-key management, whoami, and the token endpoints (exchange, refresh). */
   readonly auth: AuthClient;
+  /** Workspaces and their members. */
+  readonly workspaces: WorkspacesClient;
 
   constructor(options: ClientOptions = {}) {
     const defaults = environmentDefaults();
@@ -103,5 +106,6 @@ export class MemoryClient {
       fetch: options.fetch ?? platformFetch(),
     });
     this.auth = new AuthClient(transport, this.workspaceId);
+    this.workspaces = new WorkspacesClient(transport);
   }
 }
