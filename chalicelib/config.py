@@ -26,6 +26,9 @@ class Settings:
     # LOCAL_MODE=1 (set by local/stack.py) allows http:// loopback issuers such as the
     # development IdP. Ignored inside AWS Lambda, so a deployed stage can never turn it on.
     local_mode: bool = False
+    # DASHBOARD_LOGIN as written: parsed by chalicelib/dashboard/login.py when the dashboard
+    # is asked for, so that a mistake in it cannot stop the API or the authorizer.
+    dashboard_login: str = ""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -54,6 +57,7 @@ class Settings:
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
             trusted_issuers=trusted_issuers,
             local_mode=local_mode,
+            dashboard_login=env.get("DASHBOARD_LOGIN", "").strip(),
         )
 
     @property
