@@ -38,7 +38,7 @@ def configured_login() -> DashboardLogin | None:
         ) from None
 
 
-def _headers(login: DashboardLogin | None, extra: dict[str, str]) -> dict[str, str]:
+def _headers(login: DashboardLogin | None, extra: dict[str, str]) -> dict[str, str | list[str]]:
     origins = login.connect_origins() if login is not None else ()
     return {**assets.security_headers(origins), **extra}
 
@@ -67,7 +67,9 @@ def dashboard_page() -> Response:
         # The page's files are named relative to it, so it must be addressed as a folder.
         # Relative, so that an API Gateway stage prefix (/v1api/...) is kept.
         return Response(
-            body="", status_code=301, headers={"Location": "dashboard/", "Cache-Control": "no-cache"}
+            body="",
+            status_code=301,
+            headers={"Location": "dashboard/", "Cache-Control": "no-cache"},
         )
     return _file(assets.INDEX)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-import httpx
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Person, Stack

@@ -38,7 +38,9 @@ def static(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def configure(api: Api, dashboard_login: object, trusted: tuple[TrustedIssuer, ...]) -> None:
     settings = dataclasses.replace(
         api.services.settings,
-        dashboard_login=dashboard_login if isinstance(dashboard_login, str) else json.dumps(dashboard_login),
+        dashboard_login=dashboard_login
+        if isinstance(dashboard_login, str)
+        else json.dumps(dashboard_login),
         trusted_issuers=trusted,
     )
     runtime.use(Services(settings, api.services.clock))
@@ -108,7 +110,9 @@ def test_a_file_without_a_hash_is_revalidated(login: Api) -> None:
     assert answer.headers["Cache-Control"] == "no-cache"
 
 
-@pytest.mark.parametrize("name", ["missing-ABCD2345.js", "notes.py", ".env", "index.html.bak", "..", "a..js"])
+@pytest.mark.parametrize(
+    "name", ["missing-ABCD2345.js", "notes.py", ".env", "index.html.bak", "..", "a..js"]
+)
 def test_only_built_files_of_known_types_are_served(login: Api, name: str) -> None:
     answer = login.call("GET", f"/dashboard/{name}")
     assert answer.status == 404
