@@ -1,7 +1,7 @@
 // The dashboard's entry point: finish a sign-in coming back from the login provider, or
 // resume this tab's session, or show the sign-in screen.
 
-import { MemoryClient } from "memory-sdk";
+import { AuthenticationError, MemoryClient, OAuthError } from "memory-sdk";
 
 import { App } from "./app.js";
 import { apiEndpoint, loginProvider, pageAddress, type LoginProvider } from "./config.js";
@@ -81,13 +81,34 @@ async function startApp(provider: LoginProvider | null): Promise<void> {
   try {
     await started.start();
   } catch (error) {
-    if (app === started) {
-      started.stop();
-      app = undefined;
+    if (app !== started) return; // the session ended and the app has signed out already
+    started.stop();
+    app = undefined;
+    if (error instanceof AuthenticationError || error instanceof OAuthError) {
       forgetAll();
       showSignIn(provider, `Sign in again: ${problemText(error)}`, true);
+    } else {
+      // An outage is no reason to lose the session: keep it, and offer to try again.
+      showUnavailable(provider, problemText(error));
     }
   }
+}
+
+function showUnavailable(provider: LoginProvider | null, problem: string): void {
+  const retry = h("button", { type: "button", class: "primary" }, "Try again");
+  retry.addEventListener("click", () => void startApp(provider));
+  const signOutButton = h("button", { type: "button", class: "secondary" }, "Sign out");
+  signOutButton.addEventListener("click", () => signOut(provider));
+  replace(
+    root(),
+    h(
+      "main",
+      { id: "main", class: "signin" },
+      h("h1", {}, "memory-auth dashboard"),
+      h("p", { class: "error", role: "alert" }, problem),
+      h("p", { class: "actions-start" }, retry, signOutButton),
+    ),
+  );
 }
 
 async function boot(): Promise<void> {

@@ -111,8 +111,11 @@ class Person:
         return SCREENSHOTS / f"{name}.png"
 
     def screenshot(self, name: str) -> Path:
+        """The page now; a key's field, should one be on show, is masked."""
         path = self.screenshot_path(name)
-        self.page.screenshot(path=str(path), full_page=True)
+        self.page.screenshot(
+            path=str(path), full_page=True, mask=[self.page.locator("input.secret")]
+        )
         return path
 
     def access_token(self) -> str:
@@ -125,16 +128,21 @@ class Person:
 
 
 @pytest.fixture
-def people(browser: Browser, stack: Stack) -> Iterator[Any]:
-    """Makes a Person per call, each in a fresh context; closes them all afterwards."""
-    contexts: list[BrowserContext] = []
+def people(browser: Browser, stack: Stack, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """Makes a Person per call, each in a fresh context. Afterwards, each one's last screen is
+    saved as build/screenshots/<test>-<person>.png and its context closed."""
+    made: list[Person] = []
 
     def make(name: str, viewport: dict[str, int] = DESKTOP, **options: Any) -> Person:
         context = browser.new_context(viewport=viewport, **options)
         context.grant_permissions(["clipboard-read", "clipboard-write"], origin=stack.endpoint)
-        contexts.append(context)
-        return Person(context, stack, name)
+        made.append(Person(context, stack, name))
+        return made[-1]
 
     yield make
-    for context in contexts:
-        context.close()
+    test = re.sub(r"[^A-Za-z0-9_-]+", "-", request.node.name).strip("-")
+    for person in made:
+        try:
+            person.screenshot(f"{test}-{person.name}")
+        finally:
+            person.context.close()

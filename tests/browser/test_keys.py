@@ -148,3 +148,51 @@ def test_reveal_shows_the_key_again_and_rename_shows_what_the_service_answers(
         owner.screenshot("rename-refused-with-detail")
         rename.get_by_role("button", name="Cancel").click()
     assert owner.csp_violations() == []
+
+
+def test_the_table_pages_through_many_keys(people, stack: Stack) -> None:
+    owner: Person = people("browser-many-keys")
+    owner.sign_in()
+    token = owner.access_token()
+    for number in range(27):
+        made = stack.call("POST", "/v1/auth/api-keys", token, body={"label": f"key {number:02}"})
+        assert made.status_code == 201
+    page = owner.page
+    page.reload()
+
+    rows = page.locator("tr[data-key-id]")
+    expect(rows).to_have_count(25)
+    expect(rows.first).to_contain_text("key 26")  # newest first
+    page.get_by_role("button", name="Load more keys").click()
+    expect(rows).to_have_count(27)
+    expect(rows.last).to_contain_text("key 00")
+    expect(page.get_by_role("button", name="Load more keys")).to_be_hidden()
+
+
+def test_a_chosen_lifetime_is_sent_and_the_answer_shown(people, stack: Stack) -> None:
+    owner: Person = people("browser-lifetime")
+    owner.sign_in()
+    page = owner.page
+    page.get_by_role("button", name="Create an admin key").click()
+    create = owner.dialog("Create an API key")
+    create.get_by_label("Label").fill("short lived")
+    create.get_by_label("Lifetime in days (optional)").fill("95")
+    create.get_by_role("button", name="Create key").click()
+    # Checked before any request, as the service would.
+    expect(create.get_by_role("alert")).to_contain_text("from 1 to 90")
+
+    # What the service answers a chosen lifetime decides what the page must show: the key,
+    # marked "expires soon", or the refusal's detail from a service without lifetimes.
+    probe = stack.call(
+        "POST",
+        "/v1/auth/api-keys",
+        owner.access_token(),
+        body={"label": "probe", "expiresInDays": 3},
+    )
+    create.get_by_label("Lifetime in days (optional)").fill("3")
+    create.get_by_role("button", name="Create key").click()
+    if probe.status_code == 201:
+        copy_secret(owner, "Your new API key", "short-lived-key-once")
+        expect(key_row(owner, "short lived")).to_contain_text("expires soon")
+    else:
+        expect(create.get_by_role("alert")).to_have_text(probe.json()["detail"])

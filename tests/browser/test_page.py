@@ -38,7 +38,7 @@ class Scripts(HTMLParser):
         self.text_in_script = False
 
 
-def test_every_built_file_is_served_with_the_page_headers(stack: Stack) -> None:
+def test_every_built_file_is_served_with_the_page_headers(people, stack: Stack) -> None:
     idp = stack.info["idpEndpoint"]
     page = httpx.get(f"{stack.endpoint}/dashboard/")
     parser = Scripts()
@@ -65,6 +65,19 @@ def test_every_built_file_is_served_with_the_page_headers(stack: Stack) -> None:
     assert sorted(p.name for p in assets.STATIC_DIR.iterdir()) == sorted(
         ["index.html", "favicon.svg", *[n for n in names if n != "favicon.svg"]]
     )
+    # And in a browser, under that policy, the page runs without a single refusal.
+    visitor: Person = people("browser-visitor")
+    visitor.page.goto(visitor.dashboard)
+    expect(visitor.page.get_by_role("button", name="Sign in")).to_be_visible()
+    host = httpx.URL(idp).netloc.decode()
+    expect(visitor.page.get_by_text(f"You sign in at {host}.")).to_be_visible()
+    assert visitor.csp_violations() == []
+    # Trusted types are enforced: a string never becomes markup, even if some code tried.
+    sink = (
+        "() => { try { document.body.innerHTML = '<b>x</b>'; return 'parsed'; }"
+        " catch (error) { return error.name; } }"
+    )
+    assert visitor.page.evaluate(sink) == "TypeError"
 
 
 def test_the_session_refreshes_before_its_access_token_expires(people, stack: Stack) -> None:
