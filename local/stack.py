@@ -270,7 +270,8 @@ def prepare_developer(
     from chalicelib.workspaces.model import Workspace
 
     svc = services()
-    workspace = Workspace(ids.new_workspace_id(), "Development", DEV_USER_ID, svc.clock.now())
+    now = svc.clock.now()
+    workspace = Workspace(ids.new_workspace_id(now), "Development", DEV_USER_ID, now)
     svc.workspaces.create(workspace)
     minted = svc.signer.mint(DEV_USER_ID)
     return {

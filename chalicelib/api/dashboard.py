@@ -13,7 +13,7 @@ from chalice import Blueprint, Response
 from chalicelib.api import edge
 from chalicelib.dashboard import assets
 from chalicelib.dashboard.login import DashboardLogin, parse_dashboard_login
-from chalicelib.errors import ServiceError, not_found
+from chalicelib.errors import DASHBOARD_NOT_CONFIGURED, NOT_FOUND, ServiceError
 from chalicelib.logs import logger
 from chalicelib.runtime import services
 
@@ -33,8 +33,8 @@ def configured_login() -> DashboardLogin | None:
         )
     except ValueError as error:
         logger.error("DASHBOARD_LOGIN is not usable", extra={"reason": str(error)})
-        raise ServiceError(
-            503, "dashboard_not_configured", f"The dashboard cannot sign anyone in: {error}."
+        raise DASHBOARD_NOT_CONFIGURED.error(
+            f"The dashboard cannot sign anyone in: {error}."
         ) from None
 
 
@@ -47,10 +47,8 @@ def _file(name: str) -> Response:
     asset = assets.load(name)
     if asset is None:
         if name == assets.INDEX:
-            raise ServiceError(
-                404, "not_found", "The dashboard is not built here: run `make dashboard`."
-            )
-        raise not_found("No such file in the dashboard.")
+            raise NOT_FOUND.error("The dashboard is not built here: run `make dashboard`.")
+        raise NOT_FOUND.error("No such file in the dashboard.")
     try:
         login = configured_login()
     except ServiceError:

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from chalicelib.login.openid import TrustedIssuer
+from chalicelib.config import TrustedIssuer
 
 _FIELDS = {"issuer", "clientId"}
 _OPTIONAL_FIELDS = {"tokenEndpoint"}

@@ -7,9 +7,9 @@ import json
 import re
 import zipfile
 
+from chalicelib.config import parse_trusted_issuers
 from chalicelib.dashboard import assets
 from chalicelib.dashboard.login import parse_dashboard_login
-from chalicelib.login.openid import parse_trusted_issuers
 from tests.infra.conftest import Packaged
 from tools.package import package_dir
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from chalicelib import runtime
+from chalicelib.config import TrustedIssuer
 from chalicelib.dashboard import assets
-from chalicelib.login.openid import TrustedIssuer
 from chalicelib.runtime import Services
 from tests.functional.conftest import Api
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from chalicelib.config import TrustedIssuer
 from chalicelib.dashboard.login import DashboardLogin, parse_dashboard_login
-from chalicelib.login.openid import TrustedIssuer
 
 ISSUER = "https://login.example.test"
 CLIENT = "dashboard-client"
