@@ -31,7 +31,7 @@ run: venv
 
 lint: venv
 	@echo "==> ruff and mypy"
-	$(BIN)/ruff check app.py chalicelib local tools tests bench
+	$(BIN)/ruff check app.py chalicelib infra local tools tests bench
 	$(BIN)/mypy
 
 test-unit: venv

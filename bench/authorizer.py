@@ -31,10 +31,10 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+from infra.template import PROJECT_DIR
+
 OWNER = "usr_bench"
 PATH = "/v1/memory/items"
 MAX_ROUND_TRIPS = 2

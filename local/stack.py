@@ -12,7 +12,7 @@ prints how to make a first call. Ctrl-C stops everything it started.
 issuer. TRUSTED_ISSUERS in the calling environment adds issuers to the development one.
 
 With `--ready-file`, it writes a JSON object (endpoint, token, ports) once it is serving,
-which is how tests and benchmarks find it.
+whole or not at all (`local/running.py`, which is also how every test suite starts it).
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+from infra.template import PROJECT_DIR, stage_environment
+from local.running import write_ready_file
+
 DEV_USER_ID = "usr_developer"
 LOCAL_CREDENTIALS = {
     # moto accepts any credentials; these are placeholders, not secrets.
@@ -53,14 +55,6 @@ def wait_for_port(host: str, port: int, timeout: float = 30.0) -> None:
             return
         time.sleep(0.05)
     raise RuntimeError(f"nothing listens on {host}:{port} after {timeout:.0f} s")
-
-
-def stage_environment(stage: str) -> dict[str, str]:
-    """The stage's environment variables from .chalice/config.json (global, then stage)."""
-    config = json.loads((PROJECT_DIR / ".chalice" / "config.json").read_text())
-    env = dict(config.get("environment_variables", {}))
-    env.update(config["stages"][stage].get("environment_variables", {}))
-    return env
 
 
 def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
@@ -224,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         info = prepare_developer(endpoint, moto_endpoint, port, moto_port)
         info["idpEndpoint"] = idp.endpoint
         if args.ready_file:
-            args.ready_file.write_text(json.dumps(info))
+            write_ready_file(args.ready_file, info)
         print(banner(info), flush=True)
         server.server.serve_forever()
     except KeyboardInterrupt:

@@ -34,8 +34,8 @@ from chalicelib import runtime
 from chalicelib.clock import FrozenClock
 from chalicelib.config import Settings
 from chalicelib.runtime import Services
+from infra.template import stage_environment
 from local.resources import create_all
-from local.stack import stage_environment
 
 ISSUER = "https://auth.test.example"
 PROJECT_DIR = Path(__file__).resolve().parents[2]

@@ -19,14 +19,14 @@ import pytest
 
 from chalicelib.keys.vault import encryption_context
 from chalicelib.login.access_tokens import _KMS_ALGORITHM
-from tests.infra.conftest import Packaged
-from tools.infra import (
+from infra.template import (
     NO_PREVIOUS_SLOT,
     PROJECT_DIR,
     SIGNING_KEY_SLOTS,
     Stack,
     load_template,
 )
+from tests.infra.conftest import Packaged
 
 OPERATIONS_FILE = PROJECT_DIR / "build" / "aws-operations.json"
 RECORDING_FORMAT = "per-function"  # tests/functional/conftest.py writes it

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from chalice.constants import MISSING_DEPENDENCIES_TEMPLATE
 
+from infra.template import STAGES, TemplateError, load_template, merge_template, parameters
 from tools import deploy
-from tools.infra import STAGES, TemplateError, load_template, merge_template, parameters
 from tools.package import packaging_environment, unvendored_dependencies
 
 # -- package ------------------------------------------------------------------------------
@@ -56,7 +56,7 @@ def test_a_signing_key_the_template_does_not_declare_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(
-        "tools.infra.stage_environment",
+        "infra.template.stage_environment",
         lambda stage: {"TOKEN_SIGNING_KEY_ID": "alias/memory-auth-dev-token-signing"},
     )
 
@@ -67,7 +67,7 @@ def test_a_signing_key_the_template_does_not_declare_is_refused(
 
 def test_a_rotation_in_progress_publishes_both_slots(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        "tools.infra.stage_environment",
+        "infra.template.stage_environment",
         lambda stage: {
             "TOKEN_SIGNING_KEY_ID": f"alias/memory-auth-{stage}-token-signing-b",
             "TOKEN_PREVIOUS_SIGNING_KEY_ID": f"alias/memory-auth-{stage}-token-signing-a",

@@ -14,12 +14,10 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 from typing import Any
 
-from local.stack import LOCAL_CREDENTIALS, stage_environment
-
-PROJECT_DIR = Path(__file__).resolve().parents[3]
+from infra.template import PROJECT_DIR, stage_environment
+from local.stack import LOCAL_CREDENTIALS
 
 CHILD = textwrap.dedent(
     """
