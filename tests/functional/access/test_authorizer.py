@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError, EndpointConnectionError
 from chalice.test import Client
 
 from chalicelib import runtime
@@ -22,6 +21,7 @@ from chalicelib.errors import DependencyUnavailable
 from chalicelib.runtime import Services
 from tests.fixtures.events import HEADERS_ONLY, bearer, request_event
 from tests.functional.conftest import Api, another_container
+from tests.functional.failures import broken, throttled
 
 Invoke = Callable[[dict[str, Any]], dict[str, Any]]
 MEMORY = "/v1/memory/items"
@@ -349,18 +349,7 @@ def test_api_key_decision_with_a_workspace_makes_two_store_round_trips(
 # -- fail closed ---------------------------------------------------------------------------
 
 
-def unreachable(**_: Any) -> None:
-    raise EndpointConnectionError(endpoint_url="https://dynamodb.invalid")
-
-
-def throttled(**_: Any) -> None:
-    raise ClientError(
-        {"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}},
-        "GetItem",
-    )
-
-
-@pytest.mark.parametrize("failure", [unreachable, throttled], ids=["unreachable", "throttled"])
+@pytest.mark.parametrize("failure", [broken, throttled], ids=["unreachable", "throttled"])
 @pytest.mark.parametrize("failing_read", [1, 2], ids=["key-read", "membership-read"])
 def test_dependency_failure_raises_and_never_allows(
     api: Api,
