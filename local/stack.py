@@ -99,6 +99,13 @@ def local_trusted_issuers(idp: Any, stage: str, callers: str | None) -> str:
     return json.dumps([*issuers, idp.provider.trusted_issuer()])
 
 
+def unknown_route_body() -> dict[str, Any]:
+    """The problem+json 404 for a route the API does not have, as its gateway answers it."""
+    from chalicelib.errors import problem_body
+
+    return problem_body(404, "not_found", "No such route.")
+
+
 def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
     """chalice local's server, with unknown routes answered as the API's gateway would."""
     from chalice.cli.factory import CLIFactory
@@ -110,14 +117,12 @@ def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
         LocalGatewayException,
     )
 
-    from chalicelib.errors import problem_body
-
     class RequestHandler(ChaliceRequestHandler):
         def _send_error_response(self, error: LocalGatewayException) -> None:
             # chalice local imitates API Gateway's "Missing Authentication Token" 403 (and
             # echoes the Authorization header in it). Our deployed API answers unknown
             # routes with a problem+json 404 (a gateway response in infra/); so do we here.
-            body = json.dumps(problem_body(404, "not_found", "No such route."))
+            body = json.dumps(unknown_route_body())
             self._send_http_response(404, {"Content-Type": "application/problem+json"}, body)
 
         def log_message(self, format: str, *args: Any) -> None:

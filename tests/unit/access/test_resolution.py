@@ -1,6 +1,5 @@
 import pytest
 
-from chalicelib.access.principal import Refusal
 from chalicelib.access.resolution import INVALID, MISSING, bearer_token
 
 
@@ -16,8 +15,3 @@ def test_malformed_authorization_is_invalid_credentials(header: str) -> None:
 
 def test_bearer_scheme_is_case_insensitive() -> None:
     assert bearer_token("bearer abc") == "abc"
-
-
-def test_refusals_are_results_with_status_and_code() -> None:
-    assert isinstance(MISSING, Refusal)
-    assert (MISSING.status, MISSING.code) == (401, "missing_credentials")
