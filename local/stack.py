@@ -13,7 +13,7 @@ first call. Ctrl-C stops everything it started.
 issuer. TRUSTED_ISSUERS in the calling environment adds issuers to the development one.
 
 With `--ready-file`, it writes a JSON object (endpoint, token, ports) once it is serving,
-which is how tests and benchmarks find it.
+whole or not at all (`local/running.py`, which is also how every test suite starts it).
 """
 
 from __future__ import annotations
@@ -30,7 +30,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+from infra.template import PROJECT_DIR, stage_environment
+from local.running import write_ready_file
+
 DEV_USER_ID = "usr_developer"
 LOCAL_CREDENTIALS = {
     # moto accepts any credentials; these are placeholders, not secrets.
@@ -54,14 +56,6 @@ def wait_for_port(host: str, port: int, timeout: float = 30.0) -> None:
             return
         time.sleep(0.05)
     raise RuntimeError(f"nothing listens on {host}:{port} after {timeout:.0f} s")
-
-
-def stage_environment(stage: str) -> dict[str, str]:
-    """The stage's environment variables from .chalice/config.json (global, then stage)."""
-    config = json.loads((PROJECT_DIR / ".chalice" / "config.json").read_text())
-    env = dict(config.get("environment_variables", {}))
-    env.update(config["stages"][stage].get("environment_variables", {}))
-    return env
 
 
 def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
@@ -120,6 +114,13 @@ def local_trusted_issuers(idp: Any, stage: str, callers: str | None) -> str:
     return json.dumps([*issuers, idp.provider.trusted_issuer()])
 
 
+def unknown_route_body() -> dict[str, Any]:
+    """The problem+json 404 for a route the API does not have, as its gateway answers it."""
+    from chalicelib.errors import problem_body
+
+    return problem_body(404, "not_found", "No such route.")
+
+
 def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
     """chalice local's server, with unknown routes answered as the API's gateway would."""
     from chalice.cli.factory import CLIFactory
@@ -131,14 +132,12 @@ def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
         LocalGatewayException,
     )
 
-    from chalicelib.errors import problem_body
-
     class RequestHandler(ChaliceRequestHandler):
         def _send_error_response(self, error: LocalGatewayException) -> None:
             # chalice local imitates API Gateway's "Missing Authentication Token" 403 (and
             # echoes the Authorization header in it). Our deployed API answers unknown
             # routes with a problem+json 404 (a gateway response in infra/); so do we here.
-            body = json.dumps(problem_body(404, "not_found", "No such route."))
+            body = json.dumps(unknown_route_body())
             self._send_http_response(404, {"Content-Type": "application/problem+json"}, body)
 
         def log_message(self, format: str, *args: Any) -> None:
@@ -248,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         info["idpEndpoint"] = idp.endpoint
         info["dashboard"] = f"{endpoint}/dashboard/"
         if args.ready_file:
-            args.ready_file.write_text(json.dumps(info))
+            write_ready_file(args.ready_file, info)
         print(banner(info), flush=True)
         server.server.serve_forever()
     except KeyboardInterrupt:
