@@ -9,6 +9,7 @@ Code map (docs/architecture.md walks a request through it):
     login.py       /v1/auth/exchange, /v1/auth/refresh (OAuth-shaped answers)
     oauth.py       /v1/oauth/*, /.well-known/oauth-*: the MCP authorization server
     workspaces.py  /v1/workspaces and their members
+    dashboard.py   /dashboard/: the dashboard's files, security headers, sign-in settings
   access/      who is calling and what they may do
     principal.py   the resolved caller (Principal) and a refusal (Refusal)
     scopes.py      scopes per category and per data-plane path segment
@@ -41,6 +42,9 @@ Code map (docs/architecture.md walks a request through it):
     pages.py       the consent and error pages (no script, strict CSP)
     grants.py      whether an MCP grant is in force (read per MCP token by the authorizer)
     service.py     authorize, callback, consent, token grants, revocation
+  dashboard/   the web console (source in dashboard/ at the root; built into static/)
+    login.py       DASHBOARD_LOGIN: the provider it signs people in with
+    assets.py      the built files and the page's security headers
 
 The shared floor, used by every package: config.py (settings from the environment),
 runtime.py (services built once per container), errors.py (the error catalogue), table.py

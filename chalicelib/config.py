@@ -93,6 +93,9 @@ class Settings:
     # Connect provider people sign in at during an MCP authorization (LOGIN_PROVIDER).
     mcp_resources: tuple[McpResource, ...] = ()
     login_provider: LoginProvider | None = None
+    # DASHBOARD_LOGIN as written: parsed by chalicelib/dashboard/login.py when the dashboard
+    # is asked for, so that a mistake in it cannot stop the API or the authorizer.
+    dashboard_login: str = ""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -127,6 +130,7 @@ class Settings:
             local_mode=local_mode,
             mcp_resources=mcp_resources,
             login_provider=login_provider,
+            dashboard_login=env.get("DASHBOARD_LOGIN", "").strip(),
         )
 
     @property

@@ -2,11 +2,12 @@
 
 Starts moto (single-threaded, in its own process) as DynamoDB and KMS on loopback, creates
 the table and keys from `infra/resources.json`, starts the development OpenID issuer
-(`local/idp.py`) on 127.0.0.1:8001 and trusts it (it is also the LOGIN_PROVIDER of MCP
-authorizations), starts the development MCP server (`local/mcp_server.py`) on 127.0.0.1:8002
-as the only MCP_RESOURCES entry, serves the Chalice app with chalice local's server on
-127.0.0.1:8000 (`PORT` overrides), mints a token for a development user and prints how to
-make a first call. Ctrl-C stops everything it started.
+(`local/idp.py`) on 127.0.0.1:8001 and trusts it (also as the dashboard's login provider and
+the LOGIN_PROVIDER of MCP authorizations), starts the development MCP server
+(`local/mcp_server.py`) on 127.0.0.1:8002 as the only MCP_RESOURCES entry, serves the Chalice
+app with chalice local's server on 127.0.0.1:8000 (`PORT` overrides), mints a token for a
+development user and prints the dashboard's URL, the MCP server's and how to make a first
+call. Ctrl-C stops everything it started.
 
     python -m local.stack [--port 8000] [--idp-port 8001] [--mcp-port 8002]
                           [--ready-file stack.json] [--quiet]
@@ -16,7 +17,7 @@ otherwise) the issuer and the MCP server. TRUSTED_ISSUERS in the calling environ
 issuers to the development one.
 
 With `--ready-file`, it writes a JSON object (endpoint, token, ports) once it is serving,
-which is how tests and benchmarks find it.
+whole or not at all (`local/running.py`, which is also how every test suite starts it).
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+from infra.template import PROJECT_DIR, stage_environment
+from local.running import write_ready_file
+
 DEV_USER_ID = "usr_developer"
 LOCAL_CREDENTIALS = {
     # moto accepts any credentials; these are placeholders, not secrets.
@@ -59,14 +62,6 @@ def wait_for_port(host: str, port: int, timeout: float = 30.0) -> None:
     raise RuntimeError(f"nothing listens on {host}:{port} after {timeout:.0f} s")
 
 
-def stage_environment(stage: str) -> dict[str, str]:
-    """The stage's environment variables from .chalice/config.json (global, then stage)."""
-    config = json.loads((PROJECT_DIR / ".chalice" / "config.json").read_text())
-    env = dict(config.get("environment_variables", {}))
-    env.update(config["stages"][stage].get("environment_variables", {}))
-    return env
-
-
 def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
         [sys.executable, "-m", "local.moto_server", "--host", host, "--port", str(port)],
@@ -87,6 +82,7 @@ def local_environment(
     endpoint: str,
     moto_endpoint: str,
     trusted_issuers: str | None = None,
+    dashboard_login: str | None = None,
     mcp: dict[str, str] | None = None,
 ) -> dict[str, str]:
     env = stage_environment(stage)
@@ -96,8 +92,15 @@ def local_environment(
     env["LOCAL_MODE"] = "1"
     if trusted_issuers is not None:
         env["TRUSTED_ISSUERS"] = trusted_issuers
+    if dashboard_login is not None:
+        env["DASHBOARD_LOGIN"] = dashboard_login
     env.update(mcp or {})
     return env
+
+
+def local_dashboard_login(idp: Any) -> str:
+    """DASHBOARD_LOGIN for the local service: the development issuer and its client id."""
+    return json.dumps({"issuer": idp.endpoint, "clientId": idp.provider.audience})
 
 
 def mcp_environment(idp: Any, mcp_resource: str) -> dict[str, str]:
@@ -135,6 +138,13 @@ def local_trusted_issuers(idp: Any, stage: str, callers: str | None) -> str:
     return json.dumps([*issuers, idp.provider.trusted_issuer()])
 
 
+def unknown_route_body() -> dict[str, Any]:
+    """The problem+json 404 for a route the API does not have, as its gateway answers it."""
+    from chalicelib.errors import problem_body
+
+    return problem_body(404, "not_found", "No such route.")
+
+
 def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
     """chalice local's server, with unknown routes answered as the API's gateway would."""
     from chalice.cli.factory import CLIFactory
@@ -146,14 +156,12 @@ def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
         LocalGatewayException,
     )
 
-    from chalicelib.errors import problem_body
-
     class RequestHandler(ChaliceRequestHandler):
         def _send_error_response(self, error: LocalGatewayException) -> None:
             # chalice local imitates API Gateway's "Missing Authentication Token" 403 (and
             # echoes the Authorization header in it). Our deployed API answers unknown
             # routes with a problem+json 404 (a gateway response in infra/); so do we here.
-            body = json.dumps(problem_body(404, "not_found", "No such route."))
+            body = json.dumps(unknown_route_body())
             self._send_http_response(404, {"Content-Type": "application/problem+json"}, body)
 
         def log_message(self, format: str, *args: Any) -> None:
@@ -182,6 +190,8 @@ def banner(info: dict[str, Any]) -> str:
     return f"""
 memory-auth is running on {endpoint}  (DynamoDB and KMS: moto on {info["motoEndpoint"]})
 Development OpenID issuer (trusted here, local mode only): {idp}
+
+Dashboard: {endpoint}/dashboard/  (sign in with any name at the development issuer's form)
 
 Sign in as anyone in three steps (ID token -> exchange -> call):
 
@@ -254,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         idp = start_idp(args.host, args.idp_port, endpoint)
         trusted_issuers = local_trusted_issuers(idp, args.stage, callers_issuers)
         os.environ["TRUSTED_ISSUERS"] = trusted_issuers  # before the services read settings
+        dashboard_login = local_dashboard_login(idp)
+        os.environ["DASHBOARD_LOGIN"] = dashboard_login
         print(f"      development OpenID issuer on {idp.endpoint}", flush=True)
         mcp_server = start_mcp_server(args.host, args.mcp_port, endpoint)
         mcp = mcp_environment(idp, mcp_server.resource)
@@ -265,14 +277,17 @@ def main(argv: list[str] | None = None) -> int:
         server = make_server(args.host, port, args.stage, args.quiet)
         # The stage's config has just been applied to os.environ; local values win again.
         os.environ.update(
-            local_environment(args.stage, endpoint, moto_endpoint, trusted_issuers, mcp)
+            local_environment(
+                args.stage, endpoint, moto_endpoint, trusted_issuers, dashboard_login, mcp
+            )
         )
         print("[4/4] preparing a development user", flush=True)
         info = prepare_developer(endpoint, moto_endpoint, port, moto_port)
         info["idpEndpoint"] = idp.endpoint
+        info["dashboard"] = f"{endpoint}/dashboard/"
         info["mcpResource"] = mcp_server.resource
         if args.ready_file:
-            args.ready_file.write_text(json.dumps(info))
+            write_ready_file(args.ready_file, info)
         print(banner(info), flush=True)
         server.server.serve_forever()
     except KeyboardInterrupt:
