@@ -26,21 +26,17 @@ import json
 import os
 import signal
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
-START_TIMEOUT = 120.0
+from local.running import running_stack
 
 
 def rss_mib(pid: int) -> float:
@@ -49,44 +45,6 @@ def rss_mib(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError(f"no VmRSS for process {pid}")
-
-
-@contextmanager
-def local_stack(workdir: Path) -> Iterator[dict[str, Any]]:
-    ready, log = workdir / "ready.json", workdir / "stack.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(  # noqa: S603 (our interpreter, our module, no shell)
-            [
-                sys.executable,
-                "-m",
-                "local.stack",
-                "--port",
-                "0",
-                "--quiet",
-                "--ready-file",
-                str(ready),
-            ],
-            cwd=PROJECT_DIR,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the local stack did not start:\n" + log.read_text()[-3000:])
-            try:  # it may be there but not complete yet
-                info = json.loads(ready.read_text())
-                break
-            except (OSError, ValueError):
-                time.sleep(0.1)
-        yield info
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 class Mix:
@@ -262,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.requests < 1 or args.sample_every < 1 or args.max_seconds <= 0:
         parser.error("--requests, --sample-every and --max-seconds must be positive")
 
-    with tempfile.TemporaryDirectory() as workdir, local_stack(Path(workdir)) as info:
+    with running_stack() as info:
         moto_pid = int(info["motoPid"])
         print(f"local stack on {info['endpoint']}, moto pid {moto_pid}", flush=True)
         with httpx.Client(base_url=info["endpoint"], timeout=30) as http:

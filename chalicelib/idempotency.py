@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from chalicelib import errors
 from chalicelib.clock import epoch, rfc3339
-from chalicelib.errors import ServiceError, bad_request
 from chalicelib.table import PARTITION_KEY, TTL_ATTRIBUTE, get_consistent, key, to_item
 
 HEADER = "Idempotency-Key"
@@ -45,20 +45,8 @@ def parse_key(value: str | None) -> str | None:
     if value is None:
         return None
     if not 1 <= len(value) <= MAX_KEY_LENGTH or not all(" " <= ch <= "~" for ch in value):
-        raise bad_request(
-            "invalid_idempotency_key",
-            f"{HEADER} must be 1 to {MAX_KEY_LENGTH} printable ASCII characters.",
-        )
+        raise errors.INVALID_IDEMPOTENCY_KEY.error()
     return value
-
-
-def key_reused() -> ServiceError:
-    return ServiceError(
-        422,
-        "idempotency_key_reused",
-        f"This {HEADER} was used with a different request in the last 24 hours; "
-        "send a new key for a new request.",
-    )
 
 
 def fingerprint(operation: str, target: str | None, body: dict[str, Any]) -> str:

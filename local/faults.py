@@ -7,7 +7,8 @@ call of a real HTTP request. Everything happens in botocore's own events, under 
 that runs in Lambda, so botocore's retries and the service's handling are the real ones.
 
 A `Fault` names the n-th AWS API call made after it was armed (0-based, counting every call
-of the clients it is attached to, whatever the service) and what happens to that call:
+of the clients it is attached to, or only the calls of one `operation` such as
+"dynamodb.TransactWriteItems") and what happens to that call:
 
   unreachable  every attempt fails to connect (EndpointConnectionError): nothing applied
   timeout      every attempt times out before it reaches AWS (ReadTimeoutError): nothing applied
@@ -43,6 +44,7 @@ _NOWHERE = "https://fault.invalid/"
 class Fault:
     call: int
     kind: str
+    operation: str | None = None  # "dynamodb.TransactWriteItems": count only those calls
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS or self.call < 0:
@@ -69,7 +71,7 @@ class FaultInjector:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._fault: Fault | None = None
-        self._calls = 0
+        self._calls = 0  # counted calls since arming: all, or the fault's operation's
         self._this_call = threading.local()  # a call's events all run on its own thread
         self.operations: list[str] = []  # every call since arming, "dynamodb.GetItem"
         self.fired = False
@@ -89,7 +91,8 @@ class FaultInjector:
     def follow(self, plan: Path) -> None:
         """Take faults from a plan file (the local stack's side; see `write_plan`).
 
-        The file holds `{"id": …, "call": n, "kind": …}` (armed) or `{"id": …}` (nothing).
+        The file holds `{"id": …, "call": n, "kind": …}`, optionally with `"operation"`
+        (armed), or `{"id": …}` (nothing).
         Each new `id` arms afresh. Before every call the injector's state is written next to
         it (`<plan>.state`: the plan's id, whether the fault fired, the calls since arming).
         """
@@ -102,7 +105,10 @@ class FaultInjector:
             body = {}
         if body.get("id") != self._plan_id:
             self._plan_id = body.get("id")
-            self.arm(Fault(body["call"], body["kind"]) if "kind" in body else None)
+            fault = None
+            if "kind" in body:
+                fault = Fault(body["call"], body["kind"], body.get("operation"))
+            self.arm(fault)
 
     def _write_state(self, plan: Path) -> None:
         state = {"id": self._plan_id, "fired": self.fired, "operations": self.operations}
@@ -123,10 +129,12 @@ class FaultInjector:
         service = kwargs["event_name"].split(".")[1]
         if self._plan is not None:
             self._read_plan(self._plan)
+        operation = f"{service}.{model.name}"
         with self._lock:
-            index = self._calls
-            self._calls += 1
-            self.operations.append(f"{service}.{model.name}")
+            self.operations.append(operation)
+            counted = self._fault is None or self._fault.operation in (None, operation)
+            index = self._calls if counted else -1
+            self._calls += counted
             faulted = self._fault if self._fault and self._fault.call == index else None
             if faulted:
                 self.fired = True

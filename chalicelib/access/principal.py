@@ -6,8 +6,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from chalicelib.access.scopes import ordered
+from chalicelib.errors import Problem, ServiceError
 
-CredentialKind = Literal["user_token", "api_key"]
+# An `mcp_token` is an access token this service issued to an MCP client: it is resolved only
+# at its own resource (the data-plane authorizer), never by this service's routes.
+CredentialKind = Literal["user_token", "api_key", "mcp_token"]
+
+# RFC 6750 §3: a 401 names the scheme, and says `invalid_token` when a credential was sent.
+REALM = 'Bearer realm="svc"'
 
 
 @dataclass(frozen=True)
@@ -20,6 +26,7 @@ class Principal:
     workspace_id: str | None = None
     key_id: str | None = None
     category: str | None = None
+    client_id: str | None = None  # the MCP client an mcp_token was issued to
 
     def resource(self) -> dict[str, object]:
         return {
@@ -34,8 +41,26 @@ class Principal:
 
 @dataclass(frozen=True)
 class Refusal:
-    """Why a request was not resolved to a principal: a result, not an exception."""
+    """Why a request was not resolved to a principal: a result, not an exception.
 
-    status: int  # 401 or 403
-    code: str
-    detail: str
+    `problem` is a 401 or 403 of the error catalogue.
+    """
+
+    problem: Problem
+
+    @property
+    def status(self) -> int:
+        return self.problem.status
+
+    @property
+    def code(self) -> str:
+        return self.problem.code
+
+    def error(self, credential_sent: bool) -> ServiceError:
+        """The refusal as the error a route raises (the authorizer answers it as a policy)."""
+        headers = {}
+        if self.status == 401:
+            headers["WWW-Authenticate"] = (
+                f'{REALM}, error="invalid_token"' if credential_sent else REALM
+            )
+        return self.problem.error(headers=headers)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from chalice import Response
 
-from chalicelib import idempotency
+from chalicelib import errors, idempotency
 from chalicelib.api import edge
 from chalicelib.runtime import services
 
@@ -18,7 +18,7 @@ def create_workspace() -> Response:
     edge.query(request, set())
     principal = edge.authenticate(request)
     body = edge.read_json(request, {"name"})
-    name = edge.clean_text(body.get("name"), "invalid_name", "name")
+    name = edge.clean_text(body.get("name"), errors.INVALID_NAME, "name")
     idempotent = edge.idempotent_request(request, principal, "create-workspace", None, body)
     workspace, replayed = services().workspace_service.create(principal, name, idempotent)
     headers = {"Location": f"{COLLECTION}/{workspace.id}"}

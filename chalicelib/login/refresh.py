@@ -18,7 +18,9 @@ rule.
 Items (see `table.py`):
   REFRESH#<sha256>     REFRESH   one token: userId, familyId, issuedAt, expiresAt, usedAt,
                                  replacedBy (its successor's digest), ttl
-  RFAMILY#<familyId>   FAMILY    its family: userId, createdAt, revokedAt, ttl
+  RFAMILY#<familyId>   FAMILY    its family: userId, createdAt, revokedAt, ttl, and for an
+                                 MCP grant (chalicelib/oauth/) its binding: clientId,
+                                 resource, scope, workspaceId
 
 A used token is kept until its own expiry, so that its reuse is still recognised. DynamoDB's
 TTL deletes lazily (expired items still come back from reads), so expiry is checked here.
@@ -31,7 +33,8 @@ from __future__ import annotations
 import hmac
 import re
 import secrets
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, NoReturn
 
@@ -39,7 +42,6 @@ from botocore.exceptions import ClientError
 
 from chalicelib import ids
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
-from chalicelib.errors import DependencyUnavailable
 from chalicelib.keys.plaintext import hash_key
 from chalicelib.logs import logger
 from chalicelib.table import (
@@ -61,6 +63,8 @@ PREFIX = "rt_"  # lets secret scanners (and people) tell a refresh token from an
 _SHAPE = re.compile(r"^rt_[A-Za-z0-9_-]{43}$")  # 32 random bytes, base64url without padding
 TOKEN_SK = "REFRESH"
 FAMILY_SK = "FAMILY"
+GRANT_CLIENT = "clientId"  # present on a family only when it is an MCP grant
+GRANT_FIELDS = (GRANT_CLIENT, "resource", "scope", "workspaceId")
 
 
 def new_refresh_token() -> str:
@@ -86,10 +90,9 @@ def family_pk(family_id: str) -> str:
 class RefreshRejected(Exception):
     """The refresh token cannot be used. `description` is safe to show."""
 
-    def __init__(self, description: str, reused: bool = False):
+    def __init__(self, description: str):
         super().__init__(description)
         self.description = description
-        self.reused = reused
 
 
 UNKNOWN = "The refresh token is not valid."
@@ -108,6 +111,9 @@ class RefreshToken:
     expires_at: datetime
     used_at: datetime | None = None
     successor_digest: str | None = None  # set when it was used
+    # The family's binding when it is an MCP grant (clientId, resource, scope, workspaceId);
+    # None for a sign-in of the service itself.
+    grant: Mapping[str, Any] | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:  # the digest is not a secret, but it has no business in logs
         return f"RefreshToken(user_id={self.user_id!r}, family_id={self.family_id!r})"
@@ -137,13 +143,27 @@ class RefreshTokenStore:
 
     # -- operations ------------------------------------------------------------------------
 
-    def start_family(self, user_id: str, now: datetime) -> str:
-        """A new sign-in's first refresh token (plaintext, returned once, never stored)."""
-        family_id = ids.ulid()
+    def start_family(
+        self,
+        user_id: str,
+        now: datetime,
+        family_id: str | None = None,
+        grant: Mapping[str, str] | None = None,
+        together_with: Sequence[dict[str, Any]] = (),
+    ) -> str:
+        """A new sign-in's first refresh token (plaintext, returned once, never stored).
+
+        An MCP grant names its `family_id` (its access tokens carry it) and its `grant`
+        binding; `together_with` are transaction members written atomically with it (the
+        authorization code it consumes). A failed condition raises the ClientError, unless
+        it failed because an earlier attempt of this very write was applied.
+        """
+        family_id = family_id or ids.ulid(now)
         plaintext = new_refresh_token()
         digest = token_hash(plaintext)
         family = to_item(
             {
+                **(grant or {}),
                 "userId": user_id,
                 "familyId": family_id,
                 "createdAt": rfc3339(now),
@@ -155,6 +175,7 @@ class RefreshTokenStore:
             with dynamodb_errors():
                 self._client.transact_write_items(
                     TransactItems=[
+                        *together_with,
                         put_if_absent(self._table, family),
                         self._token_item(digest, user_id, family_id, now),
                     ]
@@ -162,11 +183,12 @@ class RefreshTokenStore:
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
-            # A fresh family id and 256-bit token never collide: the items are there because
-            # an earlier attempt of this same write was applied and its answer lost.
+            # A 256-bit token never collides: if it is there, an earlier attempt of this
+            # same write was applied and its answer lost. Otherwise a member of
+            # `together_with` (or a family id given twice) failed: the caller's to settle.
             found = self._get(token_pk(digest), TOKEN_SK)
             if found is None or found.get("familyId") != family_id:
-                raise DependencyUnavailable("DynamoDB") from None
+                raise
         return plaintext
 
     def find(self, plaintext: str, now: datetime) -> RefreshToken:
@@ -187,6 +209,8 @@ class RefreshTokenStore:
         family = self._get(family_pk(token.family_id), FAMILY_SK)
         if family is None or family.get("revokedAt"):
             raise RefreshRejected(REVOKED)
+        if GRANT_CLIENT in family:
+            token = replace(token, grant={n: family[n] for n in GRANT_FIELDS if n in family})
         if token.used_at is not None and not self._retrying(token, now):
             self._reused(token, now)
         return token
@@ -292,7 +316,7 @@ class RefreshTokenStore:
             extra={"user_id": token.user_id, "family_id": token.family_id},
         )
         self.revoke_family(token.family_id, now, reason="reuse")
-        raise RefreshRejected(REUSED, reused=True)
+        raise RefreshRejected(REUSED)
 
     def revoke_family(self, family_id: str, now: datetime, reason: str) -> None:
         """Revokes every token of the family, now and later. Revoking twice is harmless."""

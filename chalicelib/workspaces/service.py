@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import hmac
 
-from chalicelib import ids
-from chalicelib.access.policy import refused, require_manager
+from chalicelib import errors, ids
+from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
-from chalicelib.access.resolution import NOT_A_MEMBER
 from chalicelib.clock import Clock
-from chalicelib.errors import DependencyUnavailable, ServiceError, forbidden, not_found
-from chalicelib.idempotency import IdempotencyStore, IdempotentRequest, key_reused
+from chalicelib.errors import DependencyUnavailable
+from chalicelib.idempotency import IdempotencyStore, IdempotentRequest
 from chalicelib.workspaces.model import Member, Workspace
 from chalicelib.workspaces.store import WorkspaceNotCreated, WorkspaceStore
 
@@ -43,7 +42,7 @@ class WorkspaceService:
         if replayed is not None:
             return replayed, True
         now = self._clock.now()
-        workspace = Workspace(ids.new_workspace_id(), name, principal.user_id, now)
+        workspace = Workspace(ids.new_workspace_id(now), name, principal.user_id, now)
         claim = self._idempotency.claim(idempotent, workspace.id, now) if idempotent else None
         try:
             self._workspaces.create(workspace, claim)
@@ -63,10 +62,12 @@ class WorkspaceService:
         if record is None:
             return None
         if not hmac.compare_digest(record.fingerprint, idempotent.fingerprint):
-            raise key_reused()
+            raise errors.IDEMPOTENCY_KEY_REUSED.error()
         workspace = self._workspaces.get(record.result_id)
         if workspace is None:  # the record outlived its workspace: never within 24 hours
-            raise not_found("The workspace this Idempotency-Key created no longer exists.")
+            raise errors.NOT_FOUND.error(
+                "The workspace this Idempotency-Key created no longer exists."
+            )
         return workspace
 
     def list_mine(self, principal: Principal) -> list[Workspace]:
@@ -78,16 +79,16 @@ class WorkspaceService:
         if not ids.is_workspace_id(workspace_id) or not self._workspaces.is_member(
             workspace_id, principal.user_id
         ):
-            raise refused(NOT_A_MEMBER)
+            raise errors.NOT_A_MEMBER.error()
         workspace = self._workspaces.get(workspace_id)
         if workspace is None:
-            raise refused(NOT_A_MEMBER)
+            raise errors.NOT_A_MEMBER.error()
         return workspace
 
     def _owned_workspace(self, principal: Principal, workspace_id: str) -> Workspace:
         workspace = self._workspace_of_member(principal, workspace_id)
         if workspace.owner_id != principal.user_id:
-            raise forbidden("owner_required", "Only the workspace owner can change its members.")
+            raise errors.OWNER_REQUIRED.error()
         return workspace
 
     def members(self, principal: Principal, workspace_id: str) -> list[Member]:
@@ -99,7 +100,7 @@ class WorkspaceService:
     ) -> tuple[Member, bool]:
         workspace = self._owned_workspace(principal, workspace_id)
         if not ids.is_user_id(user_id):
-            raise ServiceError(400, "invalid_user_id", "userId must look like usr_….")
+            raise errors.INVALID_USER_ID.error()
         now = self._clock.now()
         added = self._workspaces.add_member(workspace, user_id, now)
         member = next(
@@ -110,6 +111,6 @@ class WorkspaceService:
     def remove_member(self, principal: Principal, workspace_id: str, user_id: str) -> None:
         workspace = self._owned_workspace(principal, workspace_id)
         if user_id == workspace.owner_id:
-            raise ServiceError(409, "owner_cannot_leave", "The owner cannot remove itself.")
+            raise errors.OWNER_CANNOT_LEAVE.error()
         if not ids.is_user_id(user_id) or not self._workspaces.remove_member(workspace_id, user_id):
-            raise not_found("This user is not a member of the workspace.")
+            raise errors.NOT_FOUND.error("This user is not a member of the workspace.")

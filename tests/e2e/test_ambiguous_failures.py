@@ -21,7 +21,8 @@ import httpx
 import pytest
 
 from local.faults import KINDS, Fault, read_state, write_plan
-from tests.e2e.conftest import Stack, start_stack, stop_stack
+from local.running import running_stack
+from tests.e2e.conftest import Stack
 from tests.retry_scenarios import (
     EXCHANGE,
     KEYS,
@@ -81,11 +82,8 @@ def service() -> Iterator[OverHttp]:
     with tempfile.TemporaryDirectory() as tmp:
         plan = Path(tmp) / "faults.json"
         write_plan(plan, "none", None)
-        process, info, log = start_stack(Path(tmp), ["--faults", str(plan)])
-        try:
-            yield OverHttp(Stack(info, log), plan)
-        finally:
-            stop_stack(process)
+        with running_stack("--faults", str(plan)) as info:
+            yield OverHttp(Stack(info), plan)
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -1,8 +1,10 @@
-// memory-sdk: the hosted memory service's `client.auth` for Node 20+ and browsers.
+// memory-sdk: the hosted memory service's `client.auth` and `client.workspaces` for Node 20+
+// and browsers.
 
 export { MemoryClient, DEFAULT_ENDPOINT, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "./client.js";
 export type { ClientOptions } from "./client.js";
 export { AuthClient } from "./auth.js";
+export { WorkspacesClient } from "./workspaces.js";
 export { Session, DEFAULT_REFRESH_MARGIN_MS } from "./session.js";
 export type { SessionOptions, SessionTokens, TokenRefresher } from "./session.js";
 export type { FetchFunction, FetchResponse, TokenContext, TokenProvider } from "./transport.js";
@@ -14,6 +16,7 @@ export {
   ConflictError,
   GoneError,
   MemoryError,
+  MemorySDKError,
   NetworkError,
   NotFoundError,
   OAuthError,
@@ -22,20 +25,36 @@ export {
   RequestTimeoutError,
   ServerError,
   ServiceUnavailableError,
+  UnexpectedResponseError,
 } from "./errors.js";
-export type { ApiErrorDetails } from "./errors.js";
+export type { ApiErrorDetails, NetworkErrorOptions } from "./errors.js";
+export {
+  BACKOFF_BASE_MS,
+  BACKOFF_CAP_MS,
+  MAX_RETRIES,
+  RETRY_AFTER_MAX_SECONDS,
+  RETRYABLE_STATUSES,
+} from "./retry.js";
 export type {
   ApiKey,
   ApiKeyPage,
+  ApiKeyUpdate,
   ApiKeyWithSecret,
+  AuditEvent,
   DataPlaneScope,
+  EventActor,
+  EventPage,
   KeyCategory,
   KeyStatus,
   ListApiKeysOptions,
+  ListEventsOptions,
+  Member,
   NewAdminKey,
   NewApiKey,
   NewWorkspaceKey,
   Principal,
+  RotateOptions,
   Scope,
   TokenSet,
+  Workspace,
 } from "./types.js";

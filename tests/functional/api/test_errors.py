@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import json
+from urllib.parse import quote
 
 import pytest
 
+from chalicelib.errors import PROBLEMS
 from tests.functional.conftest import Api
 
 KEYS = "/v1/auth/api-keys"
@@ -19,6 +22,7 @@ def assert_problem(answer, status: int, code: str) -> None:
     assert set(body) == {"type", "title", "status", "detail", "code"}
     assert (body["status"], body["code"]) == (status, code)
     assert body["type"].endswith("/" + code)
+    assert PROBLEMS[code].status == status  # a documented pair, from the one catalogue
 
 
 # -- 401 ----------------------------------------------------------------------------------------
@@ -58,12 +62,15 @@ def test_401_for_a_non_bearer_scheme(api: Api) -> None:
 
 
 def test_401_expired_user_token(api: Api) -> None:
-    from chalicelib.clock import Clock
+    from datetime import UTC, datetime, timedelta
+
+    from chalicelib.clock import FrozenClock
     from chalicelib.login.access_tokens import TokenSigner
 
     svc = api.services
-    signer = TokenSigner(svc.kms, svc.signing_keys, svc.settings.issuer, Clock())
-    expired = signer.mint("usr_alice", lifetime=-120).token
+    two_hours_ago = FrozenClock(datetime.now(UTC) - timedelta(hours=2))
+    signer = TokenSigner(svc.kms, svc.signing_keys, svc.settings.issuer, two_hours_ago)
+    expired = signer.mint("usr_alice").token
     assert_problem(api.call("GET", WHOAMI, expired), 401, "expired_credentials")
 
 
@@ -192,6 +199,15 @@ def test_400_invalid_category(api: Api, alice: str, category: object) -> None:
     assert_problem(answer, 400, "invalid_category")
 
 
+@pytest.mark.parametrize("category", ["root", 3])
+def test_the_category_is_judged_once_after_the_caller_may_create_keys(
+    api: Api, alice: str, category: object
+) -> None:
+    key = api.create_key(alice, category="workspace", workspaceId=api.workspace(alice))
+    answer = api.call("POST", KEYS, key["key"], body={"label": "x", "category": category})
+    assert_problem(answer, 403, "insufficient_scope")
+
+
 @pytest.mark.parametrize(
     "scopes",
     [[], ["memory", "root"], "memory", [1], ["workspace:admin"]],
@@ -235,6 +251,28 @@ def test_400_invalid_list_parameters(api: Api, alice: str, query: str) -> None:
 
 def test_400_unknown_query_parameter(api: Api, alice: str) -> None:
     assert_problem(api.call("GET", f"{KEYS}?owner=usr_bob", alice), 400, "unknown_parameter")
+
+
+@pytest.mark.parametrize("limit", ["²", "٣", "1" * 5000, "+5", " 5"])
+def test_400_not_500_for_a_limit_python_would_parse(api: Api, alice: str, limit: str) -> None:
+    answer = api.call("GET", f"{KEYS}?limit={quote(limit)}", alice)
+    assert_problem(answer, 400, "invalid_parameter")
+
+
+def test_400_not_500_for_a_cursor_of_deeply_nested_json(api: Api, alice: str) -> None:
+    cursor = base64.urlsafe_b64encode(b"[" * 5000 + b"]" * 5000).decode().rstrip("=")
+    answer = api.call("GET", f"{KEYS}?cursor={cursor}", alice)
+    assert_problem(answer, 400, "invalid_parameter")
+
+
+def test_400_not_500_for_deeply_nested_json(api: Api, alice: str) -> None:
+    raw = b"[" * 5000 + b"]" * 5000
+    assert_problem(api.call("POST", KEYS, alice, raw=raw), 400, "invalid_json")
+
+
+def test_400_not_503_for_a_label_with_a_lone_surrogate(api: Api, alice: str) -> None:
+    answer = api.call("POST", KEYS, alice, raw=b'{"label": "a\\ud800"}')
+    assert_problem(answer, 400, "invalid_label")
 
 
 # -- 413, 405, 415 ------------------------------------------------------------------------------

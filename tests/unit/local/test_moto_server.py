@@ -11,7 +11,7 @@ import subprocess
 import sys
 from typing import Any
 
-from local.stack import PROJECT_DIR
+from infra.template import PROJECT_DIR
 
 CHECK = """
 import json, os
