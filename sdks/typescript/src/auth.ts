@@ -2,6 +2,7 @@
 // refreshAccessToken), plus createApiKey, getApiKey, exchange and whoami.
 
 import { UnexpectedResponseError } from "./errors.js";
+import { REFRESH_RETRY_WINDOW_MS, newIdempotencyKey } from "./retry.js";
 import type { Call, Transport } from "./transport.js";
 import type {
   ApiKey,
@@ -115,7 +116,8 @@ export class AuthClient {
   /**
    * A new key; its plaintext `key` is returned this once (reveal can show it again later).
    * `category` defaults to `admin`; a `workspace` key without `workspaceId` is bound to the
-   * client's workspace.
+   * client's workspace. Sent with an Idempotency-Key, so it is retried like a read: however
+   * often it is sent, one key is created and its answer returned.
    */
   async createApiKey(input: NewApiKey): Promise<ApiKeyWithSecret> {
     const body: Record<string, unknown> = { label: requireText(input.label, "label") };
@@ -132,6 +134,7 @@ export class AuthClient {
       body,
       workspaceId: this.#workspace(undefined),
       authenticated: true,
+      idempotencyKey: input.idempotencyKey ?? newIdempotencyKey(),
     });
     return answer.body as ApiKeyWithSecret;
   }
@@ -140,7 +143,8 @@ export class AuthClient {
    * Replaces a key: the answer is the new key with its plaintext; the old key's `replacedBy`
    * names the new one. The old key is revoked at once, or keeps working for
    * `gracePeriodSeconds` when given. Rotating a key that is not active, or that already has
-   * a successor, is a ConflictError (409).
+   * a successor, is a ConflictError (409). Sent with an Idempotency-Key: a retry after a
+   * lost answer gets the same new key instead of a 409.
    */
   async rotateApiKey(keyId: string, options: RotateOptions = {}): Promise<ApiKeyWithSecret> {
     const call: Call = {
@@ -148,6 +152,7 @@ export class AuthClient {
       path: keyPath(keyId, "/rotate"),
       workspaceId: this.#workspace(undefined),
       authenticated: true,
+      idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
     };
     if (options.gracePeriodSeconds !== undefined) {
       call.body = { gracePeriodSeconds: options.gracePeriodSeconds };
@@ -208,7 +213,10 @@ export class AuthClient {
     return answer.body as Principal;
   }
 
-  /** Trades an identity provider's OpenID Connect ID token for an access/refresh pair. */
+  /**
+   * Trades an identity provider's OpenID Connect ID token for an access/refresh pair. Retried
+   * like a read: the same ID token always signs the same user in.
+   */
   async exchange(idToken: string): Promise<TokenSet> {
     const token = requireText(idToken, "idToken");
     const answer = await this.#transport.request({
@@ -218,13 +226,17 @@ export class AuthClient {
       authenticated: false,
       oauth: true,
       secrets: [token],
+      repeatableWithinMs: Number.POSITIVE_INFINITY,
     });
     return tokenSet(answer.body, answer.status);
   }
 
   /**
-   * A new access/refresh pair for a refresh token. Refresh tokens are single use: presenting
-   * one a second time is an OAuthError (`invalid_grant`) and ends its whole session.
+   * A new access/refresh pair for a refresh token. Refresh tokens are single use, but the
+   * service answers one presented again within 60 s of its use (while its successor is
+   * unused) with the same successor: so a refresh whose answer was lost is retried, within
+   * REFRESH_RETRY_WINDOW_MS of its first send. Later, presenting it a second time is an
+   * OAuthError (`invalid_grant`) and ends its whole session.
    */
   async refreshAccessToken(refreshToken: string): Promise<TokenSet> {
     const token = requireText(refreshToken, "refreshToken");
@@ -235,6 +247,7 @@ export class AuthClient {
       authenticated: false,
       oauth: true,
       secrets: [token],
+      repeatableWithinMs: REFRESH_RETRY_WINDOW_MS,
     });
     return tokenSet(answer.body, answer.status);
   }

@@ -32,8 +32,10 @@ export {
   BACKOFF_BASE_MS,
   BACKOFF_CAP_MS,
   MAX_RETRIES,
+  REFRESH_RETRY_WINDOW_MS,
   RETRY_AFTER_MAX_SECONDS,
   RETRYABLE_STATUSES,
+  newIdempotencyKey,
 } from "./retry.js";
 export type {
   ApiKey,
@@ -41,6 +43,7 @@ export type {
   ApiKeyUpdate,
   ApiKeyWithSecret,
   AuditEvent,
+  CreateWorkspaceOptions,
   DataPlaneScope,
   EventActor,
   EventPage,

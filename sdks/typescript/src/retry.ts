@@ -4,10 +4,18 @@
 // - A status is retried only if it is 429, 502, 503 or 504. Never a 500: the service answers
 //   500 only for a bug of its own, and the same request would meet the same bug.
 // - Those statuses, and a request whose answer was lost (reset, timeout), are retried only
-//   for calls that are safe to repeat: GET, and DELETE (revoking a key twice is not an error).
-//   A POST (create or rotate a key, exchange a login, use a single-use refresh token) may
-//   have taken effect, so it is never re-sent once it may have reached the service: a second
-//   send could mint a second key or burn a refresh token's whole family.
+//   for calls that are safe to repeat (the service's retry contract, README "Retries"):
+//   - GET, and DELETE (revoking a key twice is not an error);
+//   - a POST that carries an `Idempotency-Key` (create a key, rotate a key, create a
+//     workspace): the service answers every send of one key with the first result, so a
+//     retry never mints a second key, and recovers the successor whose answer was lost.
+//     Each call gets a new random key, and keeps it for all of its sends;
+//   - the login exchange (the same ID token signs the same user in);
+//   - a refresh, within REFRESH_RETRY_WINDOW_MS of its first send: the service answers a
+//     refresh token presented again within 60 s of its use (while its successor is unused)
+//     with the same successor; later, a second use would revoke the token's whole family.
+//   Any other POST may have taken effect, so it is never re-sent once it may have reached
+//   the service.
 // - A request that certainly never left (the connection could not be made) is retried for
 //   every call.
 // - Budget: `retries` re-sends after the first attempt (default 2, at most 10). Re-send n
@@ -27,10 +35,27 @@ export const RETRY_AFTER_MAX_SECONDS = 60;
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 /** Methods whose repetition has the effect of one send. */
 export const REPEATABLE_METHODS: ReadonlySet<string> = new Set(["GET", "DELETE"]);
+export const IDEMPOTENCY_HEADER = "Idempotency-Key";
+/**
+ * Milliseconds from a refresh's first send during which it may be re-sent: the service takes
+ * the same refresh token again for 60 s after its use, which came after the first send.
+ */
+export const REFRESH_RETRY_WINDOW_MS = 45_000;
 
-/** Whether a call may be sent again after it may have reached the service. */
-export function isRepeatable(method: string): boolean {
-  return REPEATABLE_METHODS.has(method.toUpperCase());
+/**
+ * Whether a call may be sent again after it may have reached the service. `repeatable` is
+ * true for a POST the service takes again (see above).
+ */
+export function isRepeatable(method: string, repeatable = false): boolean {
+  return repeatable || REPEATABLE_METHODS.has(method.toUpperCase());
+}
+
+/** A fresh Idempotency-Key for one logical call: 128 random bits, in hex. */
+export function newIdempotencyKey(): string {
+  const bytes = new Uint8Array(16);
+  // getRandomValues, unlike randomUUID, works in a browser page that is not a secure context.
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 export interface FailedAttempt {
@@ -40,11 +65,11 @@ export interface FailedAttempt {
   sent: boolean;
 }
 
-/** Whether a failed attempt may be retried, budget aside. */
-export function shouldRetry(method: string, failure: FailedAttempt): boolean {
+/** Whether a failed attempt may be retried, budget aside. `repeatable`: see isRepeatable. */
+export function shouldRetry(method: string, failure: FailedAttempt, repeatable = false): boolean {
   if (!failure.sent) return true;
   if (failure.status !== undefined && !RETRYABLE_STATUSES.has(failure.status)) return false;
-  return isRepeatable(method);
+  return isRepeatable(method, repeatable);
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   problemError,
 } from "./errors.js";
 import { redact } from "./redaction.js";
-import { retryDelay, shouldRetry } from "./retry.js";
+import { IDEMPOTENCY_HEADER, retryDelay, shouldRetry } from "./retry.js";
 
 /** What a tokenProvider is told when it is asked for a token. */
 export interface TokenContext {
@@ -58,6 +58,8 @@ export interface TransportOptions {
   sleep?: (ms: number) => Promise<void>;
   /** A number in [0, 1) for the backoff's jitter. Default Math.random. */
   random?: () => number;
+  /** Milliseconds of a monotonic clock; tests pass one they move. Default performance.now. */
+  now?: () => number;
 }
 
 export interface Call {
@@ -73,6 +75,16 @@ export interface Call {
   oauth?: boolean;
   /** Secrets the call carries in its body, kept out of any error message. */
   secrets?: readonly string[];
+  /**
+   * Sent as Idempotency-Key: the service answers every send of it with the first result, so
+   * the call is safe to repeat (retry.ts).
+   */
+  idempotencyKey?: string;
+  /**
+   * Milliseconds from the first send during which a POST without a key may still be
+   * repeated (the service takes it again for a while: a refresh); unset: it never is.
+   */
+  repeatableWithinMs?: number;
 }
 
 export interface Answer {
@@ -163,6 +175,7 @@ export class Transport {
   readonly #fetch: FetchFunction;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #random: () => number;
+  readonly #now: () => number;
 
   constructor(options: TransportOptions) {
     this.endpoint = options.endpoint;
@@ -172,9 +185,14 @@ export class Transport {
     this.#fetch = options.fetch;
     this.#sleep = options.sleep ?? defaultSleep;
     this.#random = options.random ?? Math.random;
+    this.#now = options.now ?? (() => performance.now());
   }
 
   async request(call: Call): Promise<Answer> {
+    const started = this.#now();
+    const repeatable = (): boolean =>
+      call.idempotencyKey !== undefined ||
+      (call.repeatableWithinMs !== undefined && this.#now() - started < call.repeatableWithinMs);
     let attempt = 0;
     let renewed = false;
     let rejected: string | undefined;
@@ -192,7 +210,7 @@ export class Transport {
         reply = await this.#send(call, token);
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error;
-        const wait = this.#retryDelay(call, { sent: error.mayHaveReached }, undefined, attempt);
+        const wait = this.#retryDelay(call, { sent: error.mayHaveReached }, undefined, attempt, repeatable());
         if (wait === undefined) throw error;
         await this.#sleep(wait);
         attempt += 1;
@@ -215,7 +233,13 @@ export class Transport {
         refused = error;
         continue;
       }
-      const wait = this.#retryDelay(call, { status: reply.status, sent: true }, error.retryAfter, attempt);
+      const wait = this.#retryDelay(
+        call,
+        { status: reply.status, sent: true },
+        error.retryAfter,
+        attempt,
+        repeatable(),
+      );
       if (wait === undefined) throw error;
       await this.#sleep(wait);
       attempt += 1;
@@ -248,8 +272,9 @@ export class Transport {
     failure: { status?: number; sent: boolean },
     retryAfter: number | undefined,
     attempt: number,
+    repeatable: boolean,
   ): number | undefined {
-    if (attempt >= this.#retries || !shouldRetry(call.method, failure)) return undefined;
+    if (attempt >= this.#retries || !shouldRetry(call.method, failure, repeatable)) return undefined;
     return retryDelay(attempt, retryAfter, this.#random);
   }
 
@@ -268,6 +293,7 @@ export class Transport {
     const headers: Record<string, string> = { Accept: "application/json, application/problem+json" };
     if (token !== undefined) headers["Authorization"] = `Bearer ${token}`;
     if (call.workspaceId !== undefined) headers["X-Workspace-Id"] = call.workspaceId;
+    if (call.idempotencyKey !== undefined) headers[IDEMPOTENCY_HEADER] = call.idempotencyKey;
     const controller = new AbortController();
     const init: Parameters<FetchFunction>[1] = { method: call.method, headers, signal: controller.signal };
     if (call.body !== undefined) {

@@ -65,6 +65,11 @@ interface NewKeyCommon {
   expiresInDays?: number;
   /** IPv4/IPv6 CIDRs the key will be accepted from; default any address. */
   allowedCidrs?: readonly string[];
+  /**
+   * Sent as Idempotency-Key; default a new random one. Pass your own to make your own later
+   * retry of this call safe too: the service answers it with the same key. Not sent in the body.
+   */
+  idempotencyKey?: string;
 }
 
 /** An admin key: not bound to a workspace (the service refuses a workspaceId for it). */
@@ -118,6 +123,13 @@ export interface RotateOptions {
    * the old key is revoked at once.
    */
   gracePeriodSeconds?: number;
+  /** Sent as Idempotency-Key; default a new random one (see NewApiKey). */
+  idempotencyKey?: string;
+}
+
+export interface CreateWorkspaceOptions {
+  /** Sent as Idempotency-Key; default a new random one (see NewApiKey). */
+  idempotencyKey?: string;
 }
 
 /** The changes `updateApiKey` sends; only the fields given are changed. */

@@ -2,7 +2,8 @@
 // `workspace:admin`). The owner adds and removes members by their `usr_` id.
 
 import type { Transport } from "./transport.js";
-import type { Member, Workspace } from "./types.js";
+import { newIdempotencyKey } from "./retry.js";
+import type { CreateWorkspaceOptions, Member, Workspace } from "./types.js";
 
 const WORKSPACES = "/v1/workspaces";
 
@@ -25,14 +26,18 @@ export class WorkspacesClient {
     this.#transport = transport;
   }
 
-  /** A new workspace; the caller is its owner and first member. */
-  async createWorkspace(name: string): Promise<Workspace> {
+  /**
+   * A new workspace; the caller is its owner and first member. Sent with an Idempotency-Key,
+   * so it is retried like a read: however often it is sent, one workspace is created.
+   */
+  async createWorkspace(name: string, options: CreateWorkspaceOptions = {}): Promise<Workspace> {
     if (typeof name !== "string" || name.trim() === "") throw new TypeError("name must be a non-empty string.");
     const answer = await this.#transport.request({
       method: "POST",
       path: WORKSPACES,
       body: { name },
       authenticated: true,
+      idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
     });
     return answer.body as Workspace;
   }

@@ -5,10 +5,11 @@ import { after, before } from "node:test";
 
 import { consumerSuite } from "./e2e/consumer.js";
 import { keySuite } from "./e2e/keys.js";
+import { lostAnswerSuite } from "./e2e/lost.js";
 import { sessionSuite } from "./e2e/session.js";
 import { tokenSuite } from "./e2e/tokens.js";
 import { workspaceSuite } from "./e2e/workspaces.js";
-import { startStack, type RunningStack, type StackInfo } from "./stack.js";
+import { startStack, type Fault, type RunningStack, type StackInfo } from "./stack.js";
 
 let running: RunningStack | undefined;
 
@@ -25,8 +26,14 @@ function stack(): StackInfo {
   return running.info;
 }
 
+function arm(fault: Fault | null): void {
+  if (running === undefined) throw new Error("the local stack is not running");
+  running.arm(fault);
+}
+
 keySuite(stack);
 tokenSuite(stack);
 sessionSuite(stack);
 consumerSuite(stack);
 workspaceSuite(stack);
+lostAnswerSuite(stack, arm);

@@ -4,7 +4,7 @@
 // MEMORY_STACK_PYTHON.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -24,8 +24,19 @@ export interface StackInfo {
   idpEndpoint?: string;
 }
 
+/** A failure the stack's own AWS calls meet (the format of local/faults.py's plan file). */
+export interface Fault {
+  /** The n-th call (from 0) after arming, of `operation` when given, else of any. */
+  call: number;
+  kind: "unreachable" | "timeout" | "throttled" | "lost" | "retried";
+  /** For example "dynamodb.TransactWriteItems". */
+  operation?: string;
+}
+
 export interface RunningStack {
   info: StackInfo;
+  /** Arms `fault` for the stack's next AWS calls (null: none); each call re-arms afresh. */
+  arm(fault: Fault | null): void;
   stop(): Promise<void>;
 }
 
@@ -53,7 +64,17 @@ function exited(child: ChildProcess): Promise<void> {
 export async function startStack(): Promise<RunningStack> {
   const folder = mkdtempSync(join(tmpdir(), "memory-sdk-stack-"));
   const readyFile = join(folder, "ready.json");
-  const child = spawn(pythonPath(), ["-m", "local.stack", "--port", "0", "--quiet", "--ready-file", readyFile], {
+  // The stack's test-only hook (local/faults.py): it fails its own AWS calls where this says.
+  const faultPlan = join(folder, "faults.json");
+  let plans = 0;
+  const arm = (fault: Fault | null): void => {
+    plans += 1;
+    writeFileSync(`${faultPlan}.tmp`, JSON.stringify({ id: `plan-${plans}`, ...(fault ?? {}) }));
+    renameSync(`${faultPlan}.tmp`, faultPlan);
+  };
+  arm(null);
+  const args = ["-m", "local.stack", "--port", "0", "--quiet", "--ready-file", readyFile, "--faults", faultPlan];
+  const child = spawn(pythonPath(), args, {
     cwd: REPO_ROOT,
     // Its banner prints the development token: keep stdout out of the test output.
     stdio: ["ignore", "ignore", "pipe"],
@@ -88,7 +109,7 @@ export async function startStack(): Promise<RunningStack> {
     // The stack renames the ready file into place once written (local/running.py): whoever
     // sees it sees all of it.
     if (existsSync(readyFile)) {
-      return { info: JSON.parse(readFileSync(readyFile, "utf8")) as StackInfo, stop };
+      return { info: JSON.parse(readFileSync(readyFile, "utf8")) as StackInfo, arm, stop };
     }
     await sleep(100);
   }

@@ -39,6 +39,7 @@ import {
   MAX_RETRIES,
   RETRY_AFTER_MAX_SECONDS,
   RETRYABLE_STATUSES,
+  REFRESH_RETRY_WINDOW_MS,
   retryDelay,
   shouldRetry,
 } from "../src/retry.js";
@@ -604,7 +605,7 @@ describe("retries", () => {
     }
   });
 
-  it("create, rotate and refresh are never re-sent once they may have reached the service", async () => {
+  it("a POST without an Idempotency-Key or a retry window is never re-sent once it may have reached the service", async () => {
     const failures: Reply[] = [
       { ...problem(429, "rate_limited"), headers: { "Retry-After": "0" } },
       { status: 502 },
@@ -629,6 +630,95 @@ describe("retries", () => {
     }
   });
 
+  it("create, rotate and createWorkspace send a new Idempotency-Key per call, outside the body", async () => {
+    const script = scripted(...Array.from({ length: 5 }, () => ({ status: 201, body: {} })));
+    const memory = client(script.fetch);
+
+    await memory.auth.createApiKey({ label: "a" });
+    await memory.auth.createApiKey({ label: "a" });
+    await memory.auth.rotateApiKey("key_1");
+    await memory.workspaces.createWorkspace("Team");
+    await memory.auth.createApiKey({ label: "a", idempotencyKey: "my-own-key" });
+
+    const keys = script.sent.map((request) => request.headers["Idempotency-Key"]);
+    assert.equal(new Set(keys.slice(0, 4)).size, 4);
+    assert.ok(keys.slice(0, 4).every((key) => typeof key === "string" && /^[0-9a-f]{32}$/.test(key)));
+    assert.equal(keys[4], "my-own-key");
+    assert.deepEqual(JSON.parse(script.sent[4]?.body ?? ""), { label: "a" });
+  });
+
+  it("a create whose answer was lost or refused with 503 is re-sent with the same key", async () => {
+    const script = scripted(
+      systemError("ECONNRESET"),
+      problem(503, "dependency_unavailable"),
+      { status: 201, body: { id: "key_1", key: "the-plaintext" } },
+    );
+
+    const created = await client(script.fetch).auth.createApiKey({ label: "a" });
+
+    assert.equal(created.id, "key_1");
+    assert.equal(script.sent.length, 3);
+    assert.equal(new Set(script.sent.map((request) => request.headers["Idempotency-Key"])).size, 1);
+    assert.equal(new Set(script.sent.map((request) => request.body)).size, 1);
+  });
+
+  it("a rotation answered 503 is re-sent with its key; a 500 never is", async () => {
+    const retried = scripted(problem(503, "dependency_unavailable"), { status: 201, body: { id: "key_2" } });
+    const broken = scripted(problem(500, "internal_error"), { status: 201, body: {} });
+
+    const successor = await client(retried.fetch).auth.rotateApiKey("key_1");
+    const error = await rejection(client(broken.fetch).auth.rotateApiKey("key_1"));
+
+    assert.equal(successor.id, "key_2");
+    assert.equal(retried.sent[0]?.headers["Idempotency-Key"], retried.sent[1]?.headers["Idempotency-Key"]);
+    assert.ok(error instanceof ApiError);
+    assert.equal(broken.sent.length, 1);
+  });
+
+  it("an exchange answered 503 is re-sent: the same ID token signs the same user in", async () => {
+    const tokens = { access_token: "a.b.c", token_type: "Bearer", expires_in: 3600, refresh_token: "rt_x" };
+    const script = scripted(problem(503, "temporarily_unavailable"), { status: 200, body: tokens });
+
+    await client(script.fetch).auth.exchange("id-token-value");
+
+    assert.equal(script.sent.length, 2);
+  });
+
+  it("a refresh is re-sent within its window from the first send, and not after it", async () => {
+    let now = 0;
+    const slow = (ms: number): FetchFunction => async () => {
+      now += ms;
+      throw systemError("ECONNRESET");
+    };
+    const transportAt = (fetch: FetchFunction): Transport =>
+      new Transport({
+        endpoint: ENDPOINT,
+        credential: null,
+        timeout: 1_000,
+        retries: 2,
+        fetch,
+        sleep: async () => {},
+        random: () => 1,
+        now: () => now,
+      });
+    const windowed: Call = { ...REFRESH, repeatableWithinMs: REFRESH_RETRY_WINDOW_MS };
+
+    const within = scripted(systemError("ECONNRESET"), { status: 200, body: {} });
+    let first = true;
+    const withinFetch: FetchFunction = async (url, init) => {
+      if (first) {
+        first = false;
+        now += REFRESH_RETRY_WINDOW_MS - 1;
+      }
+      return within.fetch(url, init);
+    };
+    await transportAt(withinFetch).request(windowed);
+    const late = await rejection(transportAt(slow(REFRESH_RETRY_WINDOW_MS + 1)).request(windowed));
+
+    assert.equal(within.sent.length, 2);
+    assert.ok(late instanceof NetworkError);
+  });
+
   it("a connection never made is retried for every call, a POST too", async () => {
     for (const code of ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]) {
       const script = scripted(systemError(code), { status: 201, body: { id: "key_1" } });
@@ -642,9 +732,9 @@ describe("retries", () => {
     }
   });
 
-  it("a network failure is retried for a GET; a refresh is retried only if it never left", async () => {
+  it("a network failure is retried for a GET, and for a refresh within its window", async () => {
     const getScript = scripted(systemError("ECONNRESET"), { status: 200, body: PRINCIPAL });
-    const resetScript = scripted(systemError("ECONNRESET"));
+    const resetScript = scripted(...Array.from({ length: 3 }, () => systemError("ECONNRESET")));
     const refusedScript = scripted(...Array.from({ length: 3 }, () => systemError("ECONNREFUSED")));
 
     await client(getScript.fetch).auth.whoami();
@@ -652,7 +742,7 @@ describe("retries", () => {
     const refused = await rejection(client(refusedScript.fetch, { retries: 2 }).auth.refreshAccessToken("refresh-token-value"));
 
     assert.equal(getScript.sent.length, 2);
-    assert.equal(resetScript.sent.length, 1);
+    assert.equal(resetScript.sent.length, 3);
     assert.ok(reset instanceof NetworkError);
     assert.equal(reset.mayHaveReached, true);
     assert.match(reset.message, /ECONNRESET/);
@@ -685,6 +775,18 @@ describe("retries", () => {
     for (const [method, status, sent, expected] of table) {
       assert.equal(shouldRetry(method, { status, sent }), expected, `${method} ${status} ${sent}`);
     }
+    // A POST the service takes again (an Idempotency-Key, a refresh in its window) is a GET.
+    const repeatable: [number | undefined, boolean, boolean][] = [
+      [429, true, true],
+      [503, true, true],
+      [undefined, true, true],
+      [500, true, false],
+      [409, true, false],
+      [undefined, false, true],
+    ];
+    for (const [status, sent, expected] of repeatable) {
+      assert.equal(shouldRetry("POST", { status, sent }, true), expected, `POST ${status} ${sent}`);
+    }
     const waits = [0, 1, 2, 3, 4, 5].map((attempt) => retryDelay(attempt, undefined, () => 1));
     assert.deepEqual(waits, [500, 1_000, 2_000, 4_000, 8_000, 8_000]);
     assert.equal(retryDelay(0, undefined, () => 0), 250);
@@ -711,6 +813,7 @@ describe("retries", () => {
     assert.ok(ours.includes(`from 0 to ${MAX_RETRIES}`));
     assert.ok(ours.includes(`min(${BACKOFF_CAP_MS / 1000} s, ${BACKOFF_BASE_MS / 1000} s × 2ⁿ)`));
     assert.ok(ours.includes(`over ${RETRY_AFTER_MAX_SECONDS} s is not waited for`));
+    assert.ok(ours.includes(`for ${REFRESH_RETRY_WINDOW_MS / 1000} s from its first send`));
   });
 
   it("no answer within the timeout is a RequestTimeoutError", async () => {
@@ -819,7 +922,9 @@ describe("errors", () => {
   it("a problem+json answer from a token endpoint is typed by its status", async () => {
     const script = scripted(problem(503, "dependency_unavailable"));
 
-    const error = await rejection(client(script.fetch).auth.refreshAccessToken("refresh-token-value"));
+    const error = await rejection(
+      client(script.fetch, { retries: 0 }).auth.refreshAccessToken("refresh-token-value"),
+    );
 
     assert.ok(error instanceof ServiceUnavailableError);
   });

@@ -7,6 +7,7 @@ client hands out `UnsupportedAuth` instead, a sentinel whose every use raises
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, NoReturn, TypeVar
 from urllib.parse import quote
@@ -14,6 +15,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, SecretStr, ValidationError
 
+from memory_sdk import retry
 from memory_sdk.config import ClientSettings
 from memory_sdk.errors import NotSupportedError, UnexpectedResponseError
 from memory_sdk.models import ApiKey, KeyCategory, KeyStatus, Principal, TokenPair
@@ -85,6 +87,7 @@ class AuthClient:
         workspace_id: str | None = None,
         *,
         category: KeyCategory | None = None,
+        idempotency_key: str | None = None,
     ) -> ApiKey:
         """Create a key; its plaintext is in `.key`, returned this once (and by reveal).
 
@@ -93,8 +96,11 @@ class AuthClient:
         code `workspace_id_not_allowed`). With `category="workspace"` the key is bound to
         `workspace_id`, or to the client's configured workspace when that is None.
 
-        Never re-sent once it may have reached the service (a POST; see `memory_sdk.retry`):
-        a retry could mint a second key.
+        Sent with an Idempotency-Key (a new random one unless `idempotency_key` is given: pass
+        your own to make a retry of your own, later, safe too), so it is retried like a read
+        (`memory_sdk.retry`): however often it is sent, one key is created and its answer
+        returned. Another call with the same key but other arguments is refused
+        (`BadRequestError`, status 422, code `idempotency_key_reused`).
         """
         body: dict[str, Any] = {"label": label}
         if category is not None:
@@ -105,7 +111,8 @@ class AuthClient:
             body["workspaceId"] = workspace_id
         if scopes is not None:
             body["scopes"] = list(scopes)
-        response = await self._transport.send(Call("POST", KEYS, json=body))
+        key = idempotency_key or retry.new_idempotency_key()
+        response = await self._transport.send(Call("POST", KEYS, json=body, idempotency_key=key))
         return _parse(ApiKey, response)
 
     async def list_api_keys(
@@ -169,13 +176,16 @@ class AuthClient:
         )
         return _parse(ApiKey, response)
 
-    async def rotate_api_key(self, key_id: str) -> ApiKey:
+    async def rotate_api_key(self, key_id: str, *, idempotency_key: str | None = None) -> ApiKey:
         """The successor key (plaintext in `.key`); the old key is revoked in the same step.
 
-        Never re-sent once it may have reached the service (a POST): a retry would find the
-        old key revoked (409) and lose the successor's only plaintext answer.
+        Sent with an Idempotency-Key, as `create_api_key`: a retry after a lost answer gets
+        the same successor instead of a 409, so the new key's plaintext is never lost.
         """
-        response = await self._transport.send(Call("POST", _key_path(key_id, "rotate")))
+        key = idempotency_key or retry.new_idempotency_key()
+        response = await self._transport.send(
+            Call("POST", _key_path(key_id, "rotate"), idempotency_key=key)
+        )
         return _parse(ApiKey, response)
 
     async def revoke_api_key(self, key_id: str) -> None:
@@ -192,24 +202,41 @@ class AuthClient:
     async def exchange(self, id_token: str | SecretStr) -> TokenPair:
         """Exchange an identity provider's ID token for a user token and refresh token.
 
-        The client then sends the new user token instead of its API key.
+        The client then sends the new user token instead of its API key. Retried like a read:
+        the same ID token always signs the same user in.
         """
-        return await self._token_call("/v1/auth/exchange", {"id_token": _plain(id_token)})
+        return await self._token_call(
+            "/v1/auth/exchange", {"id_token": _plain(id_token)}, math.inf
+        )
 
     async def refresh_access_token(self, refresh_token: str | SecretStr | None = None) -> TokenPair:
         """A new token pair for `refresh_token` (default: the one this client holds).
 
-        Refresh tokens are single use, so this call is never re-sent once it may have
-        reached the service: a second use would revoke the token's whole family.
+        Refresh tokens are single use, but the service answers the same token presented
+        again within 60 s of its use (while its successor is unused) with the same
+        successor: so a refresh whose answer was lost is retried, within
+        `memory_sdk.retry.REFRESH_RETRY_WINDOW` of its first send. Later, a second use would
+        revoke the token's whole family, and it is not re-sent.
         """
         token = refresh_token if refresh_token is not None else self._credentials.refresh_token
         if token is None:
             raise ValueError("no refresh token: call exchange() first, or pass refresh_token")
-        return await self._token_call("/v1/auth/refresh", {"refresh_token": _plain(token)})
+        return await self._token_call(
+            "/v1/auth/refresh", {"refresh_token": _plain(token)}, retry.REFRESH_RETRY_WINDOW
+        )
 
-    async def _token_call(self, path: str, body: dict[str, str]) -> TokenPair:
+    async def _token_call(
+        self, path: str, body: dict[str, str], repeatable_within: float
+    ) -> TokenPair:
         response = await self._transport.send(
-            Call("POST", path, json=body, authenticated=False, oauth=True)
+            Call(
+                "POST",
+                path,
+                json=body,
+                authenticated=False,
+                oauth=True,
+                repeatable_within=repeatable_within,
+            )
         )
         tokens = _parse(TokenPair, response)
         self._credentials.use(tokens)

@@ -3,10 +3,19 @@
 - A status is retried only if it is 429, 502, 503 or 504. Never a 500: the service answers
   500 only for a bug of its own, and the same request would meet the same bug.
 - Those statuses, and a request whose answer was lost (reset, timeout), are retried only for
-  calls that are safe to repeat: GET, and DELETE (revoking a key twice is not an error).
-  A POST (create or rotate a key, exchange a login, use a single-use refresh token) may have
-  taken effect, so it is never re-sent once it may have reached the service: a second send
-  could mint a second key or burn a refresh token's whole family.
+  calls that are safe to repeat (the service's retry contract, README "Retries"):
+  - GET, and DELETE (revoking a key twice is not an error);
+  - a POST that carries an `Idempotency-Key` (create a key, rotate a key): the service answers
+    every send of one key with the first result, so a retry never mints a second key, and
+    recovers the successor whose answer was lost. Each call gets a new random key, and
+    keeps it for all of its sends;
+  - the login exchange (the same ID token signs the same user in; an extra sign-in whose
+    answer was lost is never used);
+  - a refresh, within REFRESH_RETRY_WINDOW of its first send: the service answers a
+    refresh token presented again within 60 s of its use (while its successor is unused)
+    with the same successor; later, a second use would revoke the token's whole family.
+  Any other POST may have taken effect, so it is never re-sent once it may have reached the
+  service.
 - A request that certainly never left (the connection could not be made) is retried for
   every call.
 - Budget: `retries` re-sends after the first attempt (default 2, at most 10). Re-send n
@@ -17,6 +26,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 
 DEFAULT_RETRIES = 2
@@ -28,24 +38,38 @@ RETRY_AFTER_MAX = 60.0  # seconds; a longer Retry-After is raised, not waited
 RETRYABLE_STATUSES = frozenset({429, 502, 503, 504})
 # Methods whose repetition has the effect of one send.
 REPEATABLE_METHODS = frozenset({"GET", "DELETE"})
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+# Seconds from a refresh's first send during which it may be re-sent: the service takes the
+# same refresh token again for 60 s after its use, which came after the first send.
+REFRESH_RETRY_WINDOW = 45.0
 
 
-def is_repeatable(method: str) -> bool:
-    """Whether a call may be sent again after it may have reached the service."""
-    return method.upper() in REPEATABLE_METHODS
+def new_idempotency_key() -> str:
+    """A fresh Idempotency-Key for one logical call (122 random bits)."""
+    return str(uuid.uuid4())
 
 
-def should_retry(method: str, *, status: int | None = None, sent: bool = True) -> bool:
+def is_repeatable(method: str, *, repeatable: bool = False) -> bool:
+    """Whether a call may be sent again after it may have reached the service.
+
+    `repeatable` is True for a POST the service takes again (see above).
+    """
+    return repeatable or method.upper() in REPEATABLE_METHODS
+
+
+def should_retry(
+    method: str, *, status: int | None = None, sent: bool = True, repeatable: bool = False
+) -> bool:
     """Whether a failed attempt may be retried, budget aside.
 
     `status` is the answer's status; None when no answer came. `sent` is False only when the
-    request certainly never left this process.
+    request certainly never left this process. `repeatable`: see `is_repeatable`.
     """
     if not sent:
         return True
     if status is not None and status not in RETRYABLE_STATUSES:
         return False
-    return is_repeatable(method)
+    return is_repeatable(method, repeatable=repeatable)
 
 
 def retry_delay(

@@ -11,6 +11,7 @@ import asyncio
 import email.utils
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -52,6 +53,18 @@ class Call:
     authenticated: bool = True
     oauth: bool = False  # errors are RFC 6749 bodies, not problem+json
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    # Sent as Idempotency-Key: the service answers every send of it with the first result,
+    # so the call is safe to repeat (memory_sdk.retry).
+    idempotency_key: str | None = field(default=None, repr=False)
+    # Seconds from the first send during which a POST without a key may still be repeated
+    # (the service takes it again for a while: a refresh); None: it never is.
+    repeatable_within: float | None = None
+
+    def repeatable(self, elapsed: float) -> bool:
+        """Whether the service takes this call again, `elapsed` seconds after it was sent."""
+        if self.idempotency_key is not None:
+            return True
+        return self.repeatable_within is not None and elapsed < self.repeatable_within
 
 
 @dataclass(frozen=True)
@@ -73,12 +86,14 @@ class Transport:
         http_transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         jitter: Callable[[], float] = random.random,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._settings = settings
         self._options = settings.svc
         self._bearer = bearer
         self._sleep = sleep
         self._jitter = jitter
+        self._clock = clock
         self._http = httpx.AsyncClient(
             base_url=settings.endpoint,
             timeout=self._options.timeout,
@@ -97,13 +112,17 @@ class Transport:
     async def send(self, call: Call) -> httpx.Response:
         """The successful response, or a raised `ApiError` / `NetworkError`."""
         attempt = 0
+        started = self._clock()
         while True:
             outcome = await self._attempt(call, attempt)
             if isinstance(outcome, httpx.Response):
                 return outcome
             delay = None
             if attempt < self._options.retries and retry.should_retry(
-                call.method, status=outcome.status, sent=outcome.sent
+                call.method,
+                status=outcome.status,
+                sent=outcome.sent,
+                repeatable=call.repeatable(self._clock() - started),
             ):
                 delay = retry.retry_delay(
                     attempt,
@@ -157,6 +176,8 @@ class Transport:
 
     def _headers(self, call: Call) -> dict[str, str]:
         headers = dict(call.headers)
+        if call.idempotency_key is not None:
+            headers[retry.IDEMPOTENCY_HEADER] = call.idempotency_key
         if call.authenticated:
             bearer = self._bearer()
             if bearer is not None:

@@ -66,12 +66,19 @@ async def test_refresh_returns_a_new_pair_and_a_used_refresh_token_is_refused(
     async with MemoryClient(endpoint=stack.endpoint, backend="svc") as client:
         first = await client.auth.exchange(await id_token(stack, "sdk-e2e-carol"))
         second = await client.auth.refresh_access_token()
+        # Presented again at once (as after a lost answer): the same successor.
+        retried = await client.auth.refresh_access_token(first.refresh_token)
+        await client.auth.refresh_access_token(second.refresh_token)
         principal = await client.auth.whoami()
+        # Its successor has been used now: presenting it again is reuse.
         with pytest.raises(OAuthError) as reused:
             await client.auth.refresh_access_token(first.refresh_token)
 
     assert not hmac.compare_digest(
         digest(secret(first, "refresh_token")), digest(secret(second, "refresh_token"))
+    )
+    assert hmac.compare_digest(
+        digest(secret(retried, "refresh_token")), digest(secret(second, "refresh_token"))
     )
     assert principal.credential == "user_token"
     assert reused.value.code == "invalid_grant"

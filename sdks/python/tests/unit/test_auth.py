@@ -17,7 +17,7 @@ from memory_sdk import (
     UnexpectedResponseError,
     UnsupportedAuth,
 )
-from tests.unit.fakes import ADMIN_KEY, ENDPOINT, WORKSPACE_KEY, FakeService, key_resource
+from tests.unit.fakes import ADMIN_KEY, ENDPOINT, WORKSPACE_KEY, FakeService, key_resource, problem
 
 pytestmark = pytest.mark.anyio
 
@@ -54,6 +54,61 @@ async def test_create_sends_no_category_by_default() -> None:
     assert fake.body(0) == {"label": "ci", "scopes": ["memory"]}
     assert isinstance(created, ApiKey)
     assert created.key is not None and created.key.get_secret_value() == WORKSPACE_KEY
+
+
+async def test_create_and_rotate_send_a_new_idempotency_key_per_call() -> None:
+    fake = FakeService(*(httpx.Response(201, json=key_resource()) for _ in range(4)))
+
+    async with svc_client(fake) as client:
+        await client.auth.create_api_key("ci")
+        await client.auth.create_api_key("ci")
+        await client.auth.rotate_api_key("key_01")
+        await client.auth.rotate_api_key("key_01", idempotency_key="my-own-key")
+
+    keys = [request.headers["Idempotency-Key"] for request in fake.requests]
+    assert len(set(keys[:3])) == 3
+    assert keys[3] == "my-own-key"
+
+
+async def test_a_create_whose_answer_was_lost_is_retried_and_answers_one_key() -> None:
+    fake = FakeService(
+        httpx.ReadTimeout("lost after the service created the key"),
+        problem(503, "dependency_unavailable"),
+        httpx.Response(201, json=key_resource(plaintext=WORKSPACE_KEY)),
+    )
+
+    async with svc_client(fake) as client:
+        created = await client.auth.create_api_key("ci")
+
+    assert created.key is not None and created.key.get_secret_value() == WORKSPACE_KEY
+    assert len({request.headers["Idempotency-Key"] for request in fake.requests}) == 1
+    assert len(fake.requests) == 3
+
+
+async def test_a_rotation_answered_503_is_retried_with_its_key() -> None:
+    fake = FakeService(
+        problem(503, "dependency_unavailable"),
+        httpx.Response(201, json=key_resource("key_02", plaintext=WORKSPACE_KEY)),
+    )
+
+    async with svc_client(fake) as client:
+        successor = await client.auth.rotate_api_key("key_01")
+
+    assert successor.id == "key_02"
+    assert fake.requests[0].headers["Idempotency-Key"] == fake.requests[1].headers[
+        "Idempotency-Key"
+    ]
+
+
+async def test_a_refresh_whose_answer_was_lost_is_retried_with_the_same_token() -> None:
+    fake = FakeService(httpx.ReadTimeout("lost"), tokens(refresh="rt_" + "next" + "0" * 39))
+
+    async with svc_client(fake, access_token=ACCESS) as client:
+        pair = await client.auth.refresh_access_token(REFRESH)
+
+    assert [fake.body(i)["refresh_token"] for i in range(2)] == [REFRESH, REFRESH]
+    assert pair.refresh_token is not None
+    assert pair.refresh_token.get_secret_value() == "rt_" + "next" + "0" * 39
 
 
 async def test_create_with_a_workspace_but_no_category_sends_it_as_the_spec_documents() -> None:

@@ -55,6 +55,7 @@ def test_the_readme_states_the_policy_the_code_applies() -> None:
     times = "\N{MULTIPLICATION SIGN}"
     assert f"min({retry.BACKOFF_CAP:g} s, {retry.BACKOFF_BASE:g} s {times} 2ⁿ)" in block
     assert f"over {retry.RETRY_AFTER_MAX:g} s is not waited for" in block
+    assert f"for {retry.REFRESH_RETRY_WINDOW:g} s from its first send" in block
     assert "| 429 | retried | not retried |" in block
     assert "| 502, 503, 504 | retried | not retried |" in block
     assert "| 500 | never retried | never retried |" in block

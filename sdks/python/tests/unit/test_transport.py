@@ -149,7 +149,7 @@ async def test_a_read_is_retried_after_a_lost_answer() -> None:
     ],
     ids=["503", "500", "429", "read-timeout", "disconnected", "write-error"],
 )
-async def test_a_create_that_may_have_reached_the_service_is_never_resent(
+async def test_a_post_without_an_idempotency_key_that_may_have_reached_is_never_resent(
     answer: httpx.Response | Exception,
 ) -> None:
     fake = FakeService(answer, ok())
@@ -168,7 +168,7 @@ async def test_a_create_that_may_have_reached_the_service_is_never_resent(
     "path", ["/v1/auth/api-keys/key_1/rotate", "/v1/auth/refresh", "/v1/auth/exchange"]
 )
 @pytest.mark.parametrize("status", [429, 502, 503, 504])
-async def test_rotate_and_token_calls_are_never_resent_after_sending(
+async def test_posts_the_service_does_not_take_again_are_never_resent_after_sending(
     path: str, status: int
 ) -> None:
     fake = FakeService(httpx.Response(status), ok())
@@ -400,6 +400,82 @@ def test_retry_after_parsing(value: str | None, expected: float | None) -> None:
     assert retry_after_seconds(value, now) == expected
 
 
+# -- POSTs the service takes again: an Idempotency-Key, a refresh within its window ----------
+
+KEYED_CREATE = Call("POST", "/v1/auth/api-keys", json={"label": "x"}, idempotency_key="k-1")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        problem(503, "dependency_unavailable"),
+        problem(429, "too_many_requests"),
+        httpx.Response(502),
+        httpx.Response(504),
+        httpx.ReadTimeout("the answer never came"),
+        httpx.RemoteProtocolError("server disconnected"),
+    ],
+    ids=["503", "429", "502", "504", "read-timeout", "disconnected"],
+)
+async def test_a_post_with_an_idempotency_key_is_retried_with_the_same_key(
+    answer: httpx.Response | Exception,
+) -> None:
+    fake = FakeService(answer, httpx.Response(201, json={"id": "key_1"}))
+
+    response = await transport(fake, Sleeps()).send(KEYED_CREATE)
+
+    assert response.status_code == 201
+    assert [r.headers["Idempotency-Key"] for r in fake.requests] == ["k-1", "k-1"]
+    assert fake.requests[0].content == fake.requests[1].content
+
+
+async def test_a_post_with_an_idempotency_key_is_never_retried_on_a_500() -> None:
+    fake = FakeService(problem(500, "internal_error"), httpx.Response(201))
+
+    with pytest.raises(ServerError):
+        await transport(fake, Sleeps()).send(KEYED_CREATE)
+
+    assert len(fake.requests) == 1
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_a_refresh_is_retried_within_its_window_and_not_after() -> None:
+    refresh = Call("POST", "/v1/auth/refresh", oauth=True, repeatable_within=45.0)
+    clock = Clock()
+
+    def slow_then_lost(request: httpx.Request) -> httpx.Response:
+        clock.now += 44.0  # the first send took 44 s: the retry is still inside the window
+        raise httpx.ReadTimeout("lost")
+
+    fake = FakeService(slow_then_lost, httpx.Response(200, json={}))
+    settings = load_settings(api_key=ADMIN_KEY, endpoint=ENDPOINT)
+    within = Transport(
+        settings, lambda: None, http_transport=fake.transport(), sleep=Sleeps(),
+        jitter=lambda: 1.0, clock=clock,
+    )
+    assert (await within.send(refresh)).status_code == 200
+
+    def too_slow(request: httpx.Request) -> httpx.Response:
+        clock.now += 46.0
+        raise httpx.ReadTimeout("lost")
+
+    late = FakeService(too_slow, httpx.Response(200, json={}))
+    after = Transport(
+        settings, lambda: None, http_transport=late.transport(), sleep=Sleeps(),
+        jitter=lambda: 1.0, clock=clock,
+    )
+    with pytest.raises(RequestTimeoutError):
+        await after.send(refresh)
+    assert len(late.requests) == 1
+
+
 # -- the policy itself (memory_sdk.retry) ------------------------------------------------------
 
 
@@ -426,6 +502,24 @@ def test_retry_after_parsing(value: str | None, expected: float | None) -> None:
 )
 def test_the_policy_table(method: str, status: int | None, sent: bool, expected: bool) -> None:
     assert policy.should_retry(method, status=status, sent=sent) is expected
+
+
+@pytest.mark.parametrize(
+    ("status", "sent", "expected"),
+    [(429, True, True), (503, True, True), (None, True, True), (500, True, False),
+     (409, True, False), (None, False, True)],
+)
+def test_a_repeatable_post_is_retried_like_a_read(
+    status: int | None, sent: bool, expected: bool
+) -> None:
+    assert policy.should_retry("POST", status=status, sent=sent, repeatable=True) is expected
+
+
+def test_each_call_gets_its_own_idempotency_key() -> None:
+    keys = {policy.new_idempotency_key() for _ in range(100)}
+
+    assert len(keys) == 100
+    assert all(1 <= len(key) <= 255 and key.isascii() and key.isprintable() for key in keys)
 
 
 def test_the_policy_budget_is_the_clients_default() -> None:

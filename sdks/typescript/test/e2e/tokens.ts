@@ -68,20 +68,34 @@ export function tokenSuite(stack: () => StackInfo): void {
       assert.equal((await client.auth.whoami()).credential, "user_token");
     });
 
+    it("a refresh presented again at once gets the same successor (a lost answer, retried)", async () => {
+      const login = anonymous();
+      const first = await login.auth.exchange(await idToken(stack(), "e2e-retry"));
+      const second = await login.auth.refreshAccessToken(first.refreshToken);
+
+      const retried = await login.auth.refreshAccessToken(first.refreshToken);
+
+      assert.equal(retried.refreshToken, second.refreshToken);
+      assert.notEqual(retried.accessToken, second.accessToken);
+      await login.auth.refreshAccessToken(second.refreshToken);
+    });
+
     it("a reused refresh token is an OAuthError invalid_grant and ends its whole family", async () => {
       const login = anonymous();
       const first = await login.auth.exchange(await idToken(stack(), "e2e-reuse"));
       const second = await login.auth.refreshAccessToken(first.refreshToken);
+      const third = await login.auth.refreshAccessToken(second.refreshToken);
 
+      // The first token's successor has been used: presenting it again is reuse.
       const reuse = await rejection(login.auth.refreshAccessToken(first.refreshToken));
 
       assert.ok(reuse instanceof OAuthError);
       assert.equal(reuse.status, 400);
       assert.equal(reuse.code, "invalid_grant");
-      assertNoSecret(reuse, [first.refreshToken, second.refreshToken]);
-      const successor = await rejection(login.auth.refreshAccessToken(second.refreshToken));
-      assert.ok(successor instanceof OAuthError);
-      assert.equal(successor.code, "invalid_grant");
+      assertNoSecret(reuse, [first.refreshToken, second.refreshToken, third.refreshToken]);
+      const newest = await rejection(login.auth.refreshAccessToken(third.refreshToken));
+      assert.ok(newest instanceof OAuthError);
+      assert.equal(newest.code, "invalid_grant");
     });
 
     it("an unknown refresh token is an OAuthError invalid_grant", async () => {
