@@ -17,8 +17,11 @@ Standard library and botocore only: the authorizer's cold-start path imports thi
 from __future__ import annotations
 
 import http.client
+import socket
+import ssl
 from collections.abc import Iterator
 from contextlib import contextmanager
+from urllib.error import URLError
 
 from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
 
@@ -35,11 +38,17 @@ _LOST_RACE = frozenset({"ConditionalCheckFailed", "TransactionConflict"})
 # A transaction cancelled because a member was malformed: our bug, like ValidationException.
 _INVALID_MEMBER = "ValidationError"
 
-# The network under the JWKS fetch (urllib): refused, reset, timed out, TLS, DNS (URLError,
-# ConnectionError, TimeoutError, ssl.SSLError, socket.gaierror: all OSErrors), or an HTTP
-# answer cut short. The service does no file I/O while it answers a request, so an OSError
-# there is the network's. (botocore wraps the same failures in BotoCoreError subclasses.)
-_NETWORK_FAILURES = (OSError, http.client.HTTPException)
+# The network under the JWKS fetch (urllib): refused, reset, timed out, TLS, DNS, or an
+# HTTP answer cut short. Named one by one: other OSErrors (a file that is not there) are
+# bugs. (botocore wraps the same failures in BotoCoreError subclasses.)
+_NETWORK_FAILURES = (
+    URLError,
+    ConnectionError,
+    TimeoutError,
+    socket.gaierror,
+    ssl.SSLError,
+    http.client.HTTPException,
+)
 
 
 def cancellation_reasons(error: ClientError) -> list[str]:

@@ -111,7 +111,8 @@ class IdTokenVerifier:
             logger.warning("issuer JWKS unreadable", extra={"issuer": trusted.issuer})
             raise DependencyUnavailable("identity provider") from None
         except Exception as error:  # the connection broke after PyJWT's own checks
-            if not is_dependency_failure(error):
+            # The fetch does network I/O only: any OSError here is the network's.
+            if not (isinstance(error, OSError) or is_dependency_failure(error)):
                 raise
             logger.warning("issuer JWKS unreachable", extra={"issuer": trusted.issuer})
             raise DependencyUnavailable("identity provider") from None

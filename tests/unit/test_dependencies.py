@@ -67,6 +67,7 @@ BUGS = {
         "TransactionCanceledException", ["ConditionalCheckFailed", "None"]
     ),
     "a plain bug": RuntimeError("bug"),
+    "a missing file": FileNotFoundError("static/app.js"),
     "a key error": KeyError("x"),
 }
 
