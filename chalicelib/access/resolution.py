@@ -2,8 +2,11 @@
 
 Spec §5.3 rules 1–8 live here once. The service's routes and the data-plane authorizer both
 call `Resolver.resolve`. One straight sequence: parse, hash, one strongly consistent read,
-ordered checks, then (when a workspace is named or bound) one membership read. A bad
-credential is a `Refusal` (a result); only a broken dependency raises.
+ordered checks, then (when a workspace is named or bound) the membership. A key that names
+its owner (a located key, keys/plaintext.py) has its membership read in the same round trip
+as its record; a plain or legacy key takes a second read, and a user token (its signature is
+checked locally) only the membership read. A bad credential is a `Refusal` (a result); only
+a broken dependency raises.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import TYPE_CHECKING
 from chalicelib.access.principal import Principal, Refusal
 from chalicelib.access.scopes import ALL_SCOPES, WORKSPACE
 from chalicelib.clock import Clock
-from chalicelib.keys.plaintext import looks_like_key, parse_key
+from chalicelib.keys.plaintext import ParsedKey, looks_like_key, parse_key
 from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
 
@@ -64,33 +67,48 @@ class Resolver:
             return token
         if workspace_id is not None:
             workspace_id = workspace_id.strip() or None
+        member: bool | None = None  # the membership, when read with the key
         if looks_like_key(token):
-            principal = self._resolve_key(token, workspace_id)
+            principal, member = self._resolve_key(token, workspace_id)
         else:
             principal = self._resolve_user_token(token, workspace_id)
         if isinstance(principal, Refusal):
             return principal
-        return self._check_membership(principal)
+        return self._check_membership(principal, member)
 
-    def _resolve_key(self, token: str, workspace_id: str | None) -> Principal | Refusal:
+    def _resolve_key(
+        self, token: str, workspace_id: str | None
+    ) -> tuple[Principal | Refusal, bool | None]:
         parsed = parse_key(token)
         if parsed is None:  # checksum or shape wrong: no read needed
-            return INVALID
-        record = self._keys.find_by_hash(parsed.digest)
+            return INVALID, None
+        membership = _membership_named_by(parsed, workspace_id)
+        member: bool | None = None
+        if membership is None:
+            record = self._keys.find_by_hash(parsed.digest)
+        else:
+            record, member = self._keys.find_by_hash_with_membership(parsed.digest, *membership)
         now = self._clock.now()
         if record is None or record.gone(now):
-            return INVALID
+            return INVALID, None
+        if parsed.located and (parsed.owner_id, parsed.workspace_id) != (
+            record.owner_id,
+            record.workspace_id,
+        ):
+            # The hash decides; ids that disagree with the record it found mean the plaintext
+            # was not minted for it (tampered, then given a valid checksum).
+            return INVALID, None
         status = record.status(now)
         if status == "revoked":  # rule 7: effective on the next request
-            return REVOKED
+            return REVOKED, None
         if status == "expired":  # rule 8
-            return EXPIRED
+            return EXPIRED, None
         if record.category == WORKSPACE:
             # Rules 1 and 2: a bound key is never retargeted.
             if workspace_id is not None and workspace_id != record.workspace_id:
-                return MISMATCH
+                return MISMATCH, None
             workspace_id = record.workspace_id
-        return Principal(
+        principal = Principal(
             user_id=record.owner_id,
             credential="api_key",
             scopes=frozenset(record.scopes),
@@ -98,6 +116,7 @@ class Resolver:
             key_id=record.id,
             category=record.category,
         )
+        return principal, member
 
     def _resolve_user_token(self, token: str, workspace_id: str | None) -> Principal | Refusal:
         from chalicelib.login.access_tokens import TokenRejected, looks_like_jwt
@@ -115,13 +134,31 @@ class Resolver:
             workspace_id=workspace_id,
         )
 
-    def _check_membership(self, principal: Principal) -> Principal | Refusal:
-        """Rule 3: the caller (the key's owner) must be a member of the resolved workspace."""
+    def _check_membership(self, principal: Principal, member: bool | None) -> Principal | Refusal:
+        """Rule 3: the caller (the key's owner) must be a member of the resolved workspace.
+
+        `member` is the membership of exactly this workspace and user when it was read with
+        the key (the ids the key names are the record's, checked above), else None.
+        """
         workspace_id = principal.workspace_id
         if workspace_id is None:
             return principal
         if not _WORKSPACE_HEADER.match(workspace_id):
             return NOT_A_MEMBER
-        if not self._workspaces.is_member(workspace_id, principal.user_id):
+        if member is None:
+            member = self._workspaces.is_member(workspace_id, principal.user_id)
+        if not member:
             return NOT_A_MEMBER
         return principal
+
+
+def _membership_named_by(parsed: ParsedKey, workspace_id: str | None) -> tuple[str, str] | None:
+    """(workspace, user) of the membership a located key's decision needs, known before its
+    record is read: its owner in its bound workspace, or (an admin key) in the one the request
+    names. None when no membership will be needed or the key does not name its owner."""
+    if parsed.owner_id is None:
+        return None
+    workspace = parsed.workspace_id or workspace_id
+    if workspace is None or not _WORKSPACE_HEADER.match(workspace):
+        return None
+    return workspace, parsed.owner_id

@@ -55,7 +55,7 @@ class KeyService:
         workspace_id: str | None,
         scopes: Sequence[str],
     ) -> tuple[ApiKey, str, bytes]:
-        plaintext = generate_key()
+        plaintext = generate_key(owner_id, workspace_id)
         now = self._clock.now()
         api_key = ApiKey(
             id=ids.new_key_id(),

@@ -3,8 +3,9 @@
 Each key is two items written and changed together in one transaction: the owner's item
 (`USER#<owner>`/`KEY#<id>`, which makes keys owner-private by construction: a lookup by
 another user's partition finds nothing) and the credential item (`CRED#<sha256>`), which
-the request path reads with one strongly consistent GetItem. No cache sits in front of
-either: a revocation is seen by the very next request.
+the request path reads strongly consistently: alone with GetItem, or together with the
+owner's membership in one BatchGetItem when the key names its owner. No cache sits in front
+of either: a revocation is seen by the very next request.
 """
 
 from __future__ import annotations
@@ -31,12 +32,14 @@ from chalicelib.table import (
     dynamodb_errors,
     from_item,
     get_consistent,
+    get_many_consistent,
     is_condition_failure,
     key,
     put_if_absent,
     to_item,
     user_pk,
 )
+from chalicelib.workspaces.store import member_sk, workspace_pk
 
 
 class KeyNotActive(Exception):
@@ -195,6 +198,22 @@ class KeyStore:
         """The request path's one read: strongly consistent, so revocation is never stale."""
         found = get_consistent(self._client, self._table, credential_pk(key_hash), CREDENTIAL_SK)
         return _from_values(found) if found else None
+
+    def find_by_hash_with_membership(
+        self, key_hash: str, workspace_id: str, user_id: str
+    ) -> tuple[ApiKey | None, bool]:
+        """The request path's one round trip for a key that names its owner: the key record
+        and whether `user_id` is a member of `workspace_id`, both read strongly consistently
+        in one BatchGetItem, so neither a revocation nor a removal is ever stale."""
+        credential, membership = get_many_consistent(
+            self._client,
+            self._table,
+            [
+                key(credential_pk(key_hash), CREDENTIAL_SK),
+                key(workspace_pk(workspace_id), member_sk(user_id)),
+            ],
+        )
+        return (_from_values(credential) if credential else None), membership is not None
 
     def list(
         self,
