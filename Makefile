@@ -1,5 +1,13 @@
 # The two commands: `make run` and `make test`. Everything they need is created here.
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# Python 3.13, the Lambda runtime the functions run on (README, Performance). A pyenv shim
+# answers `command -v python3.13` even when 3.13 is not the selected version, so each
+# candidate must actually start and say it is 3.13.
+PYTHON_VERSION := 3.13
+comma := ,
+PYTHON ?= $(shell for p in python$(PYTHON_VERSION) \
+	$$(pyenv root 2>/dev/null)/versions/$(PYTHON_VERSION)*/bin/python$(PYTHON_VERSION); do \
+	"$$p" -c 'import sys; sys.exit(sys.version_info[:2] != ($(subst .,$(comma),$(PYTHON_VERSION))))' \
+	2>/dev/null && { command -v "$$p"; break; }; done)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
@@ -17,7 +25,10 @@ help:
 	@echo "make deploy STAGE=dev|staging|prod    package, then deploy it (README, Deploy)"
 
 $(STAMP): requirements.txt requirements-dev.txt
-	@echo "==> creating the virtualenv in $(VENV) and installing requirements-dev.txt"
+	@test -n "$(PYTHON)" || { echo "make: Python $(PYTHON_VERSION) is needed (python$(PYTHON_VERSION) on PATH, or pyenv install $(PYTHON_VERSION)); or set PYTHON=/path/to/python$(PYTHON_VERSION)"; exit 1; }
+	@if [ -x $(BIN)/python ] && ! $(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != ($(subst .,$(comma),$(PYTHON_VERSION))))'; then \
+		echo "==> $(VENV) runs another Python: recreating it with $(PYTHON_VERSION)"; rm -rf $(VENV); fi
+	@echo "==> creating the virtualenv in $(VENV) (Python $(PYTHON_VERSION)) and installing requirements-dev.txt"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
