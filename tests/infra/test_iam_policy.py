@@ -218,7 +218,7 @@ def test_the_authorizer_reads_and_verifies_only(packaged: Packaged) -> None:
     # widening it (a write, a KMS key use) must be a decision, not a side effect.
     actions = {action for action, _ in function_grants(packaged, "Authorizer")}
 
-    assert actions == {"dynamodb:GetItem", "kms:GetPublicKey"}
+    assert actions == {"dynamodb:BatchGetItem", "dynamodb:GetItem", "kms:GetPublicKey"}
 
 
 def test_statements_allow_named_actions_on_named_resources_only(packaged: Packaged) -> None:
