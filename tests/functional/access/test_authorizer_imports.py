@@ -44,16 +44,17 @@ CHILD = textwrap.dedent(
     routes = len(app.app.routes)
     svc = services()
     now = svc.clock.now()
-    plaintext = generate_key()
+    plaintext = generate_key("usr_alice", "ws_team")  # located: key and membership, one read
     api_key = ApiKey(
         id="key_01", owner_id="usr_alice", label="cold", category="workspace",
         workspace_id="ws_team", scopes=("memory",), key_hash=hash_key(plaintext),
         created_at=now, expires_at=now + KEY_LIFETIME,
     )
     credential = KeyStore(None, svc.settings.table_name)._credential_item(api_key)
+    membership = {"pk": {"S": "WS#ws_team"}, "sk": {"S": "MEMBER#usr_alice"}}
     stubber = Stubber(svc.dynamodb)
-    stubber.add_response("get_item", {"Item": credential})
-    stubber.add_response("get_item", {"Item": {"pk": {"S": "WS#ws_team"}}})
+    table = svc.settings.table_name
+    stubber.add_response("batch_get_item", {"Responses": {table: [membership, credential]}})
     with stubber:
         answer = app.authorizer(request_event(authorization=bearer(plaintext)), None)
     after_key = loaded(HEAVY)
