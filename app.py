@@ -5,9 +5,12 @@ from typing import Any
 
 from chalice import Chalice
 
+from chalicelib import snapstart
 from chalicelib.access import authorizer as data_plane
 
 app = Chalice(app_name="memory-auth")
+# Both functions run with SnapStart: what a restored copy must renew (chalicelib/snapstart.py).
+snapstart.register()
 
 
 @app.lambda_function(name="authorizer")
