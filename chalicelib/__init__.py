@@ -16,7 +16,7 @@ Code map (docs/architecture.md walks a request through it):
     authorizer.py  the data-plane REQUEST authorizer
   keys/        API keys
     model.py       the ApiKey record, its states and lifetimes
-    plaintext.py   the `svc_` format: generation, checksum, hash, hint
+    plaintext.py   the `svc_` format (owner and workspace in the body), checksum, hash, hint
     store.py       keys in DynamoDB (owner item + credential item, one transaction)
     vault.py       plaintexts at rest as KMS ciphertext bound to the record
     service.py     the lifecycle: create, list, get, reveal, rotate, revoke
@@ -29,8 +29,9 @@ Code map (docs/architecture.md walks a request through it):
     service.py     the exchange and refresh flows
 
 The shared floor, used by every package: config.py (settings from the environment),
-runtime.py (services built once per container), errors.py (the error catalogue), table.py
-(the DynamoDB table layer), clock.py, ids.py, parsing.py, logs.py.
+runtime.py (services built once per container), snapstart.py (what each copy restored from
+a Lambda SnapStart snapshot renews), errors.py (the error catalogue), table.py (the DynamoDB
+table layer), clock.py, ids.py, parsing.py, logs.py.
 
 Package `__init__` files hold docstrings only: a re-export would load the routes and
 Powertools onto the authorizer's cold start.
