@@ -106,9 +106,24 @@ class Stack:
             return self.parameters[name]
         if name == "AWS::NoValue" or name in self.PSEUDO:
             return {"Ref": name}
-        if name in self.template.get("Resources", {}):
+        if name in self.template.get("Resources", {}) or self._is_sam_reference(name):
             return {"Ref": name}
         raise TemplateError(f"Ref to unknown name {name!r}")
+
+    # What the SAM transform generates for a function with AutoPublishAlias, and lets a
+    # template name as `<function>.Alias` and `<function>.Version`. In infra/resources.json
+    # the functions are fragments without a Type, which `chalice package` completes.
+    SAM_FUNCTION = "AWS::Serverless::Function"
+    SAM_FUNCTION_REFERENCES = ("Alias", "Version")
+
+    def _is_sam_reference(self, name: str) -> bool:
+        function, _, generated = name.partition(".")
+        resource = self.template.get("Resources", {}).get(function, {})
+        return (
+            generated in self.SAM_FUNCTION_REFERENCES
+            and resource.get("Type", self.SAM_FUNCTION) == self.SAM_FUNCTION
+            and "AutoPublishAlias" in resource.get("Properties", {})
+        )
 
     def _sub(self, argument: Any) -> str:
         text = argument if isinstance(argument, str) else argument[0]

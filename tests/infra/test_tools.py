@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from chalice.constants import MISSING_DEPENDENCIES_TEMPLATE
 
 from tools import deploy
 from tools.infra import STAGES, TemplateError, load_template, merge_template, parameters
-from tools.package import packaging_environment, unvendored_dependencies
+from tools.package import (
+    PackageError,
+    integrate_with_alias,
+    packaging_environment,
+    unvendored_dependencies,
+)
 
 # -- package ------------------------------------------------------------------------------
 
@@ -26,6 +32,38 @@ def test_a_clean_chalice_run_has_no_unvendored_dependencies() -> None:
     output = "Creating deployment package.\nReusing existing deployment package.\n"
 
     assert unvendored_dependencies(output) == []
+
+
+def chalice_output(*extra_uses: str) -> dict[str, Any]:
+    """The shape of what `chalice package` writes: integrations invoking the function."""
+    uri = "arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/"
+    integration = {"uri": {"Fn::Sub": uri + "${APIHandler.Arn}/invocations"}}
+    paths = {"/a": {"get": {"x-amazon-apigateway-integration": integration}}}
+    resources: dict[str, Any] = {
+        "RestAPI": {"Properties": {"DefinitionBody": {"paths": paths}}},
+    }
+    for index, use in enumerate(extra_uses):
+        resources[f"Other{index}"] = {"Properties": {"Uri": {"Fn::Sub": use}}}
+    outputs = {"APIHandlerArn": {"Value": {"Fn::GetAtt": ["APIHandler", "Arn"]}}}
+    return {"Resources": resources, "Outputs": outputs}
+
+
+def test_integrations_and_the_arn_output_are_pointed_at_the_alias() -> None:
+    template = chalice_output()
+
+    assert integrate_with_alias(template) == 1
+    integration = template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["paths"]
+    text, variables = integration["/a"]["get"]["x-amazon-apigateway-integration"]["uri"]["Fn::Sub"]
+    assert text.endswith("/functions/${Alias}/invocations")
+    assert variables == {"Alias": {"Ref": "APIHandler.Alias"}}
+    assert template["Outputs"]["APIHandlerArn"]["Value"] == {"Ref": "APIHandler.Alias"}
+
+
+def test_any_other_unqualified_invocation_fails_the_package() -> None:
+    template = chalice_output("x/functions/${APIHandler.Arn}/invocations")
+
+    with pytest.raises(PackageError):
+        integrate_with_alias(template)
 
 
 def test_packaging_never_sees_the_callers_aws_credentials() -> None:
