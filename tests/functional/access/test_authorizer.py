@@ -18,10 +18,10 @@ from chalicelib.access.scopes import DATA_PLANE_SCOPES, SCOPE_BY_PATH_SEGMENT, W
 from chalicelib.clock import FrozenClock
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.runtime import Services
+from tests.fixtures.earlier_keys import mint_plain_key
 from tests.fixtures.events import HEADERS_ONLY, bearer, request_event
 from tests.functional.access.conftest import Invoke, effect
 from tests.functional.conftest import Api
-from tests.functional.earlier_keys import mint_plain_key
 
 MEMORY = "/v1/memory/items"
 

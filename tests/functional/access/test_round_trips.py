@@ -20,10 +20,10 @@ from chalicelib.access.authorizer import Unauthorized
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.keys.plaintext import CHECKSUM_LENGTH, checksum, generate_key, hash_key, parse_key
 from chalicelib.runtime import Services
+from tests.fixtures.earlier_keys import mint_plain_key
 from tests.fixtures.events import bearer, request_event
 from tests.functional.access.conftest import Invoke, effect
 from tests.functional.conftest import Api
-from tests.functional.earlier_keys import mint_plain_key
 from tests.functional.failures import broken, throttled
 from tools.import_legacy_keys import LegacyKey, import_keys
 
