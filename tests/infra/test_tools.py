@@ -186,3 +186,20 @@ def test_deploy_dry_run_prints_the_commands_for_the_packaged_stage(
     assert "--stack-name memory-auth-dev" in printed
     assert "Stage=dev" in printed
     assert "update-termination-protection" not in printed
+    assert printed.rstrip().endswith("older than the one before 'live'")
+
+
+@pytest.mark.parametrize(
+    ("published", "live", "stale"),
+    [
+        (["$LATEST", "1"], "1", []),
+        (["$LATEST", "1", "2"], "2", []),  # the one before live is kept, to roll back to
+        (["$LATEST", "1", "2", "3", "4"], "4", ["1", "2"]),
+        (["$LATEST", "9", "10", "11", "12"], "11", ["9"]),  # numbers, not text; 12 is newer
+        (["$LATEST", "3"], "5", []),  # nothing is ever deleted on a surprise
+    ],
+)
+def test_deploy_deletes_only_versions_older_than_the_one_before_live(
+    published: list[str], live: str, stale: list[str]
+) -> None:
+    assert deploy.stale_versions(published, live) == stale
