@@ -57,7 +57,6 @@ MAX_ROUND_TRIPS_USER_TOKEN = 1  # the membership only: the token's signature is 
 MAX_CPU_RATIO = 1.3
 MAX_COLD_START_RATIO = 1.5
 CALL_LATENCY_MS = 5.0  # a strongly consistent DynamoDB read, in-region, as seen by the caller
-SIZES_MB = (128, 256, 512, 1024, 1769)
 # Loaded by the cold start only if something leaks into the authorizer's import path.
 HEAVY_MODULES = ("jwt", "cryptography", "aws_lambda_powertools", "chalicelib.api")
 NEW_KEY, OLD_KEY, USER_TOKEN = "new key", "old key", "user token"
@@ -370,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
         "coldStartRatio": cold_ratio <= MAX_COLD_START_RATIO,
     }
     memory = lambda_model.packaged_memory()
+    rule_mb = lambda_model.sized(new["cpu"], new["round_trips"] * call_latency)
     at_packaged = modelled(hot, start, memory["authorizer"], call_latency)
     api_memory = memory["apiHandler"]
 
@@ -413,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
         "restoredStartAllRoutesMs": ms(start["restored_full_app_wall"]),
         "restoredStartAllRoutesCpuMs": ms(start["restored_full_app_cpu"]),
         "memoryMb": memory,
+        "sizingRuleMb": rule_mb,
         "modelledAtPackagedMemory": {
             "authorizer": {k: round(v, 4 if k.startswith("cost") else 1)
                            for k, v in at_packaged.items()},
@@ -438,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{m['latencyFloorP50Ms']:6.2f} p99 {m['latencyFloorP99Ms']:6.2f} ms  cold start "
         f"{m['coldStartMs']:7.1f} ms  restored {m['restoredStartMs']:6.1f} ms  "
         f"${m['costPerMillionUsd']:.3f} per million"
-        for size in SIZES_MB
+        for size in lambda_model.SIZES_MB
         for m in [modelled(hot, start, size, call_latency)]
     )
     print(
@@ -463,6 +464,7 @@ modelled at the packaged memory (CPU share = memory / {lambda_model.FULL_CORE_MB
   API handler, {api_memory} MB: cold start {figures["modelledAtPackagedMemory"]["apiHandler"]["coldStartMs"]:.0f} ms, restored {figures["modelledAtPackagedMemory"]["apiHandler"]["restoredStartMs"]:.0f} ms
 the authorizer at other sizes (same model; cost: x86 us-east-1, requests included, no SnapStart charges)
 {sizes}
+  sizing rule (smallest size within {lambda_model.WITHIN_FULL_CORE}x of a full core's floor): {rule_mb} MB; packaged: {memory["authorizer"]} MB
 """  # noqa: E501
     )
     print(json.dumps(figures, separators=(",", ":")))

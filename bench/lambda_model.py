@@ -7,7 +7,9 @@ The model, used by `make bench` and the README's sizing table:
 - CPU-bound time at M MB = the time measured on one core here × max(1, 1769 / M)
   (a Lambda vCPU taken as equal to one core of the machine the benchmark ran on);
 - time spent waiting (on DynamoDB, on the disk) does not scale with memory;
-- billed duration = that time rounded up to the millisecond, × M / 1024 GB.
+- billed duration = that time rounded up to the millisecond, × M / 1024 GB;
+- the sizing rule (`sized`): the smallest of 128, 256, 512, 1,024 and 1,769 MB at which a
+  request takes at most 1.5 times as long as on a full core.
 
 Prices: AWS Lambda, x86, us-east-1, list prices as published in 2026 (AWS Lambda pricing
 page); they move rarely, and the README's table says which ones it used.
@@ -39,6 +41,24 @@ def cpu_factor(memory_mb: int) -> float:
 def on_lambda(cpu_seconds: float, wait_seconds: float, memory_mb: int) -> float:
     """Seconds that work measured here (CPU, and waiting) takes in a function of `memory_mb`."""
     return cpu_seconds * cpu_factor(memory_mb) + wait_seconds
+
+
+# The sizes the sizing rule picks from: powers of two, and the size of one full core.
+SIZES_MB = (128, 256, 512, 1024, FULL_CORE_MB)
+# How much slower than on a full core a function may be at the size the rule picks.
+WITHIN_FULL_CORE = 1.5
+
+
+def sized(cpu_seconds: float, wait_seconds: float) -> int:
+    """The sizing rule: the smallest size at which work of `cpu_seconds` plus `wait_seconds`
+    takes at most WITHIN_FULL_CORE times as long as on a full core. Below it, our own CPU
+    time rather than the store sets the latency; above it, each doubling of the price buys
+    less than the store's own latency."""
+    fastest = cpu_seconds + wait_seconds
+    for memory_mb in SIZES_MB:
+        if on_lambda(cpu_seconds, wait_seconds, memory_mb) <= WITHIN_FULL_CORE * fastest:
+            return memory_mb
+    return FULL_CORE_MB
 
 
 def cost_per_million(duration_seconds: float, memory_mb: int) -> float:
