@@ -11,9 +11,9 @@ a broken dependency raises.
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
+from chalicelib import errors, ids
 from chalicelib.access.principal import Principal, Refusal
 from chalicelib.access.scopes import ALL_SCOPES, WORKSPACE
 from chalicelib.clock import Clock
@@ -21,21 +21,20 @@ from chalicelib.keys.plaintext import ParsedKey, looks_like_key, parse_key
 from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
 
-if TYPE_CHECKING:  # the JWT path is imported only when a JWT arrives
-    from chalicelib.login.access_tokens import TokenVerifier
+MISSING = Refusal(errors.MISSING_CREDENTIALS)
+INVALID = Refusal(errors.INVALID_CREDENTIALS)
+EXPIRED = Refusal(errors.EXPIRED_CREDENTIALS)
+REVOKED = Refusal(errors.REVOKED_CREDENTIALS)
+MISMATCH = Refusal(errors.WORKSPACE_MISMATCH)
+NOT_A_MEMBER = Refusal(errors.NOT_A_MEMBER)
 
-# Workspace ids we could ever have issued; anything else names no workspace we know, so it
-# is refused as a non-membership without a read (and never reaches DynamoDB as a key).
-_WORKSPACE_HEADER = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
-MISSING = Refusal(401, "missing_credentials", "Send 'Authorization: Bearer <API key or token>'.")
-INVALID = Refusal(401, "invalid_credentials", "The credential is not valid.")
-EXPIRED = Refusal(401, "expired_credentials", "The credential has expired.")
-REVOKED = Refusal(401, "revoked_credentials", "The credential has been revoked.")
-MISMATCH = Refusal(
-    403, "workspace_mismatch", "This workspace key is bound to another workspace."
-)
-NOT_A_MEMBER = Refusal(403, "not_a_member", "The caller is not a member of this workspace.")
+class VerifiesUserTokens(Protocol):
+    """Checks a user token: its claims, or `TokenRejected`; `DependencyUnavailable` when the
+    signing keys cannot be loaded. Any callable of this shape will do: the runtime passes one
+    that builds the verifier (KMS client, PyJWT) only when the first user token arrives."""
+
+    def __call__(self, token: str) -> dict[str, Any]: ...
 
 
 def bearer_token(authorization: str | None) -> str | Refusal:
@@ -54,12 +53,12 @@ class Resolver:
         keys: KeyStore,
         workspaces: WorkspaceStore,
         clock: Clock,
-        verifier: TokenVerifier | None = None,
+        verify_user_token: VerifiesUserTokens,
     ):
         self._keys = keys
         self._workspaces = workspaces
         self._clock = clock
-        self._verifier = verifier
+        self._verify_user_token = verify_user_token
 
     def resolve(self, authorization: str | None, workspace_id: str | None) -> Principal | Refusal:
         token = bearer_token(authorization)
@@ -119,12 +118,13 @@ class Resolver:
         return principal, member
 
     def _resolve_user_token(self, token: str, workspace_id: str | None) -> Principal | Refusal:
+        # Imported only when a JWT arrives: the API-key path never loads the token modules.
         from chalicelib.login.access_tokens import TokenRejected, looks_like_jwt
 
-        if self._verifier is None or not looks_like_jwt(token):
+        if not looks_like_jwt(token):
             return INVALID
         try:
-            claims = self._verifier.verify(token)
+            claims = self._verify_user_token(token)
         except TokenRejected as rejected:
             return EXPIRED if rejected.expired else INVALID
         return Principal(
@@ -143,7 +143,9 @@ class Resolver:
         workspace_id = principal.workspace_id
         if workspace_id is None:
             return principal
-        if not _WORKSPACE_HEADER.match(workspace_id):
+        if not ids.is_workspace_id(workspace_id):
+            # No workspace we could have issued: refused without a read (and never sent to
+            # DynamoDB as part of a key).
             return NOT_A_MEMBER
         if member is None:
             member = self._workspaces.is_member(workspace_id, principal.user_id)
@@ -159,6 +161,6 @@ def _membership_named_by(parsed: ParsedKey, workspace_id: str | None) -> tuple[s
     if parsed.owner_id is None:
         return None
     workspace = parsed.workspace_id or workspace_id
-    if workspace is None or not _WORKSPACE_HEADER.match(workspace):
+    if workspace is None or not ids.is_workspace_id(workspace):
         return None
     return workspace, parsed.owner_id

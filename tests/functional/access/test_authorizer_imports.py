@@ -28,6 +28,7 @@ CHILD = textwrap.dedent(
     import app
     from botocore.stub import Stubber
 
+    from chalicelib.ids import new_workspace_id
     from chalicelib.keys.plaintext import generate_key, hash_key
     from chalicelib.keys.store import KeyStore
     from chalicelib.keys.model import KEY_LIFETIME, ApiKey
@@ -44,14 +45,15 @@ CHILD = textwrap.dedent(
     routes = len(app.app.routes)
     svc = services()
     now = svc.clock.now()
-    plaintext = generate_key("usr_alice", "ws_team")  # located: key and membership, one read
+    workspace_id = new_workspace_id(now)
+    plaintext = generate_key("usr_alice", workspace_id)  # located: key and membership, one read
     api_key = ApiKey(
         id="key_01", owner_id="usr_alice", label="cold", category="workspace",
-        workspace_id="ws_team", scopes=("memory",), key_hash=hash_key(plaintext),
+        workspace_id=workspace_id, scopes=("memory",), key_hash=hash_key(plaintext),
         created_at=now, expires_at=now + KEY_LIFETIME,
     )
     credential = KeyStore(None, svc.settings.table_name)._credential_item(api_key)
-    membership = {"pk": {"S": "WS#ws_team"}, "sk": {"S": "MEMBER#usr_alice"}}
+    membership = {"pk": {"S": "WS#" + workspace_id}, "sk": {"S": "MEMBER#usr_alice"}}
     stubber = Stubber(svc.dynamodb)
     table = svc.settings.table_name
     stubber.add_response("batch_get_item", {"Responses": {table: [membership, credential]}})

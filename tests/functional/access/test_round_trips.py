@@ -190,8 +190,9 @@ def test_a_record_that_disagrees_with_the_ids_its_key_carries_is_refused(
     # Bob is not, so trusting the key's ids would answer for Bob with Alice's membership.
     ws = api.workspace(alice)
     alices = api.create_key(alice, category="workspace", workspaceId=ws)
-    record = api.services.keys.get("usr_alice", alices["id"])
-    assert record is not None
+    found = api.services.keys.get_with_ciphertext("usr_alice", alices["id"])
+    assert found is not None
+    record = found[0]
     impostor = generate_key("usr_alice", ws)
     bobs = replace(
         record, id=alices["id"][:-1] + "Z", owner_id="usr_bob", key_hash=hash_key(impostor)

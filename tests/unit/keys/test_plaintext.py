@@ -1,5 +1,6 @@
 import math
 import zlib
+from datetime import UTC, datetime
 
 import pytest
 
@@ -49,7 +50,8 @@ def test_a_workspace_key_carries_its_owner_and_workspace() -> None:
 
 def test_keys_for_the_ids_we_issue_are_82_and_108_characters() -> None:
     # The lengths the README states, for a `usr_` and a `ws_` ULID.
-    owner, workspace = ids.new_user_id(), ids.new_workspace_id()
+    now = datetime.now(UTC)
+    owner, workspace = ids.new_user_id(now), ids.new_workspace_id(now)
 
     assert len(plaintext.generate_key(owner)) == 82
     assert len(plaintext.generate_key(owner, workspace)) == 108
