@@ -22,10 +22,12 @@ def authorizer(event: dict[str, Any], context: Any) -> dict[str, Any]:
 # Lambda names each function's handler in `_HANDLER`. The authorizer's function (handler
 # `app.authorizer`) never routes HTTP, so its cold start skips the routes and their imports.
 if os.environ.get("_HANDLER") != "app.authorizer":
-    from chalicelib.api import edge, identity, keys, login, workspaces
+    from chalicelib.api import dashboard, edge, identity, keys, login, oauth, workspaces
 
     app.register_middleware(edge.errors_as_problems, "http")
     app.register_blueprint(keys.blueprint)
     app.register_blueprint(identity.blueprint)
     app.register_blueprint(workspaces.blueprint)
     app.register_blueprint(login.blueprint)
+    app.register_blueprint(oauth.blueprint)
+    app.register_blueprint(dashboard.blueprint)

@@ -43,12 +43,12 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from bench import lambda_model
+from infra.template import PROJECT_DIR
+from tests.fixtures.authorizer_path import NOT_ON_THE_AUTHORIZER_PATH
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
 OWNER = "usr_bench"
 PATH = "/v1/memory/items"
 MAX_ROUND_TRIPS = 1  # a key minted today: the key and its membership in one BatchGetItem
@@ -58,7 +58,7 @@ MAX_CPU_RATIO = 1.3
 MAX_COLD_START_RATIO = 1.5
 CALL_LATENCY_MS = 5.0  # a strongly consistent DynamoDB read, in-region, as seen by the caller
 # Loaded by the cold start only if something leaks into the authorizer's import path.
-HEAVY_MODULES = ("jwt", "cryptography", "aws_lambda_powertools", "chalicelib.api")
+HEAVY_MODULES = NOT_ON_THE_AUTHORIZER_PATH
 NEW_KEY, OLD_KEY, USER_TOKEN = "new key", "old key", "user token"
 
 # Both children read the event first, so that their clocks start at the same point.

@@ -7,11 +7,17 @@ its owner (a located key, keys/plaintext.py) has its membership read in the same
 as its record; a plain or legacy key takes a second read, and a user token (its signature is
 checked locally) only the membership read. A bad credential is a `Refusal` (a result); only
 a broken dependency raises.
+
+A JWT is judged by where it is presented (its audience): without a `resource`, only this
+service's user tokens resolve; at an MCP resource, only the access tokens issued for that
+resource do. Those are bound to their workspace like a workspace key, and their grant is
+read on every request, so revoking it takes effect on the next one.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
 
 from chalicelib import errors, ids
 from chalicelib.access.principal import Principal, Refusal
@@ -21,6 +27,9 @@ from chalicelib.keys.plaintext import ParsedKey, looks_like_key, parse_key
 from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
 
+if TYPE_CHECKING:
+    from chalicelib.oauth.settings import McpResource
+
 MISSING = Refusal(errors.MISSING_CREDENTIALS)
 INVALID = Refusal(errors.INVALID_CREDENTIALS)
 EXPIRED = Refusal(errors.EXPIRED_CREDENTIALS)
@@ -29,12 +38,19 @@ MISMATCH = Refusal(errors.WORKSPACE_MISMATCH)
 NOT_A_MEMBER = Refusal(errors.NOT_A_MEMBER)
 
 
-class VerifiesUserTokens(Protocol):
-    """Checks a user token: its claims, or `TokenRejected`; `DependencyUnavailable` when the
-    signing keys cannot be loaded. Any callable of this shape will do: the runtime passes one
-    that builds the verifier (KMS client, PyJWT) only when the first user token arrives."""
+class VerifiesTokens(Protocol):
+    """Checks a token of ours for an audience (default: this service, i.e. a user token):
+    its claims, or `TokenRejected`; `DependencyUnavailable` when the signing keys cannot be
+    loaded. Any callable of this shape will do: the runtime passes one that builds the
+    verifier (KMS client, PyJWT) only when the first token arrives."""
 
-    def __call__(self, token: str) -> dict[str, Any]: ...
+    def __call__(self, token: str, audience: str | None = None) -> dict[str, Any]: ...
+
+
+class GrantStatus(Protocol):
+    """Whether an MCP grant (the `sid` of an MCP access token) is still in force."""
+
+    def is_active(self, grant_id: str, now: datetime) -> bool: ...
 
 
 def bearer_token(authorization: str | None) -> str | Refusal:
@@ -53,14 +69,22 @@ class Resolver:
         keys: KeyStore,
         workspaces: WorkspaceStore,
         clock: Clock,
-        verify_user_token: VerifiesUserTokens,
+        verify_token: VerifiesTokens,
+        grants: GrantStatus | None = None,
     ):
         self._keys = keys
         self._workspaces = workspaces
         self._clock = clock
-        self._verify_user_token = verify_user_token
+        self._verify_token = verify_token
+        self._grants = grants
 
-    def resolve(self, authorization: str | None, workspace_id: str | None) -> Principal | Refusal:
+    def resolve(
+        self,
+        authorization: str | None,
+        workspace_id: str | None,
+        resource: McpResource | None = None,
+    ) -> Principal | Refusal:
+        """`resource`: the MCP resource the request is for, if any (the authorizer knows)."""
         token = bearer_token(authorization)
         if isinstance(token, Refusal):
             return token
@@ -69,6 +93,8 @@ class Resolver:
         member: bool | None = None  # the membership, when read with the key
         if looks_like_key(token):
             principal, member = self._resolve_key(token, workspace_id)
+        elif resource is not None:
+            principal = self._resolve_mcp_token(token, workspace_id, resource)
         else:
             principal = self._resolve_user_token(token, workspace_id)
         if isinstance(principal, Refusal):
@@ -124,7 +150,7 @@ class Resolver:
         if not looks_like_jwt(token):
             return INVALID
         try:
-            claims = self._verify_user_token(token)
+            claims = self._verify_token(token)
         except TokenRejected as rejected:
             return EXPIRED if rejected.expired else INVALID
         return Principal(
@@ -132,6 +158,35 @@ class Resolver:
             credential="user_token",
             scopes=frozenset(ALL_SCOPES),  # a user token carries every scope of its user
             workspace_id=workspace_id,
+        )
+
+    def _resolve_mcp_token(
+        self, token: str, workspace_id: str | None, resource: McpResource
+    ) -> Principal | Refusal:
+        from chalicelib.login.access_tokens import TokenRejected, looks_like_jwt
+
+        if self._grants is None or not looks_like_jwt(token):
+            return INVALID
+        try:
+            claims = self._verify_token(token, resource.uri)
+        except TokenRejected as rejected:
+            return EXPIRED if rejected.expired else INVALID
+        grant_id, bound, scope, client_id = (
+            claims.get(name) for name in ("sid", "workspace_id", "scope", "client_id")
+        )
+        if not all(isinstance(v, str) and v for v in (grant_id, bound, scope, client_id)):
+            return INVALID  # signed by us for this resource, yet not an MCP access token
+        assert isinstance(grant_id, str) and isinstance(bound, str) and isinstance(scope, str)
+        if not self._grants.is_active(grant_id, self._clock.now()):
+            return REVOKED  # the user revoked the grant, or a reused code or token did
+        if workspace_id is not None and workspace_id != bound:
+            return MISMATCH  # bound to its workspace, like a workspace key
+        return Principal(
+            user_id=claims["sub"],
+            credential="mcp_token",
+            scopes=frozenset(scope.split()) & frozenset(ALL_SCOPES),
+            workspace_id=bound,
+            client_id=str(client_id),
         )
 
     def _check_membership(self, principal: Principal, member: bool | None) -> Principal | Refusal:
