@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
 import time
 
 # Crockford's base32, as the ULID spec uses it.
@@ -13,6 +14,7 @@ _ULID = r"[0-9A-HJKMNP-TV-Z]{26}"
 KEY_ID = re.compile(rf"^key_{_ULID}$")
 WORKSPACE_ID = re.compile(rf"^ws_{_ULID}$")
 USER_ID = re.compile(r"^usr_[0-9A-Za-z]{1,40}$")
+EVENT_ID = re.compile(rf"^evt_{_ULID}$")
 
 
 def ulid(now_ms: int | None = None) -> str:
@@ -24,6 +26,30 @@ def ulid(now_ms: int | None = None) -> str:
         chars.append(_CROCKFORD[value & 31])
         value >>= 5
     return "".join(reversed(chars))
+
+
+def _crockford(value: int) -> str:
+    chars = []
+    for _ in range(26):
+        chars.append(_CROCKFORD[value & 31])
+        value >>= 5
+    return "".join(reversed(chars))
+
+
+_event_lock = threading.Lock()
+_last_event = 0
+
+
+def new_event_id() -> str:
+    """`evt_` + a ULID that grows strictly within this process, even inside one millisecond
+    (the ULID spec's monotonic mode), so that events list in the order they happened."""
+    global _last_event
+    with _event_lock:
+        value = (int(time.time() * 1000) << 80) | secrets.randbits(80)
+        if value <= _last_event:
+            value = _last_event + 1
+        _last_event = value
+    return "evt_" + _crockford(value)
 
 
 def new_key_id() -> str:
@@ -48,3 +74,7 @@ def is_workspace_id(value: str) -> bool:
 
 def is_user_id(value: str) -> bool:
     return bool(USER_ID.match(value))
+
+
+def is_event_id(value: str) -> bool:
+    return bool(EVENT_ID.match(value))
