@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from chalicelib.login.openid import TrustedIssuer, parse_trusted_issuers
 
+GITHUB_SECRET_SCANNING_KEYS = "https://api.github.com/meta/public_keys/secret_scanning"
+
 
 class ConfigurationError(Exception):
     pass
@@ -26,6 +28,10 @@ class Settings:
     # LOCAL_MODE=1 (set by local/stack.py) allows http:// loopback issuers such as the
     # development IdP. Ignored inside AWS Lambda, so a deployed stage can never turn it on.
     local_mode: bool = False
+    # The stage's EventBridge bus for audit events (EVENT_BUS_NAME); None: stored only.
+    event_bus_name: str | None = None
+    # Where GitHub publishes its secret-scanning signing keys (SECRET_SCANNING_KEYS_URL).
+    secret_scanning_keys_url: str = GITHUB_SECRET_SCANNING_KEYS
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -54,6 +60,9 @@ class Settings:
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
             trusted_issuers=trusted_issuers,
             local_mode=local_mode,
+            event_bus_name=env.get("EVENT_BUS_NAME", "").strip() or None,
+            secret_scanning_keys_url=env.get("SECRET_SCANNING_KEYS_URL", "").strip()
+            or GITHUB_SECRET_SCANNING_KEYS,
         )
 
     @property

@@ -142,7 +142,7 @@ def bootstrap(stage: str) -> dict[str, Any]:
     from chalicelib.runtime import services
     from local.resources import create_all
 
-    return create_all(services().dynamodb, services().kms, stage)
+    return create_all(services().dynamodb, services().kms, stage, services().events_client)
 
 
 def banner(info: dict[str, Any]) -> str:

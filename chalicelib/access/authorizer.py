@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from chalicelib.access.principal import Principal, Refusal
+from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.access.scopes import DATA_PLANE_SCOPES, SCOPE_BY_PATH_SEGMENT, ordered
 from chalicelib.runtime import services
 
@@ -39,7 +39,7 @@ class Unauthorized(Exception):
 
 class Resolves(Protocol):
     def resolve(
-        self, authorization: str | None, workspace_id: str | None
+        self, authorization: str | None, workspace_id: str | None, origin: Origin | None = None
     ) -> Principal | Refusal: ...
 
 
@@ -78,13 +78,24 @@ def identity(event: Event) -> tuple[str | None, str | None]:
     return found.get(AUTHORIZATION), found.get(WORKSPACE_HEADER)
 
 
+def origin(event: Event) -> Origin:
+    """The caller's address and user agent as API Gateway saw them (not from headers, which
+    the caller writes): what a key's allow-list is checked against."""
+    seen = (event.get("requestContext") or {}).get("identity") or {}
+    source_ip, user_agent = seen.get("sourceIp"), seen.get("userAgent")
+    return Origin(
+        source_ip if isinstance(source_ip, str) else None,
+        user_agent if isinstance(user_agent, str) else None,
+    )
+
+
 def authorize(event: Event, resolver: Resolves) -> Answer:
     method_arn: str = event["methodArn"]
     scope = required_scope(event.get("path"))
     if scope is None:
         return deny(method_arn, "anonymous", "insufficient_scope")
     authorization, workspace_id = identity(event)
-    resolved = resolver.resolve(authorization, workspace_id)
+    resolved = resolver.resolve(authorization, workspace_id, origin(event))
     if isinstance(resolved, Refusal):
         if resolved.status == 401:
             raise Unauthorized()

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from chalicelib.access.scopes import ordered
 
 CredentialKind = Literal["user_token", "api_key"]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a request came from: what an allow-list checks and an audit event records."""
+
+    source_ip: str | None = None
+    user_agent: str | None = None
 
 
 @dataclass(frozen=True)
@@ -20,6 +28,8 @@ class Principal:
     workspace_id: str | None = None
     key_id: str | None = None
     category: str | None = None
+    # Not part of who the caller is: the same caller from another address is the same principal.
+    origin: Origin | None = field(default=None, compare=False)
 
     def resource(self) -> dict[str, object]:
         return {

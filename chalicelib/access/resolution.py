@@ -2,18 +2,23 @@
 
 Spec §5.3 rules 1–8 live here once. The service's routes and the data-plane authorizer both
 call `Resolver.resolve`. One straight sequence: parse, hash, one strongly consistent read,
-ordered checks, then (when a workspace is named or bound) one membership read. A bad
-credential is a `Refusal` (a result); only a broken dependency raises.
+ordered checks (a key's IP allow-list among them), then (when a workspace is named or bound)
+one membership read. A bad credential is a `Refusal` (a result); only a broken dependency
+raises. After a key resolved, its use is recorded (`lastUsedAt`), which never changes the
+result.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import TYPE_CHECKING, Protocol
 
-from chalicelib.access.principal import Principal, Refusal
+from chalicelib.access.allow_list import allows
+from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.access.scopes import ALL_SCOPES, WORKSPACE
 from chalicelib.clock import Clock
+from chalicelib.keys.model import ApiKey
 from chalicelib.keys.plaintext import looks_like_key, parse_key
 from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
@@ -33,6 +38,16 @@ MISMATCH = Refusal(
     403, "workspace_mismatch", "This workspace key is bound to another workspace."
 )
 NOT_A_MEMBER = Refusal(403, "not_a_member", "The caller is not a member of this workspace.")
+IP_NOT_ALLOWED = Refusal(
+    403, "ip_not_allowed", "This key may not be used from this address (its allowedCidrs)."
+)
+UNSCHEMED_KEY = Refusal(
+    401, "invalid_credentials", "Send the key as 'Authorization: Bearer <key>'."
+)
+
+
+class RecordsUse(Protocol):
+    def record(self, api_key: ApiKey, now: datetime) -> None: ...
 
 
 def bearer_token(authorization: str | None) -> str | Refusal:
@@ -40,6 +55,8 @@ def bearer_token(authorization: str | None) -> str | Refusal:
         return MISSING
     scheme, _, token = authorization.strip().partition(" ")
     token = token.strip()
+    if not token and looks_like_key(scheme):
+        return UNSCHEMED_KEY  # a key pasted without its scheme: say how to send it
     if scheme.lower() != "bearer" or not token or " " in token:
         return INVALID
     return token
@@ -52,27 +69,41 @@ class Resolver:
         workspaces: WorkspaceStore,
         clock: Clock,
         verifier: TokenVerifier | None = None,
+        last_use: RecordsUse | None = None,
     ):
         self._keys = keys
         self._workspaces = workspaces
         self._clock = clock
         self._verifier = verifier
+        self._last_use = last_use
 
-    def resolve(self, authorization: str | None, workspace_id: str | None) -> Principal | Refusal:
+    def resolve(
+        self, authorization: str | None, workspace_id: str | None, origin: Origin | None = None
+    ) -> Principal | Refusal:
         token = bearer_token(authorization)
         if isinstance(token, Refusal):
             return token
         if workspace_id is not None:
             workspace_id = workspace_id.strip() or None
+        record = None
         if looks_like_key(token):
-            principal = self._resolve_key(token, workspace_id)
+            resolved = self._resolve_key(token, workspace_id, origin)
+            if isinstance(resolved, Refusal):
+                return resolved
+            principal, record = resolved
         else:
-            principal = self._resolve_user_token(token, workspace_id)
-        if isinstance(principal, Refusal):
-            return principal
-        return self._check_membership(principal)
+            found = self._resolve_user_token(token, workspace_id, origin)
+            if isinstance(found, Refusal):
+                return found
+            principal = found
+        checked = self._check_membership(principal)
+        if record is not None and self._last_use is not None and isinstance(checked, Principal):
+            self._last_use.record(record, self._clock.now())
+        return checked
 
-    def _resolve_key(self, token: str, workspace_id: str | None) -> Principal | Refusal:
+    def _resolve_key(
+        self, token: str, workspace_id: str | None, origin: Origin | None
+    ) -> tuple[Principal, ApiKey] | Refusal:
         parsed = parse_key(token)
         if parsed is None:  # checksum or shape wrong: no read needed
             return INVALID
@@ -85,21 +116,29 @@ class Resolver:
             return REVOKED
         if status == "expired":  # rule 8
             return EXPIRED
+        if record.allowed_cidrs is not None and not allows(
+            record.allowed_cidrs, origin.source_ip if origin else None
+        ):
+            return IP_NOT_ALLOWED
         if record.category == WORKSPACE:
             # Rules 1 and 2: a bound key is never retargeted.
             if workspace_id is not None and workspace_id != record.workspace_id:
                 return MISMATCH
             workspace_id = record.workspace_id
-        return Principal(
+        principal = Principal(
             user_id=record.owner_id,
             credential="api_key",
             scopes=frozenset(record.scopes),
             workspace_id=workspace_id,
             key_id=record.id,
             category=record.category,
+            origin=origin,
         )
+        return principal, record
 
-    def _resolve_user_token(self, token: str, workspace_id: str | None) -> Principal | Refusal:
+    def _resolve_user_token(
+        self, token: str, workspace_id: str | None, origin: Origin | None
+    ) -> Principal | Refusal:
         from chalicelib.login.access_tokens import TokenRejected, looks_like_jwt
 
         if self._verifier is None or not looks_like_jwt(token):
@@ -113,6 +152,7 @@ class Resolver:
             credential="user_token",
             scopes=frozenset(ALL_SCOPES),  # a user token carries every scope of its user
             workspace_id=workspace_id,
+            origin=origin,
         )
 
     def _check_membership(self, principal: Principal) -> Principal | Refusal:

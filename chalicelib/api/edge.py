@@ -14,7 +14,7 @@ from typing import Any
 from chalice.app import Request, Response
 
 from chalicelib import parsing
-from chalicelib.access.principal import Principal, Refusal
+from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.errors import OAuthError, ServiceError, bad_request
 from chalicelib.logs import logger
 from chalicelib.runtime import services
@@ -24,6 +24,9 @@ PROBLEM_JSON = "application/problem+json"
 MAX_BODY_BYTES = 16 * 1024
 NO_STORE = {"Cache-Control": "no-store"}
 REALM = 'Bearer realm="svc"'
+# Routes take any media type from Chalice and check it in `read_json`, after the caller was
+# authenticated and authorized: a caller without the right never learns a request's shape.
+ANY_MEDIA_TYPE = ["*/*"]
 
 # Chalice's own error bodies, by their `Code`, and the problem code each becomes.
 _FRAMEWORK_ERRORS = {
@@ -79,13 +82,20 @@ def read_body(request: Request) -> bytes:
     return raw
 
 
+def media_type(request: Request) -> str:
+    header = request.headers.get("content-type") or JSON
+    return header.split(";", 1)[0].strip().lower()
+
+
 def read_json(request: Request, fields: set[str], required: bool = True) -> dict[str, Any]:
-    """The JSON object body, or 400/413. Unknown fields are refused, not ignored."""
+    """The JSON object body, or 400/413/415. Unknown fields are refused, not ignored."""
     raw = read_body(request)
     if not raw.strip():
         if required:
             raise bad_request("invalid_json", "The request body must be a JSON object.")
         return {}
+    if media_type(request) != JSON:
+        raise ServiceError(415, "unsupported_media_type", "Send application/json.")
     try:
         body = parsing.json_value(raw)
     except parsing.MalformedJson:
@@ -149,11 +159,30 @@ def refusal_error(refusal: Refusal, credential_sent: bool) -> ServiceError:
     return ServiceError(refusal.status, refusal.code, refusal.detail, headers)
 
 
+def origin(request: Request) -> Origin:
+    """The source address as API Gateway saw it (never a header the caller writes)."""
+    identity = (request.context or {}).get("identity") or {}
+    source_ip = identity.get("sourceIp")
+    user_agent = identity.get("userAgent") or request.headers.get("user-agent")
+    return Origin(
+        source_ip if isinstance(source_ip, str) else None,
+        user_agent[:512] if isinstance(user_agent, str) else None,
+    )
+
+
 def authenticate(request: Request, allow_query_workspace: bool = False) -> Principal:
-    """Resolve the caller (decisions.md "Request resolution") or raise its refusal."""
+    """Resolve the caller (README, "API reference") or raise its refusal."""
     authorization = request.headers.get("authorization")
-    workspace = requested_workspace(request, allow_query_workspace)
-    resolved = services().resolver.resolve(authorization, workspace)
+    try:
+        workspace = requested_workspace(request, allow_query_workspace)
+    except ServiceError as conflict:
+        # Two different workspaces named is a malformed request, but a caller first learns
+        # whether its credential is good (401 and 403 come before 400).
+        found = services().resolver.resolve(authorization, None, origin(request))
+        if isinstance(found, Refusal):
+            raise refusal_error(found, bool(authorization and authorization.strip())) from None
+        raise conflict
+    resolved = services().resolver.resolve(authorization, workspace, origin(request))
     if isinstance(resolved, Refusal):
         raise refusal_error(resolved, credential_sent=bool(authorization and authorization.strip()))
     request.principal = resolved  # type: ignore[attr-defined]  # for the request log line
