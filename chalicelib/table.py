@@ -10,6 +10,10 @@ Items:
   WS#<wsId>       WS                 a workspace
   WS#<wsId>       MEMBER#<userId>    a membership, as the workspace sees it
   USER#<userId>   WS#<wsId>          the same membership, as the member sees it
+  USER#<userId>   EVT#<evtId>        an audit event of that user's log (events/store.py)
+
+One sparse global secondary index, `ExpiryNotices` (`noticeShard`, `noticeAt`), holds the
+owner items of keys whose expiry notice is still to be made (keys/store.py).
 """
 
 from __future__ import annotations

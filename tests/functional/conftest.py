@@ -6,15 +6,19 @@ infrastructure tests can hold each function's IAM policy against what its code r
 Only calls made by the deployed code (`app.py`, `chalicelib/`) count: a test reading the table
 directly, or an operator tool, does not run with the service's roles. Each operation is
 attributed to the Lambda function that would perform it: to `Authorizer` while the
-authorizer's handler (`app.authorizer`, `chalicelib/authorizer.py`) is on the call stack, to
-`APIHandler` otherwise. The file reads
+authorizer's handler (`app.authorizer`, `chalicelib/access/authorizer.py`) is on the call
+stack, to `ExpirySweep` while the sweep's (`app.expiry_sweep`, `chalicelib/keys/expiry.py`)
+is, to `APIHandler` otherwise. The file reads
 
     {"format": "per-function",
      "functions": {"APIHandler": [["dynamodb", "GetItem"], ...], "Authorizer": [...]}}
 
 with, per function, (service, operation) pairs plus (service, operation, member) for each
-kind of transaction member. An older file (one list, no attribution) is replaced, never
-merged: its operations cannot be attributed.
+kind of transaction member, (service, operation, "index", name) for a query of an index
+(instead of the pair), and for the authorizer's UpdateItem (service, operation, "attribute",
+name) and (service, operation, "leading-key", "CRED#"): what its IAM condition names. An
+older file (one list, no attribution) is replaced, never merged: its operations cannot be
+attributed.
 """
 
 from __future__ import annotations
@@ -41,11 +45,13 @@ ISSUER = "https://auth.test.example"
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 OPERATIONS_FILE = PROJECT_DIR / "build" / "aws-operations.json"
 APP_MODULE = str(PROJECT_DIR / "app.py")
-AUTHORIZER_MODULE = str(PROJECT_DIR / "chalicelib" / "authorizer.py")
+AUTHORIZER_MODULE = str(PROJECT_DIR / "chalicelib" / "access" / "authorizer.py")
+SWEEP_MODULE = str(PROJECT_DIR / "chalicelib" / "keys" / "expiry.py")
 DEPLOYED_CODE = (str(PROJECT_DIR / "chalicelib") + "/", APP_MODULE)
 # The Lambda functions, by their logical ids in the packaged template.
 API_HANDLER = "APIHandler"
 AUTHORIZER = "Authorizer"
+EXPIRY_SWEEP = "ExpirySweep"
 FORMAT = "per-function"
 # function → (service, operation), plus (service, operation, member) for each kind of
 # transaction member, e.g. ("dynamodb", "TransactWriteItems", "ConditionCheck"): IAM
@@ -54,7 +60,7 @@ RECORDED: dict[str, set[tuple[str, ...]]] = {}
 
 
 def test_settings() -> Settings:
-    """The dev stage's table and key names (.chalice/config.json), as the local stack uses."""
+    """The dev stage's table, key and bus names (.chalice/config.json), as the local stack uses."""
     env = stage_environment("dev")
     return Settings(
         table_name=env["AUTH_TABLE"],
@@ -63,6 +69,7 @@ def test_settings() -> Settings:
         previous_signing_key_id=None,
         issuer=ISSUER,
         region="us-east-1",
+        event_bus_name=env["EVENT_BUS_NAME"],
     )
 
 
@@ -81,6 +88,10 @@ def calling_function() -> str | None:
             code.co_filename == APP_MODULE and code.co_name == "authorizer"
         ):
             return AUTHORIZER
+        if code.co_filename == SWEEP_MODULE or (
+            code.co_filename == APP_MODULE and code.co_name == "expiry_sweep"
+        ):
+            return EXPIRY_SWEEP
         deployed = deployed or code.co_filename.startswith(DEPLOYED_CODE)
         frame = frame.f_back  # type: ignore[assignment]
     return API_HANDLER if deployed else None
@@ -94,9 +105,20 @@ def record_operations(client: Any) -> None:
         if function is None:
             return
         recorded = RECORDED.setdefault(function, set())
-        recorded.add((service, model.name))
+        if "IndexName" in params:
+            # A query of an index acts on the index's ARN, not the table's.
+            recorded.add((service, model.name, "index", params["IndexName"]))
+        else:
+            recorded.add((service, model.name))
         for member in params.get("TransactItems", []):
             recorded.update((service, model.name, kind) for kind in member)
+        if function == AUTHORIZER and model.name == "UpdateItem":
+            # IAM conditions the authorizer's writes on the attributes and partitions they
+            # touch: note both, so that tests/infra can hold the condition against them.
+            for attribute in [*params["Key"], *params.get("ExpressionAttributeNames", {}).values()]:
+                recorded.add((service, model.name, "attribute", attribute))
+            prefix = params["Key"]["pk"]["S"].split("#", 1)[0] + "#"
+            recorded.add((service, model.name, "leading-key", prefix))
 
     client.meta.events.register("before-parameter-build", before_parameter_build)
 
@@ -135,9 +157,9 @@ def clock() -> FrozenClock:
 def services(clock: FrozenClock) -> Iterator[Services]:
     with mock_aws():
         svc = Services(test_settings(), clock)
-        create_all(svc.dynamodb, svc.kms, "dev")
-        record_operations(svc.dynamodb)
-        record_operations(svc.kms)
+        create_all(svc.dynamodb, svc.kms, "dev", svc.events_client)
+        for client in (svc.dynamodb, svc.kms, svc.last_use_dynamodb, svc.events_client):
+            record_operations(client)
         runtime.use(svc)
         try:
             yield svc
@@ -153,7 +175,12 @@ def another_container(services: Services) -> Services:
     the other fetched: the authorizer fetches the signing keys' public halves itself.
     """
     other = Services(services.settings, services.clock)
-    vars(other).update(dynamodb=services.dynamodb, kms=services.kms)  # cached_property slots
+    vars(other).update(  # cached_property slots
+        dynamodb=services.dynamodb,
+        kms=services.kms,
+        last_use_dynamodb=services.last_use_dynamodb,
+        events_client=services.events_client,
+    )
     return other
 
 
