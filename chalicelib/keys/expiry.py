@@ -1,9 +1,10 @@
 """The hourly expiry sweep: `key.expiring` 7 days ahead and `key.expired` once it passes.
 
-It reads only the sparse index `ExpiryNotices` (keys/store.py): each active key sits in it
-under the UTC day its next notice is due, and leaves it once its expiry was announced, or
-when it is revoked or rotated. A run queries the last few days' partitions for notices due
-by now, so a missed run is caught up by the next one; it never scans the table.
+It reads only the sparse index `ExpiryNotices` (keys/store.py): each active key sits in it,
+sorted by when its next notice is due, and leaves it once its expiry was announced, or when
+it is revoked or rotated. A run asks each of the index's few shards for the notices due by
+now: one Query per shard, whatever the table's size, and a missed run (or a week of them) is
+caught up by the next. It never scans the table.
 
 Each notice is one conditional transaction (the key's notice moves on, the event is stored):
 two sweeps at once, or a sweep and a reader that sees the key expired first, announce it once.
@@ -12,16 +13,12 @@ two sweeps at once, or a sweep and a reader that sees the key expired first, ann
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
 
 from chalicelib.clock import Clock, rfc3339
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
-from chalicelib.keys.store import KeyStore, Notice, notice_day
+from chalicelib.keys.store import NOTICE_SHARDS, KeyStore, Notice
 from chalicelib.logs import logger
-
-# How far back a run looks for notices still due: runs missed for up to a week are caught up.
-LOOKBACK_DAYS = 7
 
 
 @dataclass
@@ -40,8 +37,8 @@ class ExpirySweep:
     def run(self) -> SweepResult:
         now = self._clock.now()
         result = SweepResult()
-        for back in range(LOOKBACK_DAYS, -1, -1):
-            for notice in self._keys.due_notices(notice_day(now - timedelta(days=back)), now):
+        for shard in NOTICE_SHARDS:
+            for notice in self._keys.due_notices(shard, now):
                 self._announce(notice, result)
         logger.info(
             "expiry sweep",

@@ -7,18 +7,19 @@ the request path reads with one strongly consistent GetItem. No cache sits in fr
 either: a revocation is seen by the very next request.
 
 The credential item also carries `lastUsedAt`, written by the request path itself at most
-once per key and 5-minute window (keys/last_use.py). The owner item carries `noticeDay` and
-`noticeAt` while an expiry notice is due: the sparse index `ExpiryNotices` the hourly sweep
-reads (keys/expiry.py), so it never scans the table.
+once per key and 5-minute window (keys/last_use.py). The owner item carries `noticeShard` and
+`noticeAt` while an expiry notice is still to be made: the sparse index `ExpiryNotices` the
+hourly sweep reads (keys/expiry.py), so it never scans the table.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -58,15 +59,19 @@ def credential_pk(key_hash: str) -> str:
 
 CREDENTIAL_SK = "CRED"
 
-# The sparse index of due expiry notices (infra/resources.json declares it): an owner item is
-# in it, under the UTC day of its next notice, until the sweep (or a reader) has announced
-# the key's expiry or the key is revoked or rotated.
+# The sparse index of expiry notices still to be made (infra/resources.json declares it): an
+# owner item is in it, sorted by when its next notice is due, until the sweep (or a reader)
+# has announced the key's expiry or the key is revoked or rotated. Its partition key is one
+# of a few fixed shards (DynamoDB's "write sharding" of a GSI): new keys spread over them,
+# and a sweep reads every notice due by now with one Query per shard, however long ago it
+# fell due, so no outage of the sweep loses one.
 NOTICE_INDEX = "ExpiryNotices"
-NOTICE_DAY = "noticeDay"
+NOTICE_SHARD = "noticeShard"
 NOTICE_AT = "noticeAt"
+NOTICE_SHARDS = tuple(str(shard) for shard in range(4))
 LAST_USED_AT = "lastUsedAt"
-_NOTICE_NAMES = {"#noticeDay": NOTICE_DAY, "#noticeAt": NOTICE_AT}
-_REMOVE_NOTICE = "#noticeDay, #noticeAt"
+_NOTICE_NAMES = {"#noticeShard": NOTICE_SHARD, "#noticeAt": NOTICE_AT}
+_REMOVE_NOTICE = "#noticeShard, #noticeAt"
 
 
 @dataclass(frozen=True)
@@ -109,8 +114,8 @@ def _values(api_key: ApiKey) -> dict[str, Any]:
     }
 
 
-def notice_day(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%d")
+def notice_shard(key_id: str) -> str:
+    return NOTICE_SHARDS[zlib.crc32(key_id.encode()) % len(NOTICE_SHARDS)]
 
 
 def first_notice(api_key: ApiKey, now: datetime) -> datetime:
@@ -164,7 +169,7 @@ class KeyStore:
             item["ciphertext"] = {"B": ciphertext}
         if api_key.end() is None:
             due = first_notice(api_key, now)
-            item[NOTICE_DAY] = {"S": notice_day(due)}
+            item[NOTICE_SHARD] = {"S": notice_shard(api_key.id)}
             item[NOTICE_AT] = {"S": rfc3339(due)}
         return item
 
@@ -473,15 +478,15 @@ class KeyStore:
 
     # -- expiry notices ---------------------------------------------------------------
 
-    def due_notices(self, day: str, now: datetime) -> tuple[Notice, ...]:
-        """The keys whose notice falls on `day` and is due by `now` (the sparse index)."""
+    def due_notices(self, shard: str, now: datetime) -> tuple[Notice, ...]:
+        """The keys of `shard` whose next notice is due by `now` (the sparse index)."""
         found: tuple[Notice, ...] = ()
         request: dict[str, Any] = {
             "TableName": self._table,
             "IndexName": NOTICE_INDEX,
-            "KeyConditionExpression": "#noticeDay = :day AND #noticeAt <= :now",
+            "KeyConditionExpression": "#noticeShard = :shard AND #noticeAt <= :now",
             "ExpressionAttributeNames": dict(_NOTICE_NAMES),
-            "ExpressionAttributeValues": {":day": {"S": day}, ":now": {"S": rfc3339(now)}},
+            "ExpressionAttributeValues": {":shard": {"S": shard}, ":now": {"S": rfc3339(now)}},
         }
         while True:
             with dynamodb_errors():
@@ -498,7 +503,11 @@ class KeyStore:
         member = self._update(
             key(user_pk(notice.owner_id), key_sk(notice.key_id)), sets, condition, values, remove
         )
-        member["Update"]["ExpressionAttributeNames"].update(_NOTICE_NAMES)
+        update = member["Update"]
+        expressions = update["UpdateExpression"] + " " + update["ConditionExpression"]
+        update["ExpressionAttributeNames"].update(
+            {name: attribute for name, attribute in _NOTICE_NAMES.items() if name in expressions}
+        )
         try:
             self._transact([member, *also])
         except ClientError as error:
@@ -515,10 +524,7 @@ class KeyStore:
         by two sweeps at once, and never for a key revoked or rotated meanwhile (both remove
         the notice)."""
         assert notice.notice_at is not None
-        sets = {
-            NOTICE_AT: {"S": rfc3339(notice.expires_at)},
-            NOTICE_DAY: {"S": notice_day(notice.expires_at)},
-        }
+        sets = {NOTICE_AT: {"S": rfc3339(notice.expires_at)}}
         condition = "#noticeAt = :seen AND #expiresAt > :now"
         values = {":seen": {"S": rfc3339(notice.notice_at)}, ":now": {"S": rfc3339(now)}}
         return self._notice_update(notice, sets, condition, values, None, also)
