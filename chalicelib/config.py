@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from chalicelib.login.openid import TrustedIssuer, parse_trusted_issuers
+from chalicelib.scanning.public_fetch import FetchRefused, check_url
 
 GITHUB_SECRET_SCANNING_KEYS = "https://api.github.com/meta/public_keys/secret_scanning"
 
@@ -51,6 +52,12 @@ class Settings:
         except ValueError as error:
             raise ConfigurationError(str(error)) from None
 
+        keys_url = env.get("SECRET_SCANNING_KEYS_URL", "").strip() or GITHUB_SECRET_SCANNING_KEYS
+        try:
+            check_url(keys_url, local_mode)
+        except FetchRefused as refused:
+            raise ConfigurationError(f"SECRET_SCANNING_KEYS_URL: {refused}") from None
+
         return cls(
             table_name=required("AUTH_TABLE"),
             encryption_key_id=required("KEY_ENCRYPTION_KEY_ID"),
@@ -61,8 +68,7 @@ class Settings:
             trusted_issuers=trusted_issuers,
             local_mode=local_mode,
             event_bus_name=env.get("EVENT_BUS_NAME", "").strip() or None,
-            secret_scanning_keys_url=env.get("SECRET_SCANNING_KEYS_URL", "").strip()
-            or GITHUB_SECRET_SCANNING_KEYS,
+            secret_scanning_keys_url=keys_url,
         )
 
     @property

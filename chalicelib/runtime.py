@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from chalicelib.login.refresh import RefreshTokenStore
     from chalicelib.login.service import LoginService
     from chalicelib.login.users import UserStore
+    from chalicelib.scanning.github import PublishedKeys
+    from chalicelib.scanning.service import LeakReports
     from chalicelib.workspaces.service import WorkspaceService
 
 
@@ -139,6 +141,20 @@ class Services:
             EventPublisher(lambda: self.events_client, self.settings.event_bus_name),
             self.clock,
         )
+
+    @cached_property
+    def github_keys(self) -> PublishedKeys:
+        from chalicelib.scanning.github import PublishedKeys
+        from chalicelib.scanning.public_fetch import fetch
+
+        url, local_mode = self.settings.secret_scanning_keys_url, self.settings.local_mode
+        return PublishedKeys(lambda: fetch(url, local_mode))
+
+    @cached_property
+    def leak_reports(self) -> LeakReports:
+        from chalicelib.scanning.service import LeakReports
+
+        return LeakReports(self.keys, self.event_log, self.clock)
 
     @cached_property
     def expiry_sweep(self) -> ExpirySweep:

@@ -2,14 +2,18 @@
 
 Starts moto (single-threaded, in its own process) as DynamoDB and KMS on loopback, creates
 the table and keys from `infra/resources.json`, starts the development OpenID issuer
-(`local/idp.py`) on 127.0.0.1:8001 and trusts it, serves the Chalice app with chalice local's
-server on 127.0.0.1:8000 (`PORT` overrides), mints a token for a development user and
-prints how to make a first call. Ctrl-C stops everything it started.
+(`local/idp.py`) on 127.0.0.1:8001 and trusts it, starts the development stand-in for
+GitHub's secret scanning (`local/secret_scanning.py`) on 127.0.0.1:8002 and points
+SECRET_SCANNING_KEYS_URL at it, serves the Chalice app with chalice local's server on
+127.0.0.1:8000 (`PORT` overrides), mints a token for a development user and prints how to
+make a first call. Ctrl-C stops everything it started.
 
-    python -m local.stack [--port 8000] [--idp-port 8001] [--ready-file stack.json] [--quiet]
+    python -m local.stack [--port 8000] [--idp-port 8001] [--scan-port 8002]
+                          [--ready-file stack.json] [--quiet]
 
-`--port 0` picks free ports for the service and (unless `--idp-port` says otherwise) the
-issuer. TRUSTED_ISSUERS in the calling environment adds issuers to the development one.
+`--port 0` picks free ports for the service and (unless `--idp-port` and `--scan-port` say
+otherwise) the issuer and the signer. TRUSTED_ISSUERS in the calling environment adds
+issuers to the development one.
 
 With `--ready-file`, it writes a JSON object (endpoint, token, ports) once it is serving,
 which is how tests and benchmarks find it.
@@ -98,6 +102,13 @@ def start_idp(host: str, port: int) -> Any:
     return DevIdpServer(host, port).start()
 
 
+def start_secret_scanning(host: str, port: int) -> Any:
+    """The development stand-in for GitHub's secret scanning (needs LOCAL_MODE=1)."""
+    from local.secret_scanning import DevSecretScanningServer
+
+    return DevSecretScanningServer(host, port).start()
+
+
 def local_trusted_issuers(idp: Any, stage: str, callers: str | None) -> str:
     """TRUSTED_ISSUERS for the local service: the caller's (or the stage's), plus the dev IdP."""
     configured = callers or stage_environment(stage).get("TRUSTED_ISSUERS", "")
@@ -173,6 +184,11 @@ Create a first admin key, then call whoami with it:
        -d '{{"label": "my first key"}}'
   curl -s {endpoint}/v1/auth/whoami -H "Authorization: Bearer <the key from above>"
 
+Report that key as leaked, signed like GitHub (development signer on {info["scanSignerEndpoint"]}):
+
+  python -m local.scan_report --service {endpoint} --signer {info["scanSignerEndpoint"]} \\
+       --token <the key from above>
+
 Press Ctrl-C to stop everything.
 """
 
@@ -189,6 +205,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--idp-port", type=int, default=None, help="development OpenID issuer (0: a free port)"
     )
+    parser.add_argument(
+        "--scan-port", type=int, default=None,
+        help="development secret-scanning signer and key list (0: a free port)",
+    )
     parser.add_argument("--stage", default="dev")
     parser.add_argument("--ready-file", type=Path)
     parser.add_argument("--quiet", action="store_true", help="no request log lines")
@@ -199,12 +219,15 @@ def main(argv: list[str] | None = None) -> int:
     moto_port = args.moto_port or free_port(args.host)
     if args.idp_port is None:  # 8001 for `make run`; a free port when --port 0 asks for them
         args.idp_port = int(os.environ.get("IDP_PORT", "8001")) if args.port else 0
+    if args.scan_port is None:  # 8002 for `make run`, like the issuer
+        args.scan_port = int(os.environ.get("SCAN_SIGNER_PORT", "8002")) if args.port else 0
     endpoint = f"http://{args.host}:{port}"
     moto_endpoint = f"http://{args.host}:{moto_port}"
 
     print(f"[1/4] starting moto (DynamoDB, KMS) on {moto_endpoint}", flush=True)
     moto = start_moto(args.host, moto_port)
     idp = None
+    scanning = None
     # SIGTERM (from tests, or a supervisor) stops us the same way Ctrl-C does.
     signal.signal(signal.SIGTERM, _interrupt)
     try:
@@ -214,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
         trusted_issuers = local_trusted_issuers(idp, args.stage, callers_issuers)
         os.environ["TRUSTED_ISSUERS"] = trusted_issuers  # before the services read settings
         print(f"      development OpenID issuer on {idp.endpoint}", flush=True)
+        scanning = start_secret_scanning(args.host, args.scan_port)
+        os.environ["SECRET_SCANNING_KEYS_URL"] = scanning.keys_url  # before settings are read
+        print(f"      development secret-scanning signer on {scanning.endpoint}", flush=True)
         print("[2/4] creating the table and keys from infra/resources.json", flush=True)
         bootstrap(args.stage)
         print(f"[3/4] starting the service on {endpoint}", flush=True)
@@ -223,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         print("[4/4] preparing a development user", flush=True)
         info = prepare_developer(endpoint, moto_endpoint, port, moto_port)
         info["idpEndpoint"] = idp.endpoint
+        info["scanSignerEndpoint"] = scanning.endpoint
         if args.ready_file:
             args.ready_file.write_text(json.dumps(info))
         print(banner(info), flush=True)
@@ -232,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if idp is not None:
             idp.stop()
+        if scanning is not None:
+            scanning.stop()
         moto.terminate()
         with contextlib.suppress(subprocess.TimeoutExpired):
             moto.wait(timeout=5)

@@ -73,12 +73,14 @@ def oauth_error_response(error: OAuthError) -> Response:
 # -- requests ------------------------------------------------------------------------------
 
 
-def read_body(request: Request) -> bytes:
+def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
     raw = request.raw_body or b""
     if isinstance(raw, str):
         raw = raw.encode("utf-8")
-    if len(raw) > MAX_BODY_BYTES:
-        raise ServiceError(413, "payload_too_large", "The request body is larger than 16 KiB.")
+    if len(raw) > limit:
+        raise ServiceError(
+            413, "payload_too_large", f"The request body is larger than {limit // 1024} KiB."
+        )
     return raw
 
 
