@@ -2,18 +2,73 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-
-from chalicelib.login.openid import TrustedIssuer, parse_trusted_issuers
-from chalicelib.scanning.public_fetch import FetchRefused, check_url
+from typing import Any
+from urllib.parse import urlsplit
 
 GITHUB_SECRET_SCANNING_KEYS = "https://api.github.com/meta/public_keys/secret_scanning"
 
 
 class ConfigurationError(Exception):
     pass
+
+
+_LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
+_ISSUER_FIELDS = {"issuer", "audience", "jwksUri"}
+
+
+@dataclass(frozen=True)
+class TrustedIssuer:
+    issuer: str  # compared exactly with the token's `iss` (no normalisation: OIDC says so)
+    audience: str  # the client id our dashboard has at that issuer
+    jwks_uri: str
+
+
+def _check_url(value: Any, name: str, local_mode: bool) -> str:
+    if not isinstance(value, str) or not value.strip() or value != value.strip():
+        raise ValueError(f"{name} must be a non-empty URL without surrounding spaces")
+    parts = urlsplit(value)
+    if parts.scheme == "http":
+        # Plain HTTP only for a development issuer on this machine, and only in local mode:
+        # that is what keeps `local/idp.py` from ever being trusted by a deployed service.
+        if not local_mode or parts.hostname not in _LOOPBACK_HOSTS:
+            raise ValueError(f"{name} must use https (http only for loopback in LOCAL_MODE)")
+    elif parts.scheme != "https":
+        raise ValueError(f"{name} must use https")
+    if not parts.hostname or parts.fragment or parts.username or parts.password:
+        raise ValueError(f"{name} must be an absolute URL without fragment or credentials")
+    return value
+
+
+def parse_trusted_issuers(text: str, local_mode: bool) -> tuple[TrustedIssuer, ...]:
+    """TRUSTED_ISSUERS: a JSON list of {"issuer", "audience", "jwksUri"}. ValueError if bad."""
+    if not text.strip():
+        return ()
+    try:
+        entries = json.loads(text)
+    except ValueError:
+        raise ValueError("TRUSTED_ISSUERS is not valid JSON") from None
+    if not isinstance(entries, list):
+        raise ValueError("TRUSTED_ISSUERS must be a JSON list")
+    issuers: dict[str, TrustedIssuer] = {}
+    for position, entry in enumerate(entries):
+        where = f"TRUSTED_ISSUERS[{position}]"
+        if not isinstance(entry, dict) or set(entry) != _ISSUER_FIELDS:
+            raise ValueError(f"{where} must have exactly the fields issuer, audience, jwksUri")
+        issuer = _check_url(entry["issuer"], f"{where}.issuer", local_mode)
+        if urlsplit(issuer).query:
+            raise ValueError(f"{where}.issuer must not have a query (OIDC Discovery §3)")
+        audience = entry["audience"]
+        if not isinstance(audience, str) or not audience.strip():
+            raise ValueError(f"{where}.audience must be a non-empty string")
+        jwks_uri = _check_url(entry["jwksUri"], f"{where}.jwksUri", local_mode)
+        if issuer in issuers:
+            raise ValueError(f"{where}.issuer is listed twice")
+        issuers[issuer] = TrustedIssuer(issuer, audience, jwks_uri)
+    return tuple(issuers.values())
 
 
 @dataclass(frozen=True)
@@ -29,6 +84,9 @@ class Settings:
     # LOCAL_MODE=1 (set by local/stack.py) allows http:// loopback issuers such as the
     # development IdP. Ignored inside AWS Lambda, so a deployed stage can never turn it on.
     local_mode: bool = False
+    # DASHBOARD_LOGIN as written: parsed by chalicelib/dashboard/login.py when the dashboard
+    # is asked for, so that a mistake in it cannot stop the API or the authorizer.
+    dashboard_login: str = ""
     # The stage's EventBridge bus for audit events (EVENT_BUS_NAME); None: stored only.
     event_bus_name: str | None = None
     # Where GitHub publishes its secret-scanning signing keys (SECRET_SCANNING_KEYS_URL).
@@ -51,12 +109,11 @@ class Settings:
             trusted_issuers = parse_trusted_issuers(env.get("TRUSTED_ISSUERS", ""), local_mode)
         except ValueError as error:
             raise ConfigurationError(str(error)) from None
-
         keys_url = env.get("SECRET_SCANNING_KEYS_URL", "").strip() or GITHUB_SECRET_SCANNING_KEYS
         try:
-            check_url(keys_url, local_mode)
-        except FetchRefused as refused:
-            raise ConfigurationError(f"SECRET_SCANNING_KEYS_URL: {refused}") from None
+            _check_url(keys_url, "SECRET_SCANNING_KEYS_URL", local_mode)
+        except ValueError as error:
+            raise ConfigurationError(str(error)) from None
 
         return cls(
             table_name=required("AUTH_TABLE"),
@@ -67,6 +124,7 @@ class Settings:
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
             trusted_issuers=trusted_issuers,
             local_mode=local_mode,
+            dashboard_login=env.get("DASHBOARD_LOGIN", "").strip(),
             event_bus_name=env.get("EVENT_BUS_NAME", "").strip() or None,
             secret_scanning_keys_url=keys_url,
         )

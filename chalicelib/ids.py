@@ -1,11 +1,15 @@
-"""Identifiers: `key_`, `ws_` and `usr_` followed by a ULID (sortable by creation time)."""
+"""Identifiers: `key_`, `ws_` and `usr_` followed by a ULID (sortable by creation time).
+
+The time in a ULID is the creation time the caller passes (its injected clock, or an
+imported record's own creation time), so ids sort as the records' `createdAt` do.
+"""
 
 from __future__ import annotations
 
 import re
 import secrets
 import threading
-import time
+from datetime import datetime
 
 # Crockford's base32, as the ULID spec uses it.
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -17,9 +21,11 @@ USER_ID = re.compile(r"^usr_[0-9A-Za-z]{1,40}$")
 EVENT_ID = re.compile(rf"^evt_{_ULID}$")
 
 
-def ulid(now_ms: int | None = None) -> str:
+def ulid(created_at: datetime) -> str:
     """48 bits of milliseconds then 80 random bits, 26 Crockford base32 characters."""
-    ms = int(time.time() * 1000) if now_ms is None else now_ms
+    ms = int(created_at.timestamp() * 1000)
+    if not 0 <= ms < 1 << 48:
+        raise ValueError("a ULID's time lies between 1970 and the year 10889")
     value = (ms << 80) | secrets.randbits(80)
     chars = []
     for _ in range(26):
@@ -40,28 +46,29 @@ _event_lock = threading.Lock()
 _last_event = 0
 
 
-def new_event_id() -> str:
+def new_event_id(occurred_at: datetime) -> str:
     """`evt_` + a ULID that grows strictly within this process, even inside one millisecond
     (the ULID spec's monotonic mode), so that events list in the order they happened."""
     global _last_event
+    ms = int(occurred_at.timestamp() * 1000)
     with _event_lock:
-        value = (int(time.time() * 1000) << 80) | secrets.randbits(80)
+        value = (ms << 80) | secrets.randbits(80)
         if value <= _last_event:
             value = _last_event + 1
         _last_event = value
     return "evt_" + _crockford(value)
 
 
-def new_key_id() -> str:
-    return "key_" + ulid()
+def new_key_id(created_at: datetime) -> str:
+    return "key_" + ulid(created_at)
 
 
-def new_workspace_id() -> str:
-    return "ws_" + ulid()
+def new_workspace_id(created_at: datetime) -> str:
+    return "ws_" + ulid(created_at)
 
 
-def new_user_id() -> str:
-    return "usr_" + ulid()
+def new_user_id(created_at: datetime) -> str:
+    return "usr_" + ulid(created_at)
 
 
 def is_key_id(value: str) -> bool:

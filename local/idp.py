@@ -1,14 +1,28 @@
 """A development OpenID Connect issuer for local runs only: signs ID tokens on request.
 
 `make run` starts it on http://127.0.0.1:8001 and the local service trusts it. It has no
-login at all: anyone who can reach it gets an ID token for any subject. That is the point
+real login: anyone who can reach it gets an ID token for any subject. That is the point
 locally and would be a disaster anywhere else, so it refuses to start unless LOCAL_MODE=1,
 binds loopback only, and is served over plain http, which the service refuses to trust
-outside local mode (see `chalicelib/oidc.py`). It lives in `local/`, which is never deployed.
+outside local mode (see `chalicelib/login/openid.py`). It lives in `local/`, never deployed.
 
-    GET  /.well-known/openid-configuration   discovery (issuer, jwks_uri, token_endpoint)
+    GET  /.well-known/openid-configuration   discovery
     GET  /jwks.json                          its public signing key
-    POST /token  {"sub": "...", "email": "..."}  ->  {"id_token": "..."}
+    POST /token  {"sub": "...", "email": "..."}  ->  {"id_token": "..."}   (scripts, curl)
+
+and the browser flow of a real provider, OpenID Connect authorization code + PKCE (S256),
+for the dashboard and the MCP authorization server:
+
+    GET  /authorize?response_type=code&client_id=&redirect_uri=&code_challenge=
+         &code_challenge_method=S256&state=&nonce=[&login_hint=]
+         a sign-in form (subject and email); with `login_hint` it signs in at once
+    POST /authorize                          the form: redirects with code, state and iss
+    POST /token  grant_type=authorization_code&code=&redirect_uri=&client_id=&code_verifier=
+         ->  {"id_token", "access_token", "token_type", "expires_in"}
+
+The ID token's `aud` is the `client_id` of the request (the service checks it against its
+configured audience). Redirect URIs must be loopback. Codes live 60 s and are single use.
+Answers carry CORS headers for the origins it was started with (the dashboard's).
 
     LOCAL_MODE=1 python -m local.idp [--port 8001]
 """
@@ -16,24 +30,62 @@ outside local mode (see `chalicelib/oidc.py`). It lives in `local/`, which is ne
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
+import hashlib
+import hmac
+import html
 import json
 import os
 import secrets
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 AUDIENCE = "memory-auth-local"  # the client id the local service expects in `aud`
 ID_TOKEN_LIFETIME = 600  # seconds
 MAX_BODY_BYTES = 16 * 1024
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+CODE_LIFETIME = 60  # seconds
+AUTHORIZE_PARAMETERS = (
+    "response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method",
+    "state", "nonce", "scope",
+)
+# The sign-in form is static HTML with no script and no style: nothing to allow but the form.
+PAGE_CSP = "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 
 class NotLocal(RuntimeError):
     pass
+
+
+class AuthorizeError(ValueError):
+    """A request to /authorize that must not be redirected back (bad client or redirect)."""
+
+
+@dataclass(frozen=True)
+class PendingCode:
+    client_id: str
+    redirect_uri: str
+    code_challenge: str
+    subject: str
+    email: str | None
+    nonce: str | None
+    expires: float
+
+
+def s256(verifier: str) -> str:
+    digest = hashlib.sha256(verifier.encode("ascii")).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+def loopback_redirect(uri: str) -> bool:
+    parts = urlsplit(uri)
+    return parts.scheme in ("http", "https") and (parts.hostname or "") in LOOPBACK
 
 
 class DevIdentityProvider:
@@ -51,6 +103,8 @@ class DevIdentityProvider:
         )
         self.jwk = public_jwk_from_der(self._public_der())
         self.kid: str = self.jwk["kid"]
+        self._codes: dict[str, PendingCode] = {}
+        self._lock = threading.Lock()
 
     def _public_der(self) -> bytes:
         from cryptography.hazmat.primitives import serialization
@@ -66,20 +120,30 @@ class DevIdentityProvider:
         return {
             "issuer": self.issuer,
             "jwks_uri": f"{self.issuer}/jwks.json",
+            "authorization_endpoint": f"{self.issuer}/authorize",
             "token_endpoint": f"{self.issuer}/token",
-            "response_types_supported": ["id_token"],
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code"],
+            "code_challenge_methods_supported": ["S256"],
+            "token_endpoint_auth_methods_supported": ["none"],
+            "scopes_supported": ["openid", "email", "profile"],
             "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": ["RS256"],
             "claims_supported": ["sub", "email", "email_verified", "name"],
         }
 
     def claims(
-        self, subject: str, email: str | None = None, name: str | None = None
+        self,
+        subject: str,
+        email: str | None = None,
+        name: str | None = None,
+        audience: str | None = None,
+        nonce: str | None = None,
     ) -> dict[str, Any]:
         now = int(time.time())
         claims: dict[str, Any] = {
             "iss": self.issuer,
-            "aud": self.audience,
+            "aud": audience or self.audience,
             "sub": subject,
             "iat": now,
             "exp": now + ID_TOKEN_LIFETIME,
@@ -90,6 +154,8 @@ class DevIdentityProvider:
             claims["email_verified"] = True
         if name is not None:
             claims["name"] = name
+        if nonce is not None:
+            claims["nonce"] = nonce
         return claims
 
     def sign(self, claims: dict[str, Any], headers: dict[str, Any] | None = None) -> str:
@@ -110,42 +176,246 @@ class DevIdentityProvider:
     def id_token(self, subject: str, email: str | None = None, name: str | None = None) -> str:
         return self.sign(self.claims(subject, email, name))
 
+    def check_authorization(self, parameters: dict[str, str]) -> None:
+        """Raises AuthorizeError for what must not be redirected to; else the request is fine."""
+        client_id = parameters.get("client_id", "")
+        redirect_uri = parameters.get("redirect_uri", "")
+        if not client_id or len(client_id) > 255:
+            raise AuthorizeError("client_id is required.")
+        if not loopback_redirect(redirect_uri):
+            raise AuthorizeError("redirect_uri must be a loopback http(s) URL.")
+
+    def authorization_error(self, parameters: dict[str, str]) -> str | None:
+        """The OAuth error to redirect back with, if any (checked after check_authorization)."""
+        if parameters.get("response_type") != "code":
+            return "unsupported_response_type"
+        if parameters.get("code_challenge_method") != "S256" or not parameters.get(
+            "code_challenge"
+        ):
+            return "invalid_request"
+        return None
+
+    def issue_code(self, parameters: dict[str, str], subject: str, email: str | None) -> str:
+        code = secrets.token_urlsafe(32)
+        pending = PendingCode(
+            client_id=parameters["client_id"],
+            redirect_uri=parameters["redirect_uri"],
+            code_challenge=parameters["code_challenge"],
+            subject=subject,
+            email=email,
+            nonce=parameters.get("nonce") or None,
+            expires=time.monotonic() + CODE_LIFETIME,
+        )
+        with self._lock:
+            self._codes = {c: p for c, p in self._codes.items() if p.expires > time.monotonic()}
+            self._codes[code] = pending
+        return code
+
+    def redeem(self, parameters: dict[str, str]) -> dict[str, Any] | None:
+        """The token answer for a code grant, or None (invalid_grant). A code works once."""
+        with self._lock:
+            pending = self._codes.pop(parameters.get("code", ""), None)
+        if (
+            pending is None
+            or pending.expires <= time.monotonic()
+            or pending.client_id != parameters.get("client_id")
+            or pending.redirect_uri != parameters.get("redirect_uri")
+            or not hmac.compare_digest(
+                s256(parameters.get("code_verifier", "")), pending.code_challenge
+            )
+        ):
+            return None
+        claims = self.claims(
+            pending.subject, pending.email, audience=pending.client_id, nonce=pending.nonce
+        )
+        return {
+            "id_token": self.sign(claims),
+            # Only so that generic OAuth clients find the field; nothing accepts it.
+            "access_token": secrets.token_urlsafe(24),
+            "token_type": "Bearer",
+            "expires_in": ID_TOKEN_LIFETIME,
+        }
+
     def trusted_issuer(self) -> dict[str, str]:
         """This issuer as an entry of the service's TRUSTED_ISSUERS."""
         jwks_uri = f"{self.issuer}/jwks.json"
         return {"issuer": self.issuer, "audience": self.audience, "jwksUri": jwks_uri}
 
 
-def _handler(provider: DevIdentityProvider, quiet: bool) -> type[BaseHTTPRequestHandler]:
+SIGN_IN_PAGE = """<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign in: development identity provider</title></head>
+<body>
+<main>
+<h1>Development sign-in</h1>
+<p>Local development only: any subject signs in. The application
+<strong>{client}</strong> asks you to sign in.</p>
+<form method="post" action="/authorize">
+{hidden}
+<p><label for="subject">Subject (user name)</label><br>
+<input id="subject" name="subject" required maxlength="255" autocomplete="username"
+ value="dev-user"></p>
+<p><label for="email">Email</label><br>
+<input id="email" name="email" type="email" maxlength="255" value="dev-user@example.test"></p>
+<p><button type="submit">Sign in</button></p>
+</form>
+</main>
+</body>
+</html>
+"""
+
+
+def _handler(
+    provider: DevIdentityProvider, quiet: bool, origins: frozenset[str]
+) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def _answer(self, status: int, body: dict[str, Any], no_store: bool = False) -> None:
-            data = json.dumps(body).encode()
+        def _cors(self) -> None:
+            origin = self.headers.get("Origin")
+            if origin and origin in origins:
+                self.send_header("Access-Control-Allow-Origin", origin)
+                self.send_header("Vary", "Origin")
+
+        def _send(self, status: int, data: bytes, content_type: str, **headers: str) -> None:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
-            if no_store:
-                self.send_header("Cache-Control", "no-store")
+            for name, value in headers.items():
+                self.send_header(name.replace("_", "-"), value)
+            self._cors()
             self.end_headers()
-            self.wfile.write(data)
+            if self.command != "HEAD":
+                self.wfile.write(data)
+
+        def _answer(self, status: int, body: dict[str, Any], no_store: bool = False) -> None:
+            extra = {"Cache_Control": "no-store"} if no_store else {}
+            self._send(status, json.dumps(body).encode(), "application/json", **extra)
+
+        def _page(self, status: int, body: str) -> None:
+            self._send(
+                status, body.encode(), "text/html; charset=utf-8",
+                Content_Security_Policy=PAGE_CSP, X_Frame_Options="DENY",
+                Cache_Control="no-store", Referrer_Policy="no-referrer",
+            )
+
+        def _error_page(self, message: str) -> None:
+            page = f"<!doctype html><title>Sign-in error</title><p>{html.escape(message)}</p>"
+            self._page(400, page)
+
+        def _redirect(self, uri: str, parameters: dict[str, str]) -> None:
+            separator = "&" if urlsplit(uri).query else "?"
+            location = uri + separator + urlencode(
+                {name: value for name, value in parameters.items() if value}
+            )
+            self.send_response(302)
+            self.send_header("Location", location)
+            self.send_header("Content-Length", "0")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+
+        def _read_body(self) -> bytes | None:
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
+            if not 0 <= length <= MAX_BODY_BYTES:
+                self._answer(413, {"error": "invalid_request"})
+                return None
+            return self.rfile.read(length)
+
+        def do_OPTIONS(self) -> None:  # CORS preflight (a JSON POST from the dashboard)
+            self.send_response(204)
+            self._cors()
+            self.send_header("Access-Control-Allow-Methods", "GET, POST")
+            self.send_header("Access-Control-Allow-Headers", "Content-Type")
+            self.send_header("Access-Control-Max-Age", "600")
+            self.end_headers()
 
         def do_GET(self) -> None:
-            if self.path == "/.well-known/openid-configuration":
+            path, _, query = self.path.partition("?")
+            if path == "/.well-known/openid-configuration":
                 self._answer(200, provider.discovery())
-            elif self.path == "/jwks.json":
+            elif path == "/jwks.json":
                 self._answer(200, provider.jwks())
+            elif path == "/authorize":
+                self._authorize(_single(parse_qs(query)))
             else:
                 self._answer(404, {"error": "not_found"})
 
         def do_POST(self) -> None:
-            if self.path != "/token":
+            body = self._read_body()
+            if body is None:
+                return
+            media_type = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+            if self.path == "/authorize" and media_type == "application/x-www-form-urlencoded":
+                self._sign_in(_single(parse_qs(body.decode("utf-8", "replace"))))
+            elif self.path == "/token" and media_type == "application/x-www-form-urlencoded":
+                self._code_grant(_single(parse_qs(body.decode("utf-8", "replace"))))
+            elif self.path == "/token":
+                self._scripted_token(body)
+            else:
                 self._answer(404, {"error": "not_found"})
-                return
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY_BYTES:
-                self._answer(413, {"error": "invalid_request"})
-                return
+
+        def _authorize(self, parameters: dict[str, str]) -> None:
             try:
-                body = json.loads(self.rfile.read(length) or b"null")
+                provider.check_authorization(parameters)
+            except AuthorizeError as refused:
+                self._error_page(str(refused))
+                return
+            error = provider.authorization_error(parameters)
+            if error is not None:
+                self._back(parameters, error=error)
+                return
+            hint = parameters.get("login_hint", "").strip()
+            if hint:  # a test or a script says who signs in: no form
+                self._finish(parameters, hint[:255], hint if "@" in hint else None)
+                return
+            hidden = "\n".join(
+                f'<input type="hidden" name="{name}" value="{html.escape(parameters[name])}">'
+                for name in AUTHORIZE_PARAMETERS
+                if name in parameters
+            )
+            page = SIGN_IN_PAGE.format(client=html.escape(parameters["client_id"]), hidden=hidden)
+            self._page(200, page)
+
+        def _sign_in(self, form: dict[str, str]) -> None:
+            try:
+                provider.check_authorization(form)
+            except AuthorizeError as refused:
+                self._error_page(str(refused))
+                return
+            subject = form.get("subject", "").strip()
+            email = form.get("email", "").strip() or None
+            if provider.authorization_error(form) is not None or not 0 < len(subject) <= 255:
+                self._back(form, error="invalid_request")
+                return
+            self._finish(form, subject, email)
+
+        def _finish(self, parameters: dict[str, str], subject: str, email: str | None) -> None:
+            self._back(parameters, code=provider.issue_code(parameters, subject, email))
+
+        def _back(self, parameters: dict[str, str], **outcome: str) -> None:
+            """To the client's redirect URI with the outcome, its state and our issuer."""
+            self._redirect(parameters["redirect_uri"], {
+                **outcome, "state": parameters.get("state", ""), "iss": provider.issuer,
+            })
+
+        def _code_grant(self, form: dict[str, str]) -> None:
+            if form.get("grant_type") != "authorization_code":
+                self._answer(400, {"error": "unsupported_grant_type"})
+                return
+            answer = provider.redeem(form)
+            if answer is None:
+                self._answer(400, {
+                    "error": "invalid_grant",
+                    "error_description": "The code is unknown, used, expired or not yours.",
+                })
+                return
+            self._answer(200, answer, no_store=True)
+
+        def _scripted_token(self, raw: bytes) -> None:
+            try:
+                body = json.loads(raw or b"null")
             except ValueError:
                 body = None
             subject = body.get("sub") if isinstance(body, dict) else None
@@ -164,16 +434,28 @@ def _handler(provider: DevIdentityProvider, quiet: bool) -> type[BaseHTTPRequest
             self._answer(200, {"id_token": provider.id_token(subject, email, name)}, no_store=True)
 
         def log_message(self, format: str, *args: Any) -> None:
+            # The request line holds codes and PKCE values in its query: never print it.
             if not quiet:
-                super().log_message(format, *args)
+                sys.stderr.write(f"idp: {self.command} {self.path.split('?')[0]} {args[1:2]}\n")
 
     return Handler
+
+
+def _single(parsed: dict[str, list[str]]) -> dict[str, str]:
+    """The first value of each parameter (a repeated one is not ours to guess about)."""
+    return {name: values[0] for name, values in parsed.items() if values}
 
 
 class DevIdpServer:
     """The development issuer over HTTP on loopback, served from a daemon thread."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 8001, quiet: bool = True):
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8001,
+        quiet: bool = True,
+        cors_origins: tuple[str, ...] = (),
+    ):
         if os.environ.get("LOCAL_MODE") != "1":
             raise NotLocal("the development identity provider runs only with LOCAL_MODE=1")
         if host not in LOOPBACK:
@@ -183,7 +465,7 @@ class DevIdpServer:
         self.port = int(self._server.server_address[1])
         self.endpoint = f"http://{host}:{self.port}"
         self.provider = DevIdentityProvider(self.endpoint)
-        self._server.RequestHandlerClass = _handler(self.provider, quiet)
+        self._server.RequestHandlerClass = _handler(self.provider, quiet, frozenset(cors_origins))
         self._thread: threading.Thread | None = None
 
     def start(self) -> DevIdpServer:

@@ -95,11 +95,14 @@ def local_environment(
     return env
 
 
-def start_idp(host: str, port: int) -> Any:
-    """The development OpenID issuer, in a thread of this process (needs LOCAL_MODE=1)."""
+def start_idp(host: str, port: int, service_endpoint: str) -> Any:
+    """The development OpenID issuer, in a thread of this process (needs LOCAL_MODE=1).
+
+    It answers the dashboard's token requests with CORS for the service's origin.
+    """
     from local.idp import DevIdpServer
 
-    return DevIdpServer(host, port).start()
+    return DevIdpServer(host, port, cors_origins=(service_endpoint,)).start()
 
 
 def start_secret_scanning(host: str, port: int) -> Any:
@@ -233,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         os.environ.update(local_environment(args.stage, endpoint, moto_endpoint))
         sys.path.insert(0, str(PROJECT_DIR))
-        idp = start_idp(args.host, args.idp_port)
+        idp = start_idp(args.host, args.idp_port, endpoint)
         trusted_issuers = local_trusted_issuers(idp, args.stage, callers_issuers)
         os.environ["TRUSTED_ISSUERS"] = trusted_issuers  # before the services read settings
         print(f"      development OpenID issuer on {idp.endpoint}", flush=True)
@@ -275,7 +278,8 @@ def prepare_developer(
     from chalicelib.workspaces.model import Workspace
 
     svc = services()
-    workspace = Workspace(ids.new_workspace_id(), "Development", DEV_USER_ID, svc.clock.now())
+    now = svc.clock.now()
+    workspace = Workspace(ids.new_workspace_id(now), "Development", DEV_USER_ID, now)
     svc.workspaces.create(workspace)
     minted = svc.signer.mint(DEV_USER_ID)
     return {

@@ -10,10 +10,10 @@ result.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, Protocol
 
+from chalicelib import errors, ids
 from chalicelib.access.allow_list import allows
 from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.access.scopes import ALL_SCOPES, WORKSPACE
@@ -23,27 +23,24 @@ from chalicelib.keys.plaintext import looks_like_key, parse_key
 from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
 
-if TYPE_CHECKING:  # the JWT path is imported only when a JWT arrives
-    from chalicelib.login.access_tokens import TokenVerifier
-
-# Workspace ids we could ever have issued; anything else names no workspace we know, so it
-# is refused as a non-membership without a read (and never reaches DynamoDB as a key).
-_WORKSPACE_HEADER = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-MISSING = Refusal(401, "missing_credentials", "Send 'Authorization: Bearer <API key or token>'.")
-INVALID = Refusal(401, "invalid_credentials", "The credential is not valid.")
-EXPIRED = Refusal(401, "expired_credentials", "The credential has expired.")
-REVOKED = Refusal(401, "revoked_credentials", "The credential has been revoked.")
-MISMATCH = Refusal(
-    403, "workspace_mismatch", "This workspace key is bound to another workspace."
-)
-NOT_A_MEMBER = Refusal(403, "not_a_member", "The caller is not a member of this workspace.")
-IP_NOT_ALLOWED = Refusal(
-    403, "ip_not_allowed", "This key may not be used from this address (its allowedCidrs)."
-)
+MISSING = Refusal(errors.MISSING_CREDENTIALS)
+INVALID = Refusal(errors.INVALID_CREDENTIALS)
+EXPIRED = Refusal(errors.EXPIRED_CREDENTIALS)
+REVOKED = Refusal(errors.REVOKED_CREDENTIALS)
+MISMATCH = Refusal(errors.WORKSPACE_MISMATCH)
+NOT_A_MEMBER = Refusal(errors.NOT_A_MEMBER)
+IP_NOT_ALLOWED = Refusal(errors.IP_NOT_ALLOWED)
 UNSCHEMED_KEY = Refusal(
-    401, "invalid_credentials", "Send the key as 'Authorization: Bearer <key>'."
+    errors.INVALID_CREDENTIALS, "Send the key as 'Authorization: Bearer <key>'."
 )
+
+
+class VerifiesUserTokens(Protocol):
+    """Checks a user token: its claims, or `TokenRejected`; `DependencyUnavailable` when the
+    signing keys cannot be loaded. Any callable of this shape will do: the runtime passes one
+    that builds the verifier (KMS client, PyJWT) only when the first user token arrives."""
+
+    def __call__(self, token: str) -> dict[str, Any]: ...
 
 
 class RecordsUse(Protocol):
@@ -68,13 +65,13 @@ class Resolver:
         keys: KeyStore,
         workspaces: WorkspaceStore,
         clock: Clock,
-        verifier: TokenVerifier | None = None,
+        verify_user_token: VerifiesUserTokens,
         last_use: RecordsUse | None = None,
     ):
         self._keys = keys
         self._workspaces = workspaces
         self._clock = clock
-        self._verifier = verifier
+        self._verify_user_token = verify_user_token
         self._last_use = last_use
 
     def resolve(
@@ -139,12 +136,13 @@ class Resolver:
     def _resolve_user_token(
         self, token: str, workspace_id: str | None, origin: Origin | None
     ) -> Principal | Refusal:
+        # Imported only when a JWT arrives: the API-key path never loads the token modules.
         from chalicelib.login.access_tokens import TokenRejected, looks_like_jwt
 
-        if self._verifier is None or not looks_like_jwt(token):
+        if not looks_like_jwt(token):
             return INVALID
         try:
-            claims = self._verifier.verify(token)
+            claims = self._verify_user_token(token)
         except TokenRejected as rejected:
             return EXPIRED if rejected.expired else INVALID
         return Principal(
@@ -160,7 +158,9 @@ class Resolver:
         workspace_id = principal.workspace_id
         if workspace_id is None:
             return principal
-        if not _WORKSPACE_HEADER.match(workspace_id):
+        if not ids.is_workspace_id(workspace_id):
+            # No workspace we could have issued: refused without a read (and never sent to
+            # DynamoDB as part of a key).
             return NOT_A_MEMBER
         if not self._workspaces.is_member(workspace_id, principal.user_id):
             return NOT_A_MEMBER

@@ -6,9 +6,9 @@ import re
 
 from chalice import Blueprint, Response
 
+from chalicelib import errors
 from chalicelib.access.policy import require_manager
 from chalicelib.api import edge
-from chalicelib.errors import bad_request
 from chalicelib.runtime import services
 
 blueprint = Blueprint(__name__)
@@ -23,7 +23,7 @@ def list_events() -> Response:
     params = edge.query(request, {"limit", "cursor", "type", "keyId", "workspace_id"})
     limit_text = params.get("limit", "50")
     if not re.fullmatch(r"[0-9]{1,3}", limit_text) or not 1 <= int(limit_text) <= 100:
-        raise bad_request("invalid_parameter", "limit must be a whole number from 1 to 100.")
+        raise errors.INVALID_PARAMETER.error("limit must be a whole number from 1 to 100.")
     page = services().event_log.history(
         principal, int(limit_text), params.get("cursor"), params.get("type"), params.get("keyId")
     )

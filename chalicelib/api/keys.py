@@ -12,10 +12,11 @@ from typing import Any
 
 from chalice import Blueprint, Response
 
+from chalicelib import errors
 from chalicelib.access.allow_list import InvalidCidr, parse_cidrs
 from chalicelib.access.policy import require_manager
+from chalicelib.access.scopes import ADMIN
 from chalicelib.api import edge
-from chalicelib.errors import bad_request
 from chalicelib.keys.model import MAX_GRACE_PERIOD, MAX_LIFETIME_DAYS
 from chalicelib.keys.service import IssuedKey, KeyChanges, NewKey
 from chalicelib.runtime import services
@@ -39,30 +40,25 @@ def _allowed_cidrs(value: Any) -> tuple[str, ...] | None:
     try:
         return parse_cidrs(value)
     except InvalidCidr as invalid:
-        raise bad_request("invalid_cidr", str(invalid)) from None
+        raise errors.INVALID_CIDR.error(str(invalid)) from None
 
 
 def _new_key(body: dict[str, Any]) -> NewKey:
-    label = edge.clean_text(body.get("label"), "invalid_label", "label")
-    category = body.get("category")
-    if category is None:
-        category = "admin"  # the default when omitted
-    elif not isinstance(category, str):
-        raise bad_request("invalid_category", "category must be 'workspace' or 'admin'.")
+    label = edge.clean_text(body.get("label"), errors.INVALID_LABEL, "label")
     workspace_id = edge.one_of_spellings(body, "workspaceId", "workspace_id")
     if workspace_id is not None and not isinstance(workspace_id, str):
-        raise bad_request("invalid_workspace_id", "workspaceId must be a string.")
+        raise errors.INVALID_WORKSPACE_ID.error()
     scopes = body.get("scopes")
     if scopes is not None and not (
         isinstance(scopes, list) and all(isinstance(s, str) for s in scopes)
     ):
-        raise bad_request("invalid_scope", "scopes must be a list of strings.")
+        raise errors.INVALID_SCOPE.error("scopes must be a list of strings.")
+    category = body.get("category")
+    if category is None:
+        category = ADMIN  # the default when omitted; any other value the key service judges
     days = body.get("expiresInDays", MAX_LIFETIME_DAYS)
     if not _whole_number(days) or not 1 <= days <= MAX_LIFETIME_DAYS:
-        raise bad_request(
-            "invalid_lifetime",
-            f"expiresInDays must be a whole number from 1 to {MAX_LIFETIME_DAYS}.",
-        )
+        raise errors.INVALID_LIFETIME.error()
     return NewKey(
         label=label,
         category=category,
@@ -77,17 +73,14 @@ def _grace(body: dict[str, Any]) -> timedelta:
     seconds = body.get("gracePeriodSeconds", 0)
     limit = int(MAX_GRACE_PERIOD.total_seconds())
     if not _whole_number(seconds) or not 0 <= seconds <= limit:
-        raise bad_request(
-            "invalid_grace_period",
-            f"gracePeriodSeconds must be a whole number from 0 to {limit} (7 days).",
-        )
+        raise errors.INVALID_GRACE_PERIOD.error()
     return timedelta(seconds=seconds)
 
 
 def _changes(body: dict[str, Any]) -> KeyChanges:
     label = None
     if "label" in body:
-        label = edge.clean_text(body["label"], "invalid_label", "label")
+        label = edge.clean_text(body["label"], errors.INVALID_LABEL, "label")
     return KeyChanges(
         label=label,
         cidrs_given="allowedCidrs" in body,
@@ -123,7 +116,7 @@ def list_api_keys() -> Response:
     params = edge.query(request, {"limit", "cursor", "status", "workspace_id"})
     limit_text = params.get("limit", "50")
     if not re.fullmatch(r"[0-9]{1,3}", limit_text) or not 1 <= int(limit_text) <= 100:
-        raise bad_request("invalid_parameter", "limit must be a whole number from 1 to 100.")
+        raise errors.INVALID_PARAMETER.error("limit must be a whole number from 1 to 100.")
     page = services().key_service.list(
         principal, int(limit_text), params.get("cursor"), params.get("status")
     )

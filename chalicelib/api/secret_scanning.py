@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from chalice import Blueprint, Response
 
+from chalicelib import errors
 from chalicelib.api import edge
-from chalicelib.errors import DependencyUnavailable, ServiceError, bad_request
+from chalicelib.errors import DependencyUnavailable
 from chalicelib.runtime import services
 from chalicelib.scanning.github import (
     IDENTIFIER_HEADER,
@@ -41,16 +42,12 @@ def github_report() -> Response:
     except KeyListUnavailable:
         raise DependencyUnavailable("GitHub's secret scanning key list") from None
     if not verified:
-        raise ServiceError(
-            401,
-            "invalid_signature",
-            "The report's Github-Public-Key-Signature does not verify with a published key.",
-        )
+        raise errors.INVALID_SIGNATURE.error()
     edge.query(request, set())
     if edge.media_type(request) != edge.JSON:
-        raise ServiceError(415, "unsupported_media_type", "Send application/json.")
+        raise errors.UNSUPPORTED_MEDIA_TYPE.error()
     try:
         report = parse_report(raw)
     except MalformedReport as malformed:
-        raise bad_request("invalid_report", str(malformed)) from None
+        raise errors.INVALID_REPORT.error(str(malformed)) from None
     return edge.json_response(services().leak_reports.handle(report, edge.origin(request)))

@@ -14,7 +14,7 @@ from chalicelib import ids
 from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Origin, Principal
 from chalicelib.clock import Clock
-from chalicelib.errors import bad_request
+from chalicelib.errors import INVALID_PARAMETER
 from chalicelib.events.model import TYPES, Actor, Event, actor_of
 from chalicelib.events.publisher import EventPublisher
 from chalicelib.events.store import EventPage, EventStore, decode_cursor
@@ -37,10 +37,11 @@ class EventLog:
         data: Mapping[str, Any] | None = None,
     ) -> Event:
         assert type in TYPES, type
+        now = self._clock.now()
         return Event(
-            id=ids.new_event_id(),
+            id=ids.new_event_id(now),
             type=type,
-            occurred_at=self._clock.now(),
+            occurred_at=now,
             audience=audience,
             actor=actor,
             key_id=key_id,
@@ -89,11 +90,11 @@ class EventLog:
         if cursor is not None:
             after = decode_cursor(cursor)
             if after is None:
-                raise bad_request("invalid_parameter", "cursor is not a cursor this API issued.")
+                raise INVALID_PARAMETER.error("cursor is not a cursor this API issued.")
         if type is not None and type not in TYPES:
-            raise bad_request("invalid_parameter", f"type must be one of {', '.join(TYPES)}.")
+            raise INVALID_PARAMETER.error(f"type must be one of {', '.join(TYPES)}.")
         if key_id is not None and not ids.is_key_id(key_id):
-            raise bad_request("invalid_parameter", "keyId must look like key_….")
+            raise INVALID_PARAMETER.error("keyId must look like key_….")
         now = self._clock.now()
         workspace_id = principal.workspace_id
 

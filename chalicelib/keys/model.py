@@ -6,8 +6,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Literal
 
+from chalicelib import ids
 from chalicelib.clock import rfc3339
 
+# The lifetimes of a key, here only: everything else asks the record.
 MAX_LIFETIME_DAYS = 90  # static keys live at most 90 days; a creator may choose fewer
 KEY_LIFETIME = timedelta(days=MAX_LIFETIME_DAYS)
 REVOKED_RETENTION = timedelta(days=30)  # revoked keys stay on the blocklist 30 days
@@ -53,6 +55,39 @@ class ApiKey:
     # When the next expiry notice is due (owner item only); None once none is (announced,
     # revoked or rotated). Not part of the resource.
     notice_at: datetime | None = None
+
+    @classmethod
+    def new(
+        cls,
+        owner_id: str,
+        label: str,
+        category: str,
+        workspace_id: str | None,
+        scopes: tuple[str, ...],
+        key_hash: str,
+        hint: str | None,
+        created_at: datetime,
+        revealable: bool,
+        lifetime_days: int = MAX_LIFETIME_DAYS,
+        allowed_cidrs: tuple[str, ...] | None = None,
+    ) -> ApiKey:
+        """A key created at `created_at`: its id sorts by that time, and it expires
+        `lifetime_days` (at most 90) later."""
+        return cls(
+            id=ids.new_key_id(created_at),
+            owner_id=owner_id,
+            label=label,
+            category=category,
+            workspace_id=workspace_id,
+            scopes=scopes,
+            key_hash=key_hash,
+            hint=hint,
+            created_at=created_at,
+            expires_at=created_at + lifetime(lifetime_days),
+            revealable=revealable,
+            lifetime_days=lifetime_days,
+            allowed_cidrs=allowed_cidrs,
+        )
 
     def end(self) -> datetime | None:
         """When the key stopped (or stops) working as revoked, if it does.

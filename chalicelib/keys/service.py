@@ -11,16 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
-from chalicelib import ids
-from chalicelib.access.policy import refused, require_manager
+from chalicelib import errors, ids
+from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
-from chalicelib.access.resolution import NOT_A_MEMBER
 from chalicelib.access.scopes import ADMIN, CATEGORIES, SCOPES_BY_CATEGORY, WORKSPACE, ordered
 from chalicelib.clock import Clock, rfc3339
-from chalicelib.errors import ServiceError, bad_request, forbidden, not_found
+from chalicelib.errors import ServiceError
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
-from chalicelib.keys.model import MAX_LIFETIME_DAYS, ApiKey, lifetime
+from chalicelib.keys.model import MAX_LIFETIME_DAYS, ApiKey
 from chalicelib.keys.plaintext import generate_key, hash_key, hint
 from chalicelib.keys.store import KeyNotActive, KeyPage, KeyStore, Notice, decode_cursor
 from chalicelib.keys.vault import CiphertextMismatch, KeyVault
@@ -33,7 +32,7 @@ STATUSES = ("active", "revoked", "expired")
 @dataclass(frozen=True)
 class NewKey:
     label: str
-    category: str = ADMIN
+    category: object = ADMIN  # as the caller sent it: `create` judges it
     workspace_id: str | None = None
     scopes: Sequence[str] | None = None
     lifetime_days: int = MAX_LIFETIME_DAYS
@@ -55,8 +54,8 @@ class IssuedKey:
     plaintext: str = field(repr=False)
 
 
-def key_not_active(detail: str = "Only an active key can be rotated.") -> ServiceError:
-    return ServiceError(409, "key_not_active", detail)
+def key_not_active(detail: str | None = None) -> ServiceError:
+    return errors.KEY_NOT_ACTIVE.error(detail)
 
 
 class KeyService:
@@ -85,9 +84,7 @@ class KeyService:
         allowed_cidrs: tuple[str, ...] | None,
     ) -> tuple[ApiKey, str, bytes]:
         plaintext = generate_key()
-        now = self._clock.now()
-        api_key = ApiKey(
-            id=ids.new_key_id(),
+        api_key = ApiKey.new(
             owner_id=owner_id,
             label=label,
             category=category,
@@ -95,8 +92,7 @@ class KeyService:
             scopes=tuple(ordered(scopes)),
             key_hash=hash_key(plaintext),
             hint=hint(plaintext),
-            created_at=now,
-            expires_at=now + lifetime(lifetime_days),
+            created_at=self._clock.now(),
             revealable=True,
             lifetime_days=lifetime_days,
             allowed_cidrs=allowed_cidrs,
@@ -106,38 +102,34 @@ class KeyService:
 
     def create(self, principal: Principal, request: NewKey) -> IssuedKey:
         require_manager(principal)
-        if request.category not in CATEGORIES:
-            raise bad_request("invalid_category", "category must be 'workspace' or 'admin'.")
-        if request.category == ADMIN and request.workspace_id is not None:
-            raise bad_request(
-                "workspace_id_not_allowed", "An admin key is not bound to a workspace."
-            )
-        if request.category == WORKSPACE and request.workspace_id is None:
-            raise bad_request(
-                "workspace_id_required", "A workspace key needs the workspaceId it is bound to."
-            )
-        allowed = SCOPES_BY_CATEGORY[request.category]
+        category = request.category
+        if not isinstance(category, str) or category not in CATEGORIES:
+            raise errors.INVALID_CATEGORY.error()
+        if category == ADMIN and request.workspace_id is not None:
+            raise errors.WORKSPACE_ID_NOT_ALLOWED.error()
+        if category == WORKSPACE and request.workspace_id is None:
+            raise errors.WORKSPACE_ID_REQUIRED.error()
+        allowed = SCOPES_BY_CATEGORY[category]
         if request.scopes is None:
             scopes = [s for s in allowed if s in principal.scopes]
         else:
             unknown = [s for s in request.scopes if s not in allowed]
             if not request.scopes or unknown:
-                raise bad_request(
-                    "invalid_scope",
-                    f"scopes must be a non-empty subset of {', '.join(allowed)}.",
+                raise errors.INVALID_SCOPE.error(
+                    f"scopes must be a non-empty subset of {', '.join(allowed)}."
                 )
             scopes = list(dict.fromkeys(request.scopes))
         if not scopes or not set(scopes) <= principal.scopes:
-            raise forbidden("insufficient_scope", "A key cannot get scopes its creator lacks.")
+            raise errors.INSUFFICIENT_SCOPE.error("A key cannot get scopes its creator lacks.")
         if request.workspace_id is not None and not (
             ids.is_workspace_id(request.workspace_id)
             and self._workspaces.is_member(request.workspace_id, principal.user_id)
         ):
-            raise refused(NOT_A_MEMBER)
+            raise errors.NOT_A_MEMBER.error()
         api_key, plaintext, ciphertext = self._issue(
             principal.user_id,
             request.label,
-            request.category,
+            category,
             request.workspace_id,
             scopes,
             request.lifetime_days,
@@ -170,9 +162,9 @@ class KeyService:
         if cursor is not None:
             after = decode_cursor(cursor)
             if after is None:
-                raise bad_request("invalid_parameter", "cursor is not a cursor this API issued.")
+                raise errors.INVALID_PARAMETER.error("cursor is not a cursor this API issued.")
         if status is not None and status not in STATUSES:
-            raise bad_request("invalid_parameter", "status must be active, revoked or expired.")
+            raise errors.INVALID_PARAMETER.error("status must be active, revoked or expired.")
         now = self._clock.now()
         workspace_id = principal.workspace_id
 
@@ -197,7 +189,7 @@ class KeyService:
         )
         now = self._clock.now()
         if found is None or found[0].gone(now):
-            raise not_found("No API key with this id.")
+            raise errors.NOT_FOUND.error("No API key with this id.")
         api_key = found[0]
         if api_key.status(now) == "expired" and api_key.notice_at is not None:
             self._announce_expired(api_key)
@@ -231,7 +223,7 @@ class KeyService:
         """Handing out a key (reveal, or a rotation's successor) hands out its scopes: a
         credential may only do that for keys whose scopes it holds itself."""
         if not set(api_key.scopes) <= principal.scopes:
-            raise forbidden("insufficient_scope", "A key cannot get scopes its creator lacks.")
+            raise errors.INSUFFICIENT_SCOPE.error("A key cannot get scopes its creator lacks.")
 
     def get(self, principal: Principal, key_id: str) -> ApiKey:
         return self._owned_with_ciphertext(principal, key_id, last_use=True)[0]
@@ -248,19 +240,17 @@ class KeyService:
         """The plaintext of `api_key` (from `sealed`), once its audit event is stored."""
         now = self._clock.now()
         if api_key.status(now) == "revoked":
-            raise ServiceError(410, "key_revoked", "This key has been revoked.")
+            raise errors.KEY_REVOKED.error()
         if ciphertext is None:
-            raise ServiceError(
-                410, "key_not_revealable", "This key was created before encryption at rest."
-            )
+            raise errors.KEY_NOT_REVEALABLE.error()
         try:
             plaintext = self._vault.open(ciphertext, api_key.id, api_key.owner_id)
         except CiphertextMismatch:
             logger.error(
                 "stored ciphertext does not match its record", extra={"key_id": api_key.id}
             )
-            raise ServiceError(
-                410, "key_not_revealable", "This key's stored secret cannot be recovered."
+            raise errors.KEY_NOT_REVEALABLE.error(
+                "This key's stored secret cannot be recovered."
             ) from None
         self._events.record(
             self._events.by(

@@ -273,24 +273,17 @@ class KeyStore:
             ]
         )
 
-    def get(self, owner_id: str, key_id: str, last_use: bool = False) -> ApiKey | None:
-        found = self.get_with_ciphertext(owner_id, key_id, last_use)
-        return found[0] if found else None
-
     def get_with_ciphertext(
         self, owner_id: str, key_id: str, last_use: bool = False
     ) -> tuple[ApiKey, bytes | None] | None:
         """The owner's key and its ciphertext; with `last_use`, its `lastUsedAt` too."""
-        found = self._get_owner_item(owner_id, key_id)
+        found = get_consistent(self._client, self._table, user_pk(owner_id), key_sk(key_id))
         if not found:
             return None
         api_key = _from_values(found)
         if last_use:
             api_key = self.with_last_use([api_key])[0]
         return api_key, found.get("ciphertext")
-
-    def _get_owner_item(self, owner_id: str, key_id: str) -> dict[str, Any] | None:
-        return get_consistent(self._client, self._table, user_pk(owner_id), key_sk(key_id))
 
     def find_by_hash(self, key_hash: str) -> ApiKey | None:
         """The request path's one read: strongly consistent, so revocation is never stale."""

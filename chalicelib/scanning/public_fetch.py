@@ -3,8 +3,7 @@
 Only `https` to public addresses (and, in local mode, `http` to loopback); the host is
 resolved once and every address it resolves to must qualify, then the connection goes to
 that address (so a second, different DNS answer cannot point it inside); no redirects; a
-size limit and a time limit. Standard library only, imported when a fetch happens (the
-configuration checks the URL at start, on every function's cold-start path).
+size limit and a time limit. Standard library only, imported when a fetch happens.
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ def _qualifies(address: str, local_http: bool) -> bool:
 
 
 def check_url(url: str, local_mode: bool) -> None:
-    """Refuse a URL this module would never fetch (configuration checks call it at start)."""
+    """Refuse a URL this module would never fetch."""
     parts = urlsplit(url)
     if not parts.hostname:
         raise FetchRefused("the URL names no host")

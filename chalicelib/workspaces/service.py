@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from chalicelib import ids
-from chalicelib.access.policy import refused, require_manager
+from chalicelib import errors, ids
+from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
-from chalicelib.access.resolution import NOT_A_MEMBER
 from chalicelib.clock import Clock
-from chalicelib.errors import ServiceError, forbidden, not_found
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
 from chalicelib.workspaces.model import Member, Workspace
@@ -22,7 +20,8 @@ class WorkspaceService:
 
     def create(self, principal: Principal, name: str) -> Workspace:
         require_manager(principal)
-        workspace = Workspace(ids.new_workspace_id(), name, principal.user_id, self._clock.now())
+        now = self._clock.now()
+        workspace = Workspace(ids.new_workspace_id(now), name, principal.user_id, now)
         event = self._events.by(
             principal, events.WORKSPACE_CREATED, workspace.owner_id,
             workspace_id=workspace.id, data={"name": name},
@@ -40,10 +39,10 @@ class WorkspaceService:
         if not ids.is_workspace_id(workspace_id) or not self._workspaces.is_member(
             workspace_id, principal.user_id
         ):
-            raise refused(NOT_A_MEMBER)
+            raise errors.NOT_A_MEMBER.error()
         workspace = self._workspaces.get(workspace_id)
         if workspace is None:
-            raise refused(NOT_A_MEMBER)
+            raise errors.NOT_A_MEMBER.error()
         return workspace
 
     def owned(self, principal: Principal, workspace_id: str) -> Workspace:
@@ -51,7 +50,7 @@ class WorkspaceService:
         the routes call it before they read the request."""
         workspace = self._workspace_of_member(principal, workspace_id)
         if workspace.owner_id != principal.user_id:
-            raise forbidden("owner_required", "Only the workspace owner can change its members.")
+            raise errors.OWNER_REQUIRED.error()
         return workspace
 
     def members(self, principal: Principal, workspace_id: str) -> list[Member]:
@@ -64,7 +63,7 @@ class WorkspaceService:
         """Add `user_id` to `workspace` (from `owned`); True when it was not a member."""
         workspace_id = workspace.id
         if not ids.is_user_id(user_id):
-            raise ServiceError(400, "invalid_user_id", "userId must look like usr_….")
+            raise errors.INVALID_USER_ID.error()
         now = self._clock.now()
         event = self._events.by(
             principal, events.MEMBER_ADDED, workspace.owner_id,
@@ -82,7 +81,7 @@ class WorkspaceService:
         """Remove `user_id` from `workspace` (from `owned`)."""
         workspace_id = workspace.id
         if user_id == workspace.owner_id:
-            raise ServiceError(409, "owner_cannot_leave", "The owner cannot remove itself.")
+            raise errors.OWNER_CANNOT_LEAVE.error()
         event = self._events.by(
             principal, events.MEMBER_REMOVED, workspace.owner_id,
             workspace_id=workspace_id, data={"userId": user_id},
@@ -90,5 +89,5 @@ class WorkspaceService:
         if not ids.is_user_id(user_id) or not self._workspaces.remove_member(
             workspace_id, user_id, [self._events.member(event)]
         ):
-            raise not_found("This user is not a member of the workspace.")
+            raise errors.NOT_FOUND.error("This user is not a member of the workspace.")
         self._events.published(event)

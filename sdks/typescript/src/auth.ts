@@ -1,7 +1,7 @@
 // `client.auth`: the spec §4 accessor (listApiKeys, revealApiKey, rotateApiKey, revokeApiKey,
 // refreshAccessToken), plus createApiKey, getApiKey, exchange and whoami.
 
-import { ApiError } from "./errors.js";
+import { UnexpectedResponseError } from "./errors.js";
 import type { Transport } from "./transport.js";
 import type {
   ApiKey,
@@ -36,7 +36,7 @@ function tokenSet(body: unknown, status: number): TokenSet {
     typeof expires_in !== "number" ||
     !Number.isFinite(expires_in)
   ) {
-    throw new ApiError({
+    throw new UnexpectedResponseError({
       status,
       code: "unexpected_response",
       detail: "The token answer lacks access_token, refresh_token or expires_in.",
@@ -67,15 +67,20 @@ export class AuthClient {
   }
 
   /**
-   * The caller's own keys, newest first, one page at a time. With a workspace (the argument,
-   * else the client's), only keys bound to it; pass `null` to list every key of the caller.
+   * The caller's own keys, newest first, one page at a time. By default the list is filtered
+   * to one workspace, the argument or else the client's `workspaceId`: only the keys bound to
+   * it (so no admin keys). With neither, or with `{ allWorkspaces: true }`, every key of the
+   * caller is listed. (`null` for `workspaceId` still means all workspaces, but is deprecated.)
    */
   async listApiKeys(workspaceId?: string | null, options: ListApiKeysOptions = {}): Promise<ApiKeyPage> {
+    if (options.allWorkspaces === true && typeof workspaceId === "string") {
+      throw new TypeError("Pass either workspaceId or { allWorkspaces: true }, not both.");
+    }
     const answer = await this.#transport.request({
       method: "GET",
       path: KEYS,
       query: { limit: options.limit, cursor: options.cursor, status: options.status },
-      workspaceId: this.#workspace(workspaceId),
+      workspaceId: this.#workspace(options.allWorkspaces === true ? null : workspaceId),
       authenticated: true,
     });
     return answer.body as ApiKeyPage;
@@ -168,6 +173,7 @@ export class AuthClient {
       path: "/v1/auth/exchange",
       body: { id_token: token },
       authenticated: false,
+      oauth: true,
       secrets: [token],
     });
     return tokenSet(answer.body, answer.status);
@@ -184,6 +190,7 @@ export class AuthClient {
       path: "/v1/auth/refresh",
       body: { refresh_token: token },
       authenticated: false,
+      oauth: true,
       secrets: [token],
     });
     return tokenSet(answer.body, answer.status);

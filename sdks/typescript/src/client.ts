@@ -3,16 +3,20 @@
 import { AuthClient } from "./auth.js";
 import { environmentDefaults } from "./environment.js";
 import { ConfigurationError } from "./errors.js";
+import { DEFAULT_RETRIES, MAX_RETRIES } from "./retry.js";
 import { Transport, type Credential, type FetchFunction, type TokenProvider } from "./transport.js";
+
+export { DEFAULT_RETRIES } from "./retry.js";
 
 /** The service's base URL when neither `endpoint` nor MEMORY_ENDPOINT names another. */
 export const DEFAULT_ENDPOINT = "https://auth.memory.example.com";
 export const DEFAULT_TIMEOUT_MS = 30_000;
-export const DEFAULT_RETRIES = 2;
-const MAX_RETRIES = 10;
 
 export interface ClientOptions {
-  /** The service's base URL. Node falls back to MEMORY_ENDPOINT, then DEFAULT_ENDPOINT. */
+  /**
+   * The service's base URL. Node falls back to MEMORY_ENDPOINT, then DEFAULT_ENDPOINT.
+   * `https` is required, except on loopback (localhost, 127.0.0.0/8, ::1).
+   */
   endpoint?: string;
   /** Sent as X-Workspace-Id (per-call arguments win). Node falls back to MEMORY_WORKSPACE_ID. */
   workspaceId?: string;
@@ -28,6 +32,13 @@ export interface ClientOptions {
   fetch?: FetchFunction;
 }
 
+/** localhost, 127.0.0.0/8 or ::1, as the URL parser spells a hostname (IPv6 in brackets). */
+export function isLoopback(hostname: string): boolean {
+  if (hostname === "localhost" || hostname === "[::1]") return true;
+  // The parser has already normalised any IPv4 spelling (127.1, 0x7f.1) to dotted decimal.
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
 function endpointUrl(value: string): string {
   let url: URL;
   try {
@@ -38,8 +49,16 @@ function endpointUrl(value: string): string {
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new ConfigurationError("endpoint must be an absolute http(s) URL.");
   }
-  if (url.search !== "" || url.hash !== "") {
-    throw new ConfigurationError("endpoint must not carry a query or a fragment.");
+  if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") {
+    throw new ConfigurationError("endpoint must not carry credentials, a query or a fragment.");
+  }
+  if (url.protocol === "http:" && !isLoopback(url.hostname)) {
+    // A bearer credential over plain HTTP is readable by anyone on the path.
+    const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+    throw new ConfigurationError(
+      `endpoint uses scheme http with host ${host}: plain http is allowed only for a loopback ` +
+        "host (localhost, 127.0.0.0/8, ::1); use https.",
+    );
   }
   return url.toString().replace(/\/+$/, "");
 }

@@ -1,13 +1,14 @@
-// One small hierarchy. Every error the SDK throws is a MemoryError; every answer of the
+// One small hierarchy. Every error the SDK throws is a MemorySDKError; every answer of the
 // service that is not a success is an ApiError carrying its HTTP status and its stable code
-// (the problem+json `code`, or the OAuth `error` on the token endpoints).
+// (the problem+json `code`, or the OAuth `error` on the token endpoints). The class names
+// are the Python SDK's, status for status.
 //
-//   MemoryError
+//   MemorySDKError
 //   ├── ConfigurationError          bad options, or no credential for a call that needs one
-//   ├── NetworkError                no HTTP answer (refused, reset, DNS)
+//   ├── NetworkError                no HTTP answer (refused, reset, DNS); mayHaveReached
 //   │   └── RequestTimeoutError     no answer within `timeout`
 //   └── ApiError                    status, code, detail
-//       ├── BadRequestError         400
+//       ├── BadRequestError         400, 413, 422
 //       ├── AuthenticationError     401 (missing, invalid, expired or revoked credential)
 //       ├── PermissionDeniedError   403
 //       ├── NotFoundError           404
@@ -16,20 +17,40 @@
 //       ├── RateLimitError          429 (retryAfter in seconds)
 //       ├── ServerError             5xx
 //       │   └── ServiceUnavailableError  503
-//       └── OAuthError              any status from exchange or refresh with an OAuth body
+//       ├── OAuthError              any status from exchange or refresh with an OAuth body
+//       └── UnexpectedResponseError a success whose body is not the documented one
 //
 // Messages never contain a key or a token: see redaction.ts.
 
-export class MemoryError extends Error {
-  override name = "MemoryError";
+export class MemorySDKError extends Error {
+  override name = "MemorySDKError";
 }
 
-export class ConfigurationError extends MemoryError {
+/** @deprecated The old name of MemorySDKError (the same class). */
+export const MemoryError = MemorySDKError;
+/** @deprecated The old name of MemorySDKError (the same class). */
+export type MemoryError = MemorySDKError;
+
+export class ConfigurationError extends MemorySDKError {
   override name = "ConfigurationError";
 }
 
-export class NetworkError extends MemoryError {
+export interface NetworkErrorOptions {
+  /**
+   * False when the request certainly never left this process (the connection could not be
+   * made); a create or rotate with true may have taken effect.
+   */
+  mayHaveReached: boolean;
+}
+
+export class NetworkError extends MemorySDKError {
   override name = "NetworkError";
+  readonly mayHaveReached: boolean;
+
+  constructor(message: string, options: NetworkErrorOptions) {
+    super(message);
+    this.mayHaveReached = options.mayHaveReached;
+  }
 }
 
 export class RequestTimeoutError extends NetworkError {
@@ -49,7 +70,7 @@ export interface ApiErrorDetails {
   retryAfter?: number | undefined;
 }
 
-export class ApiError extends MemoryError {
+export class ApiError extends MemorySDKError {
   override name = "ApiError";
   readonly status: number;
   readonly code: string;
@@ -109,6 +130,11 @@ export class OAuthError extends ApiError {
   override name = "OAuthError";
 }
 
+/** A success whose body is not the documented one; `code` is `unexpected_response`. */
+export class UnexpectedResponseError extends ApiError {
+  override name = "UnexpectedResponseError";
+}
+
 const BY_STATUS: Readonly<Record<number, new (details: ApiErrorDetails) => ApiError>> = {
   400: BadRequestError,
   401: AuthenticationError,
@@ -116,6 +142,8 @@ const BY_STATUS: Readonly<Record<number, new (details: ApiErrorDetails) => ApiEr
   404: NotFoundError,
   409: ConflictError,
   410: GoneError,
+  413: BadRequestError,
+  422: BadRequestError,
   429: RateLimitError,
   503: ServiceUnavailableError,
 };

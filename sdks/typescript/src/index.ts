@@ -14,6 +14,7 @@ export {
   ConflictError,
   GoneError,
   MemoryError,
+  MemorySDKError,
   NetworkError,
   NotFoundError,
   OAuthError,
@@ -22,8 +23,16 @@ export {
   RequestTimeoutError,
   ServerError,
   ServiceUnavailableError,
+  UnexpectedResponseError,
 } from "./errors.js";
-export type { ApiErrorDetails } from "./errors.js";
+export type { ApiErrorDetails, NetworkErrorOptions } from "./errors.js";
+export {
+  BACKOFF_BASE_MS,
+  BACKOFF_CAP_MS,
+  MAX_RETRIES,
+  RETRY_AFTER_MAX_SECONDS,
+  RETRYABLE_STATUSES,
+} from "./retry.js";
 export type {
   ApiKey,
   ApiKeyPage,

@@ -5,9 +5,13 @@
 const REDACTED = "[redacted]";
 const MAX_TEXT = 500;
 
-// API keys (`svc_` with a checksum, `legacy_` without), and anything shaped like a JWT.
-const KEY_PATTERN = /\b(svc|legacy)_[A-Za-z0-9_-]{8,}/g;
-const JWT_PATTERN = /\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
+// The same patterns as the Python SDK's `redact`. A key is `svc_` or `legacy_` and every
+// printable, non-space ASCII character after it: legacy keys may hold any of them, so
+// punctuation right after a key is taken for part of it. Then anything shaped like a JWT,
+// and whatever follows "Bearer".
+const KEY_PATTERN = /(svc|legacy)_[\x21-\x7e]+/g;
+const JWT_PATTERN = /eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g;
+const BEARER_PATTERN = /bearer\s+\S+/gi;
 
 /** `text` with every known secret and every key- or token-shaped string replaced. */
 export function redact(text: string, secrets: readonly string[] = []): string {
@@ -16,6 +20,9 @@ export function redact(text: string, secrets: readonly string[] = []): string {
     // Short values (an empty string, a one-letter test value) would blank out prose.
     if (secret.length >= 8) clean = clean.split(secret).join(REDACTED);
   }
-  clean = clean.replace(KEY_PATTERN, `$1_${REDACTED}`).replace(JWT_PATTERN, REDACTED);
+  clean = clean
+    .replace(KEY_PATTERN, `$1_${REDACTED}`)
+    .replace(JWT_PATTERN, REDACTED)
+    .replace(BEARER_PATTERN, `Bearer ${REDACTED}`);
   return clean.length > MAX_TEXT ? `${clean.slice(0, MAX_TEXT)}…` : clean;
 }

@@ -1,13 +1,9 @@
 // HTTP for the SDK: one `request` that adds the credential, applies the timeout, retries
 // what is safe to retry, and turns every refusal into a typed error.
 //
-// What is retried, and why:
-// - 429: the service refused before doing anything, so any method; after `Retry-After`.
-// - 502, 503, 504 and network failures: only GET and DELETE, which are idempotent. A POST
-//   (create, rotate, exchange, refresh) may have taken effect before the failure, and
-//   repeating a refresh would present a used refresh token and end the session.
-// - 401 with a tokenProvider: once, with the token the provider hands out after being told
-//   the old one was refused. Nothing was executed, so this is safe for every method.
+// What is retried, and how long to wait, is the policy in retry.ts. Apart from it, a 401
+// with a tokenProvider is tried once more, with the token the provider hands out after
+// being told the old one was refused: nothing was executed, so this is safe for every method.
 
 import {
   ApiError,
@@ -15,9 +11,11 @@ import {
   NetworkError,
   OAuthError,
   RequestTimeoutError,
+  UnexpectedResponseError,
   problemError,
 } from "./errors.js";
 import { redact } from "./redaction.js";
+import { retryDelay, shouldRetry } from "./retry.js";
 
 /** What a tokenProvider is told when it is asked for a token. */
 export interface TokenContext {
@@ -56,6 +54,10 @@ export interface TransportOptions {
   timeout: number;
   retries: number;
   fetch: FetchFunction;
+  /** Waits between attempts; tests pass one that records instead of waiting. */
+  sleep?: (ms: number) => Promise<void>;
+  /** A number in [0, 1) for the backoff's jitter. Default Math.random. */
+  random?: () => number;
 }
 
 export interface Call {
@@ -67,6 +69,8 @@ export interface Call {
   workspaceId?: string | undefined;
   /** False for the token endpoints, which take their token in the body. */
   authenticated: boolean;
+  /** True for the token endpoints, whose refusals are RFC 6749 bodies (OAuthError). */
+  oauth?: boolean;
   /** Secrets the call carries in its body, kept out of any error message. */
   secrets?: readonly string[];
 }
@@ -78,22 +82,19 @@ export interface Answer {
   body: unknown;
 }
 
-const RETRYABLE_SERVER_STATUSES = new Set([502, 503, 504]);
-const IDEMPOTENT_METHODS = new Set(["GET", "DELETE"]);
-// A Retry-After longer than this is handed to the caller (RateLimitError.retryAfter)
-// instead of silently holding the call for minutes.
-const MAX_RETRY_AFTER_SECONDS = 60;
-const BACKOFF_BASE_MS = 250;
-const BACKOFF_CAP_MS = 4_000;
 const TOKEN_SHAPE = /^[\x21-\x7e]+$/;
+// System error codes of a connection that was never made: nothing of the request was sent.
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
 
-function sleep(ms: number): Promise<void> {
+function defaultSleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function backoff(attempt: number): number {
-  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
-  return ceiling / 2 + Math.random() * (ceiling / 2);
 }
 
 /** Seconds from a `Retry-After` header (delta-seconds or an HTTP date), if it has one. */
@@ -120,8 +121,14 @@ function field(body: unknown, name: string): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/** The typed error for a refusal: problem+json `code` first, then an OAuth `error`. */
-function refusal(status: number, headers: Answer["headers"], text: string, secrets: readonly string[]): ApiError {
+/** The typed error for a refusal: problem+json `code` first, then (token endpoints) an OAuth `error`. */
+function refusal(
+  status: number,
+  headers: Answer["headers"],
+  text: string,
+  secrets: readonly string[],
+  oauth: boolean,
+): ApiError {
   const body = parseJson(text);
   const retryAfter = retryAfterSeconds(headers.get("retry-after"));
   const code = field(body, "code");
@@ -135,7 +142,7 @@ function refusal(status: number, headers: Answer["headers"], text: string, secre
       retryAfter,
     });
   }
-  const oauthCode = field(body, "error");
+  const oauthCode = oauth ? field(body, "error") : undefined;
   if (oauthCode !== undefined) {
     const description = field(body, "error_description");
     return new OAuthError({
@@ -154,6 +161,8 @@ export class Transport {
   readonly #timeout: number;
   readonly #retries: number;
   readonly #fetch: FetchFunction;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #random: () => number;
 
   constructor(options: TransportOptions) {
     this.endpoint = options.endpoint;
@@ -161,6 +170,8 @@ export class Transport {
     this.#timeout = options.timeout;
     this.#retries = options.retries;
     this.#fetch = options.fetch;
+    this.#sleep = options.sleep ?? defaultSleep;
+    this.#random = options.random ?? Math.random;
   }
 
   async request(call: Call): Promise<Answer> {
@@ -180,29 +191,33 @@ export class Transport {
       try {
         reply = await this.#send(call, token);
       } catch (error) {
-        if (error instanceof NetworkError && IDEMPOTENT_METHODS.has(call.method) && attempt < this.#retries) {
-          await sleep(backoff(attempt));
-          attempt += 1;
-          continue;
-        }
-        throw error;
+        if (!(error instanceof NetworkError)) throw error;
+        const wait = this.#retryDelay(call, { sent: error.mayHaveReached }, undefined, attempt);
+        if (wait === undefined) throw error;
+        await this.#sleep(wait);
+        attempt += 1;
+        continue;
       }
       if (reply.status < 400) {
         const body = parseJson(reply.text);
         if (body === undefined && reply.status !== 204) {
-          throw new ApiError({ status: reply.status, code: "unexpected_response", detail: "The answer is not JSON." });
+          throw new UnexpectedResponseError({
+            status: reply.status,
+            code: "unexpected_response",
+            detail: "The answer is not JSON.",
+          });
         }
         return { status: reply.status, headers: reply.headers, body };
       }
-      const error = refusal(reply.status, reply.headers, reply.text, secrets);
+      const error = refusal(reply.status, reply.headers, reply.text, secrets, call.oauth === true);
       if (reply.status === 401 && token !== undefined && this.#renewable() && !renewed) {
         rejected = token;
         refused = error;
         continue;
       }
-      const wait = this.#retryDelay(call, error, attempt);
+      const wait = this.#retryDelay(call, { status: reply.status, sent: true }, error.retryAfter, attempt);
       if (wait === undefined) throw error;
-      await sleep(wait);
+      await this.#sleep(wait);
       attempt += 1;
     }
   }
@@ -227,13 +242,15 @@ export class Transport {
     return token;
   }
 
-  #retryDelay(call: Call, error: ApiError, attempt: number): number | undefined {
-    if (attempt >= this.#retries) return undefined;
-    const retryable =
-      error.status === 429 || (RETRYABLE_SERVER_STATUSES.has(error.status) && IDEMPOTENT_METHODS.has(call.method));
-    if (!retryable) return undefined;
-    if (error.retryAfter === undefined) return backoff(attempt);
-    return error.retryAfter > MAX_RETRY_AFTER_SECONDS ? undefined : error.retryAfter * 1000;
+  /** Milliseconds before the next attempt, or undefined to throw: the policy of retry.ts. */
+  #retryDelay(
+    call: Call,
+    failure: { status?: number; sent: boolean },
+    retryAfter: number | undefined,
+    attempt: number,
+  ): number | undefined {
+    if (attempt >= this.#retries || !shouldRetry(call.method, failure)) return undefined;
+    return retryDelay(attempt, retryAfter, this.#random);
   }
 
   #url(call: Call): string {
@@ -265,10 +282,15 @@ export class Transport {
       return { status: response.status, headers: response.headers, text };
     } catch (error) {
       if (controller.signal.aborted) {
-        throw new RequestTimeoutError(`No answer to ${what} within ${this.#timeout} ms.`);
+        throw new RequestTimeoutError(`No answer to ${what} within ${this.#timeout} ms.`, { mayHaveReached: true });
       }
       // The platform's own message is left out on purpose: it can quote header values.
-      throw new NetworkError(`Could not reach the service for ${what}${reason(error)}.`);
+      const code = systemCode(error);
+      throw new NetworkError(`Could not reach the service for ${what}${code === undefined ? "" : ` (${code})`}.`, {
+        // Without a code that says the connection was never made (a browser gives none), the
+        // request may have been sent.
+        mayHaveReached: code === undefined || !NOT_SENT_CODES.has(code),
+      });
     } finally {
       clearTimeout(timer);
     }
@@ -276,8 +298,8 @@ export class Transport {
 }
 
 /** A short, secret-free reason from a fetch failure: its system error code, if any. */
-function reason(error: unknown): string {
+function systemCode(error: unknown): string | undefined {
   const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
   const code = cause?.code ?? (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && /^[A-Z0-9_]+$/.test(code) ? ` (${code})` : "";
+  return typeof code === "string" && /^[A-Z0-9_]+$/.test(code) ? code : undefined;
 }

@@ -47,6 +47,11 @@ export interface ListApiKeysOptions {
   limit?: number;
   cursor?: string;
   status?: KeyStatus;
+  /**
+   * List every key of the caller, whatever the client's `workspaceId`: no X-Workspace-Id is
+   * sent. Not together with a `workspaceId` argument.
+   */
+  allWorkspaces?: boolean;
 }
 
 interface NewKeyCommon {

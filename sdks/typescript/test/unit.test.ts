@@ -2,14 +2,20 @@
 // and redaction, with a fake fetch standing in for the service.
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { inspect } from "node:util";
 
 import {
   ApiError,
   AuthenticationError,
+  BadRequestError,
   ConfigurationError,
   MemoryClient,
+  MemoryError,
+  MemorySDKError,
   NetworkError,
   NotFoundError,
   OAuthError,
@@ -19,13 +25,24 @@ import {
   ServerError,
   ServiceUnavailableError,
   Session,
+  UnexpectedResponseError,
   type ClientOptions,
   type FetchFunction,
   type TokenContext,
   type TokenSet,
 } from "../src/index.js";
 import { redact } from "../src/redaction.js";
-import { retryAfterSeconds } from "../src/transport.js";
+import {
+  BACKOFF_BASE_MS,
+  BACKOFF_CAP_MS,
+  DEFAULT_RETRIES,
+  MAX_RETRIES,
+  RETRY_AFTER_MAX_SECONDS,
+  RETRYABLE_STATUSES,
+  retryDelay,
+  shouldRetry,
+} from "../src/retry.js";
+import { Transport, retryAfterSeconds, type Call } from "../src/transport.js";
 import { assertNoSecret, rejection } from "./assertions.js";
 
 const ENDPOINT = "https://memory.test";
@@ -66,6 +83,39 @@ function problem(status: number, code: string, detail = "Refused."): Reply {
 
 function client(fetch: FetchFunction, options: ClientOptions = {}): MemoryClient {
   return new MemoryClient({ endpoint: ENDPOINT, apiKey: API_KEY, retries: 2, fetch, ...options });
+}
+
+/** A transport whose waits are recorded instead of slept, with the jitter at its maximum. */
+function recordingTransport(fetch: FetchFunction, retries = 2): { transport: Transport; waits: number[] } {
+  const waits: number[] = [];
+  const transport = new Transport({
+    endpoint: ENDPOINT,
+    credential: { apiKey: API_KEY },
+    timeout: 1_000,
+    retries,
+    fetch,
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+    random: () => 1,
+  });
+  return { transport, waits };
+}
+
+const GET: Call = { method: "GET", path: "/v1/auth/api-keys", authenticated: true };
+const REVOKE: Call = { method: "DELETE", path: "/v1/auth/api-keys/key_1", authenticated: true };
+const CREATE: Call = { method: "POST", path: "/v1/auth/api-keys", body: { label: "x" }, authenticated: true };
+const REFRESH: Call = {
+  method: "POST",
+  path: "/v1/auth/refresh",
+  body: { refresh_token: "refresh-token-value" },
+  authenticated: false,
+  oauth: true,
+};
+const ROTATE: Call = { method: "POST", path: "/v1/auth/api-keys/key_1/rotate", authenticated: true };
+
+function systemError(code: string): Error {
+  return Object.assign(new TypeError("fetch failed"), { cause: { code } });
 }
 
 /** Runs `body` with the MEMORY_* variables set to `values` (unset when absent), then restores them. */
@@ -158,7 +208,69 @@ describe("configuration", () => {
   it("an endpoint must be an http(s) URL, and loses its trailing slash", () => {
     assert.throws(() => client(scripted().fetch, { endpoint: "memory.test" }), ConfigurationError);
     assert.throws(() => client(scripted().fetch, { endpoint: "ftp://memory.test" }), ConfigurationError);
+    assert.throws(() => client(scripted().fetch, { endpoint: "https://user:pw@memory.test" }), ConfigurationError);
     assert.equal(client(scripted().fetch, { endpoint: "https://memory.test/base/" }).endpoint, "https://memory.test/base");
+  });
+
+  it("plain http is allowed on loopback only", () => {
+    const loopback = [
+      "http://127.0.0.1:8000",
+      "http://127.1.2.3",
+      "http://127.255.255.254:9/",
+      "http://localhost:8000",
+      "http://LOCALHOST",
+      "http://[::1]:8000",
+      "http://[0:0:0:0:0:0:0:1]",
+    ];
+
+    const endpoints = loopback.map((endpoint) => client(scripted().fetch, { endpoint }).endpoint);
+
+    assert.deepEqual(endpoints, [
+      "http://127.0.0.1:8000",
+      "http://127.1.2.3",
+      "http://127.255.255.254:9",
+      "http://localhost:8000",
+      "http://localhost",
+      "http://[::1]:8000",
+      "http://[::1]",
+    ]);
+  });
+
+  it("plain http elsewhere is refused at construction, naming scheme and host but no key", () => {
+    const refused: [string, string][] = [
+      ["http://memory.example.org", "memory.example.org"],
+      ["http://10.0.0.8:8000/stage", "10.0.0.8"],
+      ["http://192.168.1.1", "192.168.1.1"],
+      ["http://localhost.example.org", "localhost.example.org"],
+      ["http://127.0.0.1.example.org", "127.0.0.1.example.org"],
+      ["http://[::2]", "::2"],
+      ["http://0.0.0.0:8000", "0.0.0.0"],
+    ];
+    for (const [endpoint, host] of refused) {
+      const script = scripted();
+      let thrown: unknown;
+      try {
+        new MemoryClient({ endpoint, apiKey: API_KEY, fetch: script.fetch });
+      } catch (error) {
+        thrown = error;
+      }
+
+      assert.ok(thrown instanceof ConfigurationError, endpoint);
+      assert.ok(thrown.message.includes(`uses scheme http with host ${host}:`), thrown.message);
+      assert.ok(thrown.message.includes("use https"));
+      assertNoSecret(thrown, [API_KEY]);
+      assert.equal(script.sent.length, 0);
+    }
+  });
+
+  it("plain http from MEMORY_ENDPOINT is refused too", () => {
+    assert.throws(
+      () =>
+        withEnvironment({ MEMORY_ENDPOINT: "http://memory.example.org", MEMORY_API_KEY: API_KEY }, () =>
+          new MemoryClient({ fetch: scripted().fetch }),
+        ),
+      /scheme http with host memory\.example\.org/,
+    );
   });
 
   it("timeout and retries must be whole numbers in range", () => {
@@ -203,6 +315,28 @@ describe("configuration", () => {
 });
 
 describe("requests", () => {
+  it("listApiKeys with { allWorkspaces: true } sends no workspace, whatever the client's", async () => {
+    const page = { keys: [], nextCursor: null };
+    const script = scripted({ status: 200, body: page }, { status: 200, body: page });
+    const memory = client(script.fetch, { workspaceId: "ws_default" });
+
+    await memory.auth.listApiKeys(undefined, { allWorkspaces: true, limit: 5 });
+    await memory.auth.whoami().catch(() => undefined);
+
+    assert.equal(script.sent[0]?.headers["X-Workspace-Id"], undefined);
+    assert.equal(script.sent[0]?.url, `${ENDPOINT}/v1/auth/api-keys?limit=5`);
+    assert.equal(script.sent[1]?.headers["X-Workspace-Id"], "ws_default");
+  });
+
+  it("listApiKeys refuses a workspace together with allWorkspaces, before any request", async () => {
+    const script = scripted();
+
+    const error = await rejection(client(script.fetch).auth.listApiKeys("ws_1", { allWorkspaces: true }));
+
+    assert.ok(error instanceof TypeError);
+    assert.equal(script.sent.length, 0);
+  });
+
   it("listApiKeys sends the call's workspace, else the client's, and null sends none", async () => {
     const page = { keys: [], nextCursor: null };
     const script = scripted({ status: 200, body: page }, { status: 200, body: page }, { status: 200, body: page });
@@ -279,13 +413,13 @@ describe("requests", () => {
 });
 
 describe("retries", () => {
-  it("a 429 is retried after Retry-After, even for a POST", async () => {
-    const script = scripted({ ...problem(429, "rate_limited"), headers: { "Retry-After": "1" } }, { status: 201, body: { id: "key_1" } });
+  it("a 429 is retried after Retry-After for a GET", async () => {
+    const script = scripted({ ...problem(429, "rate_limited"), headers: { "Retry-After": "1" } }, { status: 200, body: PRINCIPAL });
     const started = Date.now();
 
-    const created = await client(script.fetch).auth.createApiKey({ label: "x" });
+    const me = await client(script.fetch).auth.whoami();
 
-    assert.equal(created.id, "key_1");
+    assert.equal(me.userId, "usr_1");
     assert.equal(script.sent.length, 2);
     assert.ok(Date.now() - started >= 950, "waited for Retry-After");
   });
@@ -321,28 +455,160 @@ describe("retries", () => {
     assert.equal(script.sent.length, 2);
   });
 
-  it("a 503 is not retried for a POST: it may have taken effect", async () => {
-    const script = scripted(problem(503, "dependency_unavailable"));
+  it("502, 503 and 504 back off exponentially for a GET, capped", async () => {
+    const script = scripted(
+      { status: 502 },
+      problem(503, "dependency_unavailable"),
+      { status: 504 },
+      { status: 503 },
+      { status: 502 },
+      { status: 504 },
+      { status: 200, body: {} },
+    );
+    const { transport, waits } = recordingTransport(script.fetch, 6);
 
-    const error = await rejection(client(script.fetch).auth.rotateApiKey("key_1"));
+    await transport.request(GET);
 
-    assert.ok(error instanceof ServiceUnavailableError);
-    assert.equal(error.code, "dependency_unavailable");
-    assert.equal(script.sent.length, 1);
+    assert.deepEqual(waits, [500, 1_000, 2_000, 4_000, 8_000, 8_000]);
+    assert.equal(script.sent.length, 7);
   });
 
-  it("a network failure is retried for a GET and not for a POST", async () => {
-    const refused = Object.assign(new TypeError("fetch failed"), { cause: { code: "ECONNREFUSED" } });
-    const getScript = scripted(refused, { status: 200, body: PRINCIPAL });
-    const postScript = scripted(refused);
+  it("a DELETE (revoke) is retried like a GET: it is idempotent", async () => {
+    for (const status of [429, 502, 503, 504]) {
+      const script = scripted({ status }, { status: 204 });
+      const { transport, waits } = recordingTransport(script.fetch);
+
+      const answer = await transport.request(REVOKE);
+
+      assert.equal(answer.status, 204);
+      assert.equal(script.sent.length, 2, String(status));
+      assert.deepEqual(waits, [500]);
+    }
+  });
+
+  it("a 500, or any status but 429, 502, 503 and 504, is never retried", async () => {
+    for (const call of [GET, REVOKE]) {
+      for (const status of [500, 501, 505, 400, 401, 403, 404, 409, 410]) {
+        const script = scripted(problem(status, status >= 500 ? "internal_error" : "refused"), { status: 200, body: {} });
+        const { transport, waits } = recordingTransport(script.fetch);
+
+        const error = await rejection(transport.request(call));
+
+        assert.ok(error instanceof ApiError);
+        assert.equal(error.status, status);
+        assert.equal(script.sent.length, 1, `${call.method} ${status}`);
+        assert.deepEqual(waits, []);
+      }
+    }
+  });
+
+  it("create, rotate and refresh are never re-sent once they may have reached the service", async () => {
+    const failures: Reply[] = [
+      { ...problem(429, "rate_limited"), headers: { "Retry-After": "0" } },
+      { status: 502 },
+      problem(503, "dependency_unavailable"),
+      { status: 504 },
+      { status: 500 },
+      systemError("ECONNRESET"),
+      new TypeError("Failed to fetch"),
+    ];
+    for (const call of [CREATE, ROTATE, REFRESH]) {
+      for (const failure of failures) {
+        const script = scripted(failure, { status: 201, body: {} });
+        const { transport, waits } = recordingTransport(script.fetch);
+
+        const error = await rejection(transport.request(call));
+
+        assert.ok(error instanceof ApiError || error instanceof NetworkError);
+        if (error instanceof NetworkError) assert.equal(error.mayHaveReached, true);
+        assert.equal(script.sent.length, 1, call.path);
+        assert.deepEqual(waits, []);
+      }
+    }
+  });
+
+  it("a connection never made is retried for every call, a POST too", async () => {
+    for (const code of ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]) {
+      const script = scripted(systemError(code), { status: 201, body: { id: "key_1" } });
+      const { transport, waits } = recordingTransport(script.fetch);
+
+      const answer = await transport.request(CREATE);
+
+      assert.equal(answer.status, 201);
+      assert.equal(script.sent.length, 2, code);
+      assert.deepEqual(waits, [500]);
+    }
+  });
+
+  it("a network failure is retried for a GET; a refresh is retried only if it never left", async () => {
+    const getScript = scripted(systemError("ECONNRESET"), { status: 200, body: PRINCIPAL });
+    const resetScript = scripted(systemError("ECONNRESET"));
+    const refusedScript = scripted(...Array.from({ length: 3 }, () => systemError("ECONNREFUSED")));
 
     await client(getScript.fetch).auth.whoami();
-    const error = await rejection(client(postScript.fetch).auth.refreshAccessToken("refresh-token-value"));
+    const reset = await rejection(client(resetScript.fetch).auth.refreshAccessToken("refresh-token-value"));
+    const refused = await rejection(client(refusedScript.fetch, { retries: 2 }).auth.refreshAccessToken("refresh-token-value"));
 
     assert.equal(getScript.sent.length, 2);
-    assert.equal(postScript.sent.length, 1);
-    assert.ok(error instanceof NetworkError);
-    assert.match(error.message, /ECONNREFUSED/);
+    assert.equal(resetScript.sent.length, 1);
+    assert.ok(reset instanceof NetworkError);
+    assert.equal(reset.mayHaveReached, true);
+    assert.match(reset.message, /ECONNRESET/);
+    assert.equal(refusedScript.sent.length, 3);
+    assert.ok(refused instanceof NetworkError);
+    assert.equal(refused.mayHaveReached, false);
+  });
+
+  it("the policy: its table and its budget are the Python SDK's", () => {
+    assert.equal(DEFAULT_RETRIES, 2);
+    assert.deepEqual([...RETRYABLE_STATUSES].sort(), [429, 502, 503, 504]);
+    const table: [string, number | undefined, boolean, boolean][] = [
+      ["GET", 429, true, true],
+      ["GET", 502, true, true],
+      ["GET", 503, true, true],
+      ["GET", 504, true, true],
+      ["GET", undefined, true, true],
+      ["DELETE", 503, true, true],
+      ["DELETE", undefined, true, true],
+      ["GET", 500, true, false],
+      ["DELETE", 500, true, false],
+      ["GET", 501, true, false],
+      ["GET", 404, true, false],
+      ["POST", 429, true, false],
+      ["POST", 503, true, false],
+      ["POST", undefined, true, false],
+      ["POST", undefined, false, true],
+      ["GET", undefined, false, true],
+    ];
+    for (const [method, status, sent, expected] of table) {
+      assert.equal(shouldRetry(method, { status, sent }), expected, `${method} ${status} ${sent}`);
+    }
+    const waits = [0, 1, 2, 3, 4, 5].map((attempt) => retryDelay(attempt, undefined, () => 1));
+    assert.deepEqual(waits, [500, 1_000, 2_000, 4_000, 8_000, 8_000]);
+    assert.equal(retryDelay(0, undefined, () => 0), 250);
+    assert.equal(retryDelay(0, 60, () => 1), 60_000);
+    assert.equal(retryDelay(0, 61, () => 1), undefined);
+  });
+
+  it("both READMEs state the policy in the same words, with the numbers the code applies", () => {
+    // build-test/test/unit.test.js -> the package folder; the Python SDK sits beside it.
+    const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+    const block = (path: string): string => {
+      const text = readFileSync(path, "utf8");
+      const start = text.indexOf("<!-- retry-policy:start");
+      const end = text.indexOf("<!-- retry-policy:end -->", start);
+      assert.ok(start >= 0 && end > start, `${path} has no retry-policy block`);
+      return text.slice(start, end);
+    };
+
+    const ours = block(join(packageDir, "README.md"));
+    const theirs = block(join(packageDir, "..", "python", "README.md"));
+
+    assert.equal(ours, theirs);
+    assert.ok(ours.includes(`default ${DEFAULT_RETRIES} (${DEFAULT_RETRIES + 1} attempts`));
+    assert.ok(ours.includes(`from 0 to ${MAX_RETRIES}`));
+    assert.ok(ours.includes(`min(${BACKOFF_CAP_MS / 1000} s, ${BACKOFF_BASE_MS / 1000} s × 2ⁿ)`));
+    assert.ok(ours.includes(`over ${RETRY_AFTER_MAX_SECONDS} s is not waited for`));
   });
 
   it("no answer within the timeout is a RequestTimeoutError", async () => {
@@ -355,6 +621,7 @@ describe("retries", () => {
 
     assert.ok(error instanceof RequestTimeoutError);
     assert.ok(error instanceof NetworkError);
+    assert.equal(error.mayHaveReached, true);
   });
 
   it("Retry-After is read as seconds or as an HTTP date", () => {
@@ -405,8 +672,62 @@ describe("errors", () => {
 
     assert.ok(gateway instanceof ServerError);
     assert.equal(gateway.code, "unexpected_response");
+    assert.ok(garbled instanceof UnexpectedResponseError);
     assert.ok(garbled instanceof ApiError);
     assert.equal(garbled.code, "unexpected_response");
+  });
+
+  it("each status has the Python SDK's class name", async () => {
+    const expected: [number, string][] = [
+      [400, "BadRequestError"],
+      [413, "BadRequestError"],
+      [422, "BadRequestError"],
+      [401, "AuthenticationError"],
+      [403, "PermissionDeniedError"],
+      [404, "NotFoundError"],
+      [409, "ConflictError"],
+      [410, "GoneError"],
+      [429, "RateLimitError"],
+      [500, "ServerError"],
+      [502, "ServerError"],
+      [503, "ServiceUnavailableError"],
+      [504, "ServerError"],
+      [405, "ApiError"],
+    ];
+    for (const [status, name] of expected) {
+      const error = await rejection(client(scripted(problem(status, "some_code")).fetch, { retries: 0 }).auth.whoami());
+
+      assert.ok(error instanceof ApiError);
+      assert.equal(error.name, name, String(status));
+      assert.equal(error.constructor.name, name);
+    }
+    const tooLarge = await rejection(client(scripted(problem(413, "payload_too_large")).fetch).auth.whoami());
+    assert.ok(tooLarge instanceof BadRequestError);
+  });
+
+  it("an OAuth-shaped body outside the token endpoints is typed by its status", async () => {
+    const script = scripted({ status: 404, body: { error: "not here" } });
+
+    const error = await rejection(client(script.fetch).auth.getApiKey("key_1"));
+
+    assert.ok(error instanceof NotFoundError);
+    assert.ok(!(error instanceof OAuthError));
+  });
+
+  it("a problem+json answer from a token endpoint is typed by its status", async () => {
+    const script = scripted(problem(503, "dependency_unavailable"));
+
+    const error = await rejection(client(script.fetch).auth.refreshAccessToken("refresh-token-value"));
+
+    assert.ok(error instanceof ServiceUnavailableError);
+  });
+
+  it("MemoryError is the deprecated name of MemorySDKError", async () => {
+    const error = await rejection(client(scripted(problem(404, "not_found")).fetch).auth.whoami());
+
+    assert.equal(MemoryError, MemorySDKError);
+    assert.ok(error instanceof MemorySDKError);
+    assert.ok(error instanceof MemoryError);
   });
 
   it("no key or token reaches an error, even when the service echoes one", async () => {
@@ -592,14 +913,79 @@ describe("Session", () => {
 });
 
 describe("redaction", () => {
+  // Split so that secret scanners stay quiet; not real keys. A legacy key is `legacy_` and
+  // any printable, non-space ASCII: every one of those characters appears in one of these.
+  const LEGACY = "leg" + "acy_";
+  const LEGACY_KEYS = [
+    LEGACY + "ab-cd.ef~gh+ij/kl=mn%op",
+    LEGACY + "A1-B2.C3~D4+E5/F6==",
+    LEGACY + "%2Fpath%3D~user.name+tag",
+    LEGACY + "x!\"#$&'()*,:;<>?@[\\]^_`{|}y",
+    LEGACY + "-.~+/=%",
+  ];
+  const ODD_SVC_KEY = "sv" + "c_" + "odd-chars.~+/=%0123456789";
+
   it("removes known secrets and anything shaped like a key or a JWT, and keeps the prose", () => {
     const jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJl";
     const legacy = "leg" + "acy_" + "0123456789abcdef";
-    const text = `key ${API_KEY}, legacy ${legacy}, jwt ${jwt}, token opaque-0123456789, hint svc_…wxyz.`;
+    const text = `key ${API_KEY} legacy ${legacy} jwt ${jwt}, token opaque-0123456789, hint svc_…wxyz, prefix svc_ alone, header Bearer abc.def`;
 
     const clean = redact(text, ["opaque-0123456789"]);
 
-    assert.equal(clean, "key svc_[redacted], legacy legacy_[redacted], jwt [redacted], token [redacted], hint svc_…wxyz.");
+    assert.equal(
+      clean,
+      "key svc_[redacted] legacy legacy_[redacted] jwt [redacted], token [redacted], hint svc_…wxyz, prefix svc_ alone, header Bearer [redacted]",
+    );
+  });
+
+  it("redacts a key whole, whatever printable characters it holds", () => {
+    for (const key of [...LEGACY_KEYS, ODD_SVC_KEY, API_KEY]) {
+      const prefix = key.slice(0, key.indexOf("_"));
+
+      const clean = redact(`the key ${key} is unknown`);
+
+      assert.equal(clean, `the key ${prefix}_[redacted] is unknown`);
+      assert.ok(!clean.includes(key.slice(key.indexOf("_") + 1)));
+    }
+  });
+
+  it("takes punctuation right after a key for part of it", () => {
+    assert.equal(redact(`unknown key ${LEGACY_KEYS[0]}.`), "unknown key legacy_[redacted]");
+  });
+
+  it("no legacy key echoed by the service reaches an error", async () => {
+    for (const key of LEGACY_KEYS) {
+      const script = scripted(
+        problem(401, "invalid_credentials", `Key ${key} is unknown.`),
+        { status: 400, body: { error: "invalid_grant", error_description: `grant ${key} refused` } },
+      );
+      // Not the client's own key, so that only the pattern can catch it.
+      const memory = client(script.fetch);
+
+      const keyError = await rejection(memory.auth.whoami());
+      const tokenError = await rejection(memory.auth.refreshAccessToken("refresh-token-value"));
+
+      assert.ok(keyError instanceof AuthenticationError);
+      assert.equal(keyError.detail, "Key legacy_[redacted] is unknown.");
+      assert.ok(tokenError instanceof OAuthError);
+      assert.equal(tokenError.detail, "grant legacy_[redacted] refused");
+      assertNoSecret(keyError, [key]);
+      assertNoSecret(tokenError, [key]);
+    }
+  });
+
+  it("a legacy key of the client's own is sent, and never shown", async () => {
+    for (const key of LEGACY_KEYS) {
+      const script = scripted(problem(403, "insufficient_scope", `Key ${key} may not.`));
+      const memory = client(script.fetch, { apiKey: key });
+
+      const error = await rejection(memory.auth.listApiKeys());
+
+      assert.equal(script.sent[0]?.headers["Authorization"], `Bearer ${key}`);
+      assert.ok(error instanceof PermissionDeniedError);
+      assertNoSecret(error, [key]);
+      assert.ok(!inspect(memory, { depth: 10, showHidden: true }).includes(key));
+    }
   });
 
   it("caps long text", () => {

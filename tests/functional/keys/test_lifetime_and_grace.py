@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from chalicelib.clock import FrozenClock, parse_rfc3339
+from chalicelib.keys.model import ApiKey
 from tests.functional.conftest import Answer, Api
 
 KEYS = "/v1/auth/api-keys"
@@ -28,6 +29,13 @@ def get(api: Api, credential: str, key_id: str) -> dict[str, Any]:
 
 def moment(text: str) -> Any:
     return parse_rfc3339(text)
+
+
+def owned_key(api: Api, key_id: str) -> ApiKey:
+    """Alice's key as the store reads it now: a stale copy once something else changed it."""
+    found = api.services.keys.get_with_ciphertext("usr_alice", key_id)
+    assert found is not None
+    return found[0]
 
 
 # -- chosen lifetime -------------------------------------------------------------------------
@@ -230,8 +238,7 @@ def test_a_rotation_that_read_the_key_before_a_revocation_loses_with_409(
 
     key = api.create_key(alice)
     principal = api.services.resolver.resolve(f"Bearer {alice}", None)
-    stale = api.services.keys.get("usr_alice", key["id"])
-    assert stale is not None
+    stale = owned_key(api, key["id"])
     assert api.call("DELETE", f"{KEYS}/{key['id']}", alice).status == 204
 
     with pytest.raises(ServiceError) as lost:
@@ -247,8 +254,7 @@ def test_a_revocation_that_read_the_key_before_a_grace_rotation_still_revokes_it
 ) -> None:
     key = api.create_key(alice)
     principal = api.services.resolver.resolve(f"Bearer {alice}", None)
-    stale = api.services.keys.get("usr_alice", key["id"])
-    assert stale is not None
+    stale = owned_key(api, key["id"])
     assert rotate(api, alice, key["id"], grace=HOUR).status == 201
 
     api.services.key_service.revoke(principal, stale)  # type: ignore[arg-type]
@@ -262,8 +268,7 @@ def test_of_two_grace_rotations_from_one_read_exactly_one_wins(api: Api, alice: 
 
     key = api.create_key(alice)
     principal = api.services.resolver.resolve(f"Bearer {alice}", None)
-    stale = api.services.keys.get("usr_alice", key["id"])
-    assert stale is not None
+    stale = owned_key(api, key["id"])
     api.services.key_service.rotate(principal, stale, timedelta(hours=1))  # type: ignore[arg-type]
 
     with pytest.raises(ServiceError) as lost:

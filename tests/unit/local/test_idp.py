@@ -24,3 +24,4 @@ def test_dev_idp_binds_loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LOCAL_MODE", "1")
     with pytest.raises(NotLocal):
         DevIdpServer(host="0.0.0.0", port=0)
+

@@ -12,6 +12,7 @@ from memory_sdk.config import (
 from memory_sdk.errors import (
     ApiError,
     AuthenticationError,
+    BadRequestError,
     ConfigurationError,
     ConflictError,
     GoneError,
@@ -19,10 +20,14 @@ from memory_sdk.errors import (
     NetworkError,
     NotFoundError,
     NotSupportedError,
+    OAuthError,
     PermissionDeniedError,
     RateLimitError,
+    RequestTimeoutError,
     RequestValidationError,
+    ServerError,
     ServiceError,
+    ServiceUnavailableError,
     UnexpectedResponseError,
 )
 from memory_sdk.models import ApiKey, CredentialKind, KeyCategory, KeyStatus, Principal, TokenPair
@@ -36,6 +41,7 @@ __all__ = [
     "AuthClient",
     "AuthenticationError",
     "Backend",
+    "BadRequestError",
     "BoltSettings",
     "ClientSettings",
     "ConfigurationError",
@@ -49,11 +55,15 @@ __all__ = [
     "NetworkError",
     "NotFoundError",
     "NotSupportedError",
+    "OAuthError",
     "PermissionDeniedError",
     "Principal",
     "RateLimitError",
-    "RequestValidationError",
-    "ServiceError",
+    "RequestTimeoutError",
+    "RequestValidationError",  # deprecated alias of BadRequestError
+    "ServerError",
+    "ServiceError",  # deprecated alias of ServerError
+    "ServiceUnavailableError",
     "SvcOptions",
     "TokenPair",
     "UnexpectedResponseError",

@@ -8,7 +8,7 @@ client hands out `UnsupportedAuth` instead, a sentinel whose every use raises
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -89,11 +89,12 @@ class AuthClient:
         """Create a key; its plaintext is in `.key`, returned this once (and by reveal).
 
         Without `category` nothing is sent for it, as the spec documents: the service makes
-        an `admin` key and refuses a `workspace_id` (`RequestValidationError`,
+        an `admin` key and refuses a `workspace_id` (`BadRequestError`,
         code `workspace_id_not_allowed`). With `category="workspace"` the key is bound to
         `workspace_id`, or to the client's configured workspace when that is None.
 
-        Never re-sent once it may have reached the service: a retry could mint a second key.
+        Never re-sent once it may have reached the service (a POST; see `memory_sdk.retry`):
+        a retry could mint a second key.
         """
         body: dict[str, Any] = {"label": label}
         if category is not None:
@@ -104,29 +105,47 @@ class AuthClient:
             body["workspaceId"] = workspace_id
         if scopes is not None:
             body["scopes"] = list(scopes)
-        response = await self._transport.send(Call("POST", KEYS, json=body, replayable=False))
+        response = await self._transport.send(Call("POST", KEYS, json=body))
         return _parse(ApiKey, response)
 
     async def list_api_keys(
-        self, workspace_id: str | None = None, *, status: KeyStatus | None = None
+        self,
+        workspace_id: str | None = None,
+        *,
+        status: KeyStatus | None = None,
+        all_workspaces: bool = False,
     ) -> list[ApiKey]:
         """The caller's own keys, newest first, without plaintexts (every page is fetched).
 
-        With a workspace (this argument, else the client's `workspace_id`), only the keys
-        bound to it.
+        By default the list is filtered to one workspace, this argument or else the client's
+        configured `workspace_id`: only the keys bound to it (so no admin keys). With
+        neither, or with `all_workspaces=True`, every key of the caller is listed.
         """
-        return [key async for key in self.iter_api_keys(workspace_id, status=status)]
+        keys = self.iter_api_keys(workspace_id, status=status, all_workspaces=all_workspaces)
+        return [key async for key in keys]
 
     async def iter_api_keys(
-        self, workspace_id: str | None = None, *, status: KeyStatus | None = None
+        self,
+        workspace_id: str | None = None,
+        *,
+        status: KeyStatus | None = None,
+        all_workspaces: bool = False,
     ) -> AsyncIterator[ApiKey]:
         """`list_api_keys`, one page at a time."""
+        if all_workspaces and workspace_id is not None:
+            raise ValueError("pass either workspace_id or all_workspaces=True, not both")
         params = {"limit": str(PAGE_SIZE)}
         if status is not None:
             params["status"] = status
         while True:
             response = await self._transport.send(
-                Call("GET", KEYS, params=params, workspace_id=workspace_id)
+                Call(
+                    "GET",
+                    KEYS,
+                    params=params,
+                    workspace_id=workspace_id,
+                    default_workspace=not all_workspaces,
+                )
             )
             body = response.json()
             if not isinstance(body, dict) or not isinstance(body.get("keys"), list):
@@ -153,12 +172,10 @@ class AuthClient:
     async def rotate_api_key(self, key_id: str) -> ApiKey:
         """The successor key (plaintext in `.key`); the old key is revoked in the same step.
 
-        Never re-sent once it may have reached the service: a retry would find the old key
-        revoked (409) and lose the successor's only plaintext answer.
+        Never re-sent once it may have reached the service (a POST): a retry would find the
+        old key revoked (409) and lose the successor's only plaintext answer.
         """
-        response = await self._transport.send(
-            Call("POST", _key_path(key_id, "rotate"), replayable=False)
-        )
+        response = await self._transport.send(Call("POST", _key_path(key_id, "rotate")))
         return _parse(ApiKey, response)
 
     async def revoke_api_key(self, key_id: str) -> None:
@@ -192,7 +209,7 @@ class AuthClient:
 
     async def _token_call(self, path: str, body: dict[str, str]) -> TokenPair:
         response = await self._transport.send(
-            Call("POST", path, json=body, authenticated=False, replayable=False, oauth=True)
+            Call("POST", path, json=body, authenticated=False, oauth=True)
         )
         tokens = _parse(TokenPair, response)
         self._credentials.use(tokens)
@@ -200,7 +217,12 @@ class AuthClient:
 
 
 class UnsupportedAuth(AuthClient):
-    """`client.auth` on the `bolt` backend: every attribute access raises NotSupportedError."""
+    """`client.auth` on the `bolt` backend: every attribute access raises NotSupportedError.
+
+    For type checkers, every method is declared as never returning (`NoReturn`), so code
+    after a call on a client typed as bolt (`MemoryClient(backend="bolt")`) is unreachable.
+    At run time the attribute access itself raises, before any of them is reached.
+    """
 
     def __init__(self, reason: str) -> None:  # no AuthClient state, on purpose
         object.__setattr__(self, "_reason", reason)
@@ -212,6 +234,39 @@ class UnsupportedAuth(AuthClient):
 
     def __repr__(self) -> str:
         return "UnsupportedAuth(backend='bolt')"
+
+    def _unsupported(self) -> NoReturn:
+        raise NotSupportedError(object.__getattribute__(self, "_reason"))
+
+    def create_api_key(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
+
+    def list_api_keys(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
+
+    def iter_api_keys(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
+
+    def get_api_key(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
+
+    def reveal_api_key(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
+
+    def rotate_api_key(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
+
+    def revoke_api_key(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
+
+    def whoami(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
+
+    def exchange(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
+
+    def refresh_access_token(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
 
 
 def _key_path(key_id: str, action: str | None = None) -> str:

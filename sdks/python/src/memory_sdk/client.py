@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Generic, Literal, Self, overload
 
 import httpx
 from pydantic import SecretStr
+from typing_extensions import TypeVar
 
 from memory_sdk.auth import AuthClient, Credentials, UnsupportedAuth
 from memory_sdk.config import (
@@ -20,8 +21,30 @@ from memory_sdk.config import (
 )
 from memory_sdk.transport import Transport
 
+# The backend as far as a type checker can tell: a literal `backend=` argument fixes it, so
+# that `MemoryClient(backend="bolt").auth` is typed `UnsupportedAuth`, whose methods never
+# return. Otherwise (the environment decides) it is `Backend`, and `auth` an `AuthClient`.
+BackendT = TypeVar("BackendT", bound=Backend, covariant=True, default=Backend)
 
-class MemoryClient:
+
+class _AuthAttribute:
+    """`MemoryClient.auth`: `UnsupportedAuth` for a client typed as bolt, else `AuthClient`."""
+
+    @overload
+    def __get__(self, client: None, owner: type[Any]) -> Self: ...
+    @overload
+    def __get__(
+        self, client: MemoryClient[Literal["bolt"]], owner: type[Any]
+    ) -> UnsupportedAuth: ...
+    @overload
+    def __get__(self, client: MemoryClient[Any], owner: type[Any]) -> AuthClient: ...
+    def __get__(self, client: MemoryClient[Any] | None, owner: type[Any]) -> Self | AuthClient:
+        if client is None:
+            return self
+        return client._auth
+
+
+class MemoryClient(Generic[BackendT]):
     """The memory service's client. Use it as an async context manager.
 
     Every argument left as None comes from the environment (spec §5.4): `api_key` from
@@ -34,6 +57,45 @@ class MemoryClient:
             keys = await client.auth.list_api_keys()
     """
 
+    @overload
+    def __init__(
+        self: MemoryClient[Literal["bolt"]],
+        *,
+        api_key: str | SecretStr | None = None,
+        endpoint: str | None = None,
+        workspace_id: str | None = None,
+        backend: Literal["bolt"],
+        svc: SvcOptions | Mapping[str, Any] | None = None,
+        access_token: str | SecretStr | None = None,
+        graphdb_password: str | SecretStr | None = None,
+        http_transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: MemoryClient[Literal["svc"]],
+        *,
+        api_key: str | SecretStr | None = None,
+        endpoint: str | None = None,
+        workspace_id: str | None = None,
+        backend: Literal["svc"],
+        svc: SvcOptions | Mapping[str, Any] | None = None,
+        access_token: str | SecretStr | None = None,
+        graphdb_password: str | SecretStr | None = None,
+        http_transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: MemoryClient[Backend],
+        *,
+        api_key: str | SecretStr | None = None,
+        endpoint: str | None = None,
+        workspace_id: str | None = None,
+        backend: Backend | None = None,
+        svc: SvcOptions | Mapping[str, Any] | None = None,
+        access_token: str | SecretStr | None = None,
+        graphdb_password: str | SecretStr | None = None,
+        http_transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None: ...
     def __init__(
         self,
         *,
@@ -78,10 +140,8 @@ class MemoryClient:
         """The configured workspace, sent as X-Workspace-Id."""
         return self.settings.workspace_id
 
-    @property
-    def auth(self) -> AuthClient:
-        """API keys, tokens and whoami; on the `bolt` backend, a sentinel that raises."""
-        return self._auth
+    auth = _AuthAttribute()
+    """API keys, tokens and whoami; on the `bolt` backend, a sentinel that raises."""
 
     def __repr__(self) -> str:
         return (

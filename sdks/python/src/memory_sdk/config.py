@@ -32,6 +32,7 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
+from memory_sdk import retry
 from memory_sdk.errors import ConfigurationError
 
 # The hosted service's base URL: the production stage's token issuer (.chalice/config.json).
@@ -63,11 +64,24 @@ class SvcOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     timeout: float = Field(default=10.0, gt=0, le=300, description="seconds per attempt")
-    retries: int = Field(default=2, ge=0, le=10, description="re-sends after the first try")
-    backoff: float = Field(default=0.5, ge=0, le=60, description="first retry delay, doubling")
-    backoff_max: float = Field(default=8.0, ge=0, le=300, description="cap of one retry delay")
+    # The defaults are the retry policy's budget (memory_sdk.retry), shared with the TS SDK.
+    retries: int = Field(
+        default=retry.DEFAULT_RETRIES,
+        ge=0,
+        le=retry.MAX_RETRIES,
+        description="re-sends after the first try",
+    )
+    backoff: float = Field(
+        default=retry.BACKOFF_BASE, ge=0, le=60, description="first retry delay, doubling"
+    )
+    backoff_max: float = Field(
+        default=retry.BACKOFF_CAP, ge=0, le=300, description="cap of one retry delay"
+    )
     retry_after_max: float = Field(
-        default=60.0, ge=0, le=3600, description="a longer Retry-After is raised, not waited"
+        default=retry.RETRY_AFTER_MAX,
+        ge=0,
+        le=3600,
+        description="a longer Retry-After is raised, not waited",
     )
     headers: dict[str, str] = Field(default_factory=dict, description="extra request headers")
 
@@ -111,7 +125,7 @@ class ClientSettings(BaseSettings):
             return None
         text = value.get_secret_value()
         if not text.startswith(KEY_PREFIXES) or len(text) < 12 or any(c.isspace() for c in text):
-            raise ValueError("must be an API key starting with svc_ (or legacy_), without spaces")
+            raise ValueError("must be an API key (svc_… or legacy_…) without spaces")
         return value
 
     @field_validator("endpoint")
@@ -164,19 +178,31 @@ def endpoint_url(value: str) -> str:
         raise ValueError("must be an absolute http(s) URL such as https://host")
     if parts.username or parts.password or parts.query or parts.fragment:
         raise ValueError("must not carry credentials, a query or a fragment")
-    if parts.scheme == "http" and not _is_loopback(parts.hostname):
+    if parts.scheme == "http" and not is_loopback(parts.hostname):
         # A bearer credential over plain HTTP is readable by anyone on the path.
-        raise ValueError("must use https (plain http is allowed only for localhost)")
+        raise ValueError(plain_http_refusal(parts.scheme, parts.hostname))
     return value.strip().rstrip("/")
 
 
-def _is_loopback(host: str) -> bool:
+def plain_http_refusal(scheme: str, host: str) -> str:
+    """Why an endpoint is refused: its scheme and host only (userinfo is refused before)."""
+    return (
+        f"uses scheme {scheme} with host {host}: plain http is allowed only for a loopback "
+        "host (localhost, 127.0.0.0/8, ::1); use https"
+    )
+
+
+def is_loopback(host: str) -> bool:
+    """localhost, 127.0.0.0/8 or ::1 (`host` as urlsplit gives it: lowercase, no brackets)."""
     if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        address = ipaddress.ip_address(host)
     except ValueError:
         return False
+    if address.version == 6:
+        return address == ipaddress.IPv6Address("::1")
+    return address.is_loopback
 
 
 def load_settings(

@@ -1,26 +1,32 @@
 """The SDK's errors: one base class, one class per kind of refusal the service answers.
 
-The service's errors are RFC 9457 problem+json with a stable `code` (decisions.md); the token
-endpoints answer RFC 6749 bodies (`error`, `error_description`). Both become an `ApiError`
-subclass chosen by status, carrying that code. No message or repr ever holds a credential:
-the service promises details without secrets, and `redact` makes sure anyway.
+The service's errors are RFC 9457 problem+json with a stable `code`; the token endpoints
+answer RFC 6749 bodies (`error`, `error_description`). A problem becomes the `ApiError`
+subclass its status picks, an RFC 6749 body an `OAuthError`; both carry the code. The class
+names are the TypeScript SDK's. No message or repr ever holds a credential: the service
+promises details without secrets, and `redact` makes sure anyway.
 """
 
 from __future__ import annotations
 
 import re
 
-# A plaintext key (`svc_…`, `legacy_…`), a JWT, or whatever follows "Bearer".
-_SECRET = re.compile(
-    r"(?:svc|legacy)_[A-Za-z0-9]+"
-    r"|eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*"
-    r"|(?i:bearer)\s+\S+"
-)
+# The same patterns as the TypeScript SDK's redaction. A key is `svc_` or `legacy_` and
+# every printable, non-space ASCII character after it: legacy keys may hold any of them.
+_KEY = re.compile(r"(svc|legacy)_[\x21-\x7e]+")
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*")
+_BEARER = re.compile(r"(?i:bearer)\s+\S+")
 
 
 def redact(text: str) -> str:
-    """`text` with anything that looks like a key or a token replaced by `[redacted]`."""
-    return _SECRET.sub("[redacted]", text)
+    """`text` with anything that looks like a key or a token replaced by `[redacted]`.
+
+    A key keeps its prefix (`svc_[redacted]`, `legacy_[redacted]`); whatever follows
+    "Bearer" becomes `Bearer [redacted]`.
+    """
+    text = _KEY.sub(r"\1_[redacted]", text)
+    text = _JWT.sub("[redacted]", text)
+    return _BEARER.sub("Bearer [redacted]", text)
 
 
 class MemorySDKError(Exception):
@@ -51,6 +57,10 @@ class NetworkError(MemorySDKError):
     def __init__(self, message: str, *, may_have_reached: bool) -> None:
         super().__init__(redact(message))
         self.may_have_reached = may_have_reached
+
+
+class RequestTimeoutError(NetworkError):
+    """No answer within the timeout (`svc.timeout` seconds per attempt)."""
 
 
 class UnexpectedResponseError(MemorySDKError):
@@ -88,7 +98,7 @@ class ApiError(MemorySDKError):
         return f"{type(self).__name__}(status={self.status}, code={self.code!r})"
 
 
-class RequestValidationError(ApiError):
+class BadRequestError(ApiError):
     """400, 413 or 422: the request is malformed or names something invalid."""
 
 
@@ -116,29 +126,45 @@ class RateLimitError(ApiError):
     """429: too many requests; `retry_after` holds the server's advice in seconds, if any."""
 
 
-class ServiceError(ApiError):
+class ServerError(ApiError):
     """5xx: the service or one of its dependencies failed."""
 
 
+class ServiceUnavailableError(ServerError):
+    """503: e.g. `dependency_unavailable`; retried for calls that are safe to repeat."""
+
+
+class OAuthError(ApiError):
+    """An RFC 6749 refusal by exchange or refresh, at any status; `code` is its `error`.
+
+    `invalid_grant` on refresh means the refresh token was used before, expired or revoked:
+    sign in again.
+    """
+
+
+# Deprecated aliases, kept for code written against 0.1.0: the classes are the same objects.
+RequestValidationError = BadRequestError
+ServiceError = ServerError
+
+
 _BY_STATUS: dict[int, type[ApiError]] = {
-    400: RequestValidationError,
+    400: BadRequestError,
     401: AuthenticationError,
     403: PermissionDeniedError,
     404: NotFoundError,
     409: ConflictError,
     410: GoneError,
-    413: RequestValidationError,
-    422: RequestValidationError,
+    413: BadRequestError,
+    422: BadRequestError,
     429: RateLimitError,
+    503: ServiceUnavailableError,
 }
 
-# RFC 6749 §5.2 error codes that mean "this grant or token is not accepted".
-_OAUTH_AUTHENTICATION = {"invalid_grant", "invalid_client", "invalid_token", "unauthorized_client"}
 
-
-def error_class(status: int, code: str | None = None, oauth: bool = False) -> type[ApiError]:
-    if oauth and code in _OAUTH_AUTHENTICATION:
-        return AuthenticationError
-    if status >= 500:
-        return ServiceError
-    return _BY_STATUS.get(status, ApiError)
+def error_class(status: int, *, oauth: bool = False) -> type[ApiError]:
+    """The class of a refusal: `OAuthError` for an RFC 6749 body, else by status."""
+    if oauth:
+        return OAuthError
+    if status in _BY_STATUS:
+        return _BY_STATUS[status]
+    return ServerError if status >= 500 else ApiError

@@ -1,10 +1,8 @@
 """HTTP to the hosted service: one request, retried when that is safe, errors typed.
 
-Retries (up to `svc.retries`) cover 429, 5xx and network failures, waiting an exponential,
-jittered backoff or the server's `Retry-After`. A call marked `replayable=False` (create or
-rotate a key, use a single-use refresh token) is re-sent only when it certainly never left
-this process: once it may have reached the service, a second send could mint a second key
-or burn a token family, so the failure goes to the caller instead.
+What is retried, and how long to wait, is the policy in `memory_sdk.retry`. The budget comes
+from `svc.retries`, `svc.backoff`, `svc.backoff_max` and `svc.retry_after_max`, whose defaults
+are the policy's.
 """
 
 from __future__ import annotations
@@ -20,8 +18,15 @@ from typing import Any
 
 import httpx
 
+from memory_sdk import retry
 from memory_sdk.config import ClientSettings
-from memory_sdk.errors import ApiError, MemorySDKError, NetworkError, error_class
+from memory_sdk.errors import (
+    ApiError,
+    MemorySDKError,
+    NetworkError,
+    RequestTimeoutError,
+    error_class,
+)
 
 logger = logging.getLogger("memory_sdk")
 
@@ -42,8 +47,9 @@ class Call:
     json: Mapping[str, Any] | None = field(default=None, repr=False)
     params: Mapping[str, str] | None = None
     workspace_id: str | None = None
+    # False: no X-Workspace-Id unless `workspace_id` names one (not the configured one).
+    default_workspace: bool = True
     authenticated: bool = True
-    replayable: bool = True
     oauth: bool = False  # errors are RFC 6749 bodies, not problem+json
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
 
@@ -51,7 +57,8 @@ class Call:
 @dataclass(frozen=True)
 class _Failure:
     error: MemorySDKError
-    retryable: bool
+    status: int | None = None  # None: no answer
+    sent: bool = True  # False: the request certainly never left this process
     retry_after: float | None = None
 
 
@@ -95,8 +102,17 @@ class Transport:
             if isinstance(outcome, httpx.Response):
                 return outcome
             delay = None
-            if outcome.retryable and attempt < self._options.retries:
-                delay = self._delay(attempt, outcome.retry_after)
+            if attempt < self._options.retries and retry.should_retry(
+                call.method, status=outcome.status, sent=outcome.sent
+            ):
+                delay = retry.retry_delay(
+                    attempt,
+                    outcome.retry_after,
+                    base=self._options.backoff,
+                    cap=self._options.backoff_max,
+                    retry_after_max=self._options.retry_after_max,
+                    jitter=self._jitter,
+                )
             if delay is None:
                 raise outcome.error
             logger.debug(
@@ -117,32 +133,27 @@ class Transport:
             response = await self._http.send(request)
         except _NOT_SENT as error:
             logger.debug("%s %s: not sent (%s)", call.method, call.path, type(error).__name__)
-            failure = NetworkError(
+            failure = _network_error(error)(
                 f"cannot connect to {self._settings.endpoint} ({type(error).__name__})",
                 may_have_reached=False,
             )
             failure.__cause__ = error
-            return _Failure(failure, retryable=True)
+            return _Failure(failure, sent=False)
         except httpx.TransportError as error:
             logger.debug("%s %s: failed (%s)", call.method, call.path, type(error).__name__)
-            failure = NetworkError(
+            failure = _network_error(error)(
                 f"{call.method} {call.path} failed ({type(error).__name__})",
                 may_have_reached=True,
             )
             failure.__cause__ = error
-            return _Failure(failure, retryable=call.replayable)
+            return _Failure(failure)
         logger.debug(
             "%s %s -> %d (attempt %d)", call.method, call.path, response.status_code, attempt + 1
         )
         if response.is_success:
             return response
         api = api_error(response, call)
-        status = response.status_code
-        return _Failure(
-            api,
-            retryable=call.replayable and (status == 429 or status >= 500),
-            retry_after=api.retry_after,
-        )
+        return _Failure(api, status=response.status_code, retry_after=api.retry_after)
 
     def _headers(self, call: Call) -> dict[str, str]:
         headers = dict(call.headers)
@@ -150,18 +161,16 @@ class Transport:
             bearer = self._bearer()
             if bearer is not None:
                 headers["Authorization"] = f"Bearer {bearer}"
-            workspace_id = call.workspace_id or self._settings.workspace_id
+            workspace_id = call.workspace_id or (
+                self._settings.workspace_id if call.default_workspace else None
+            )
             if workspace_id is not None:
                 headers["X-Workspace-Id"] = workspace_id
         return headers
 
-    def _delay(self, attempt: int, retry_after: float | None) -> float | None:
-        """Seconds to wait before the next try, or None when the server asks too much."""
-        if retry_after is not None:
-            return retry_after if retry_after <= self._options.retry_after_max else None
-        ceiling = min(self._options.backoff_max, self._options.backoff * 2.0**attempt)
-        # "Equal jitter": at least half the ceiling, so retries still back off.
-        return ceiling * (0.5 + 0.5 * self._jitter())
+
+def _network_error(error: httpx.TransportError) -> type[NetworkError]:
+    return RequestTimeoutError if isinstance(error, httpx.TimeoutException) else NetworkError
 
 
 def api_error(response: httpx.Response, call: Call) -> ApiError:
@@ -172,14 +181,16 @@ def api_error(response: httpx.Response, call: Call) -> ApiError:
         body = response.json()
     except ValueError:
         body = None
+    oauth = False
     if isinstance(body, dict):
         if isinstance(body.get("code"), str):
             code = body["code"]
             detail = str(body.get("detail") or body.get("title") or detail)
-        elif isinstance(body.get("error"), str):
+        elif call.oauth and isinstance(body.get("error"), str):
             code = body["error"]
             detail = str(body.get("error_description") or detail)
-    cls = error_class(response.status_code, code, oauth=call.oauth)
+            oauth = True
+    cls = error_class(response.status_code, oauth=oauth)
     return cls(
         response.status_code,
         code,

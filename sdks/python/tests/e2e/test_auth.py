@@ -10,12 +10,12 @@ import pytest
 from memory_sdk import (
     ApiKey,
     AuthenticationError,
+    BadRequestError,
     ConflictError,
     GoneError,
     MemoryClient,
     NotFoundError,
     PermissionDeniedError,
-    RequestValidationError,
 )
 from tests.e2e.conftest import Stack, digest
 
@@ -51,7 +51,7 @@ async def test_create_without_category_makes_an_admin_key_shown_once(
 async def test_create_with_a_workspace_and_no_category_is_refused_as_the_spec_says(
     user: MemoryClient, stack: Stack
 ) -> None:
-    with pytest.raises(RequestValidationError) as raised:
+    with pytest.raises(BadRequestError) as raised:
         await user.auth.create_api_key("e2e refused", workspace_id=stack.workspace_id)
 
     assert raised.value.status == 400
@@ -84,6 +84,23 @@ async def test_list_with_a_workspace_shows_only_its_keys(user: MemoryClient, sta
     assert bound.id in in_workspace and unbound.id not in in_workspace
     assert bound.id in everywhere and unbound.id in everywhere
     assert all(k.status == "revoked" for k in revoked)
+
+
+async def test_a_configured_workspace_filters_the_list_unless_all_workspaces(
+    user: MemoryClient, stack: Stack
+) -> None:
+    bound = await user.auth.create_api_key(
+        "e2e filtered", ["memory"], stack.workspace_id, category="workspace"
+    )
+    unbound = await admin_key(user, "e2e not filtered")
+    async with MemoryClient(
+        endpoint=stack.endpoint, access_token=stack.token, workspace_id=stack.workspace_id
+    ) as client:
+        by_default = [k.id for k in await client.auth.list_api_keys()]
+        every = [k.id async for k in client.auth.iter_api_keys(all_workspaces=True)]
+
+    assert bound.id in by_default and unbound.id not in by_default
+    assert bound.id in every and unbound.id in every
 
 
 async def test_reveal_returns_the_created_plaintext(user: MemoryClient, stack: Stack) -> None:

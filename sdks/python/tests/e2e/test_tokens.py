@@ -11,7 +11,7 @@ import hmac
 import httpx
 import pytest
 
-from memory_sdk import AuthenticationError, MemoryClient, TokenPair
+from memory_sdk import MemoryClient, OAuthError, TokenPair
 from tests.e2e.conftest import Stack, digest
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -67,7 +67,7 @@ async def test_refresh_returns_a_new_pair_and_a_used_refresh_token_is_refused(
         first = await client.auth.exchange(await id_token(stack, "sdk-e2e-carol"))
         second = await client.auth.refresh_access_token()
         principal = await client.auth.whoami()
-        with pytest.raises(AuthenticationError) as reused:
+        with pytest.raises(OAuthError) as reused:
             await client.auth.refresh_access_token(first.refresh_token)
 
     assert not hmac.compare_digest(
@@ -79,7 +79,7 @@ async def test_refresh_returns_a_new_pair_and_a_used_refresh_token_is_refused(
 
 async def test_an_invalid_id_token_is_refused(stack: Stack) -> None:
     async with MemoryClient(endpoint=stack.endpoint, backend="svc") as client:
-        with pytest.raises(AuthenticationError) as raised:
+        with pytest.raises(OAuthError) as raised:
             await client.auth.exchange("eyJ" + "hbGciOiJSUzI1NiJ9.e30.bm90LXNpZ25lZA")
 
     assert raised.value.code == "invalid_grant"

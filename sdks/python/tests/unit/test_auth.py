@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import httpx
 import pytest
 
@@ -70,6 +72,52 @@ async def test_create_a_workspace_key_binds_the_configured_workspace() -> None:
         await client.auth.create_api_key("ci", category="workspace")
 
     assert fake.body(0) == {"label": "ci", "category": "workspace", "workspaceId": "ws_conf"}
+
+
+async def test_list_is_filtered_to_the_configured_workspace_by_default() -> None:
+    page = httpx.Response(200, json={"keys": [], "nextCursor": None})
+    fake = FakeService(page, page, page)
+
+    async with svc_client(fake, workspace_id="ws_conf") as client:
+        await client.auth.list_api_keys()
+        await client.auth.list_api_keys("ws_other")
+        await client.auth.list_api_keys(all_workspaces=True)
+
+    sent = [r.headers.get("X-Workspace-Id") for r in fake.requests]
+    assert sent == ["ws_conf", "ws_other", None]
+
+
+async def test_all_workspaces_lists_every_page_without_a_workspace() -> None:
+    fake = FakeService(
+        httpx.Response(200, json={"keys": [key_resource("key_2")], "nextCursor": "c1"}),
+        httpx.Response(200, json={"keys": [key_resource("key_1")], "nextCursor": None}),
+    )
+
+    async with svc_client(fake, workspace_id="ws_conf") as client:
+        keys = [key.id async for key in client.auth.iter_api_keys(all_workspaces=True)]
+
+    assert keys == ["key_2", "key_1"]
+    assert all("X-Workspace-Id" not in r.headers for r in fake.requests)
+    assert fake.requests[1].url.params["cursor"] == "c1"
+
+
+async def test_a_workspace_and_all_workspaces_together_are_a_usage_error() -> None:
+    fake = FakeService()
+
+    async with svc_client(fake) as client:
+        with pytest.raises(ValueError, match="all_workspaces"):
+            await client.auth.list_api_keys("ws_1", all_workspaces=True)
+
+    assert fake.requests == []
+
+
+async def test_other_calls_still_send_the_configured_workspace() -> None:
+    fake = FakeService(httpx.Response(200, json={"userId": "u", "credential": "api_key"}))
+
+    async with svc_client(fake, workspace_id="ws_conf") as client:
+        await client.auth.whoami()
+
+    assert fake.requests[0].headers["X-Workspace-Id"] == "ws_conf"
 
 
 async def test_list_follows_every_page_and_names_the_workspace() -> None:
@@ -274,6 +322,20 @@ def test_auth_on_bolt_says_why_bolt_was_chosen(monkeypatch: pytest.MonkeyPatch) 
 
     assert "no MEMORY_API_KEY" in str(by_default.value)
     assert "NAM_BACKEND" in str(by_choice.value)
+
+
+def test_the_bolt_sentinel_declares_every_method_of_auth_as_never_returning() -> None:
+    public = {
+        name
+        for name, member in inspect.getmembers(AuthClient)
+        if not name.startswith("_") and callable(member)
+    }
+
+    declared = {name for name in vars(UnsupportedAuth) if not name.startswith("_")}
+
+    assert public == declared
+    for name in declared:
+        assert inspect.signature(getattr(UnsupportedAuth, name)).return_annotation == "NoReturn"
 
 
 def test_the_bolt_sentinel_is_typed_as_auth_and_safe_to_print() -> None:

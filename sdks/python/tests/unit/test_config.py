@@ -73,8 +73,12 @@ def test_nam_backend_bolt_wins_over_an_api_key(monkeypatch: pytest.MonkeyPatch) 
         ("https://memory.example.org/", "https://memory.example.org"),
         ("https://memory.example.org/stage", "https://memory.example.org/stage"),
         ("http://127.0.0.1:8000", "http://127.0.0.1:8000"),
+        ("http://127.1.2.3", "http://127.1.2.3"),
+        ("http://127.255.255.254:9/", "http://127.255.255.254:9"),
         ("http://localhost:8000/", "http://localhost:8000"),
+        ("http://LOCALHOST:8000", "http://LOCALHOST:8000"),
         ("http://[::1]:8000", "http://[::1]:8000"),
+        ("http://[0:0:0:0:0:0:0:1]:8000", "http://[0:0:0:0:0:0:0:1]:8000"),
     ],
 )
 def test_memory_endpoint_overrides_the_url(
@@ -295,6 +299,47 @@ def test_an_invalid_variable_is_a_configuration_error_naming_it(
     assert variable in str(error)
     assert error.__context__ is None and error.__cause__ is None
     assert isinstance(error, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "host"),
+    [
+        ("http://memory.example.org", "memory.example.org"),
+        ("http://10.0.0.8:8000/stage", "10.0.0.8"),
+        ("http://192.168.1.1", "192.168.1.1"),
+        ("http://localhost.example.org", "localhost.example.org"),
+        ("http://127.0.0.1.example.org", "127.0.0.1.example.org"),
+        ("http://[::ffff:127.0.0.1]", "::ffff:127.0.0.1"),
+        ("http://[::2]", "::2"),
+        ("http://0.0.0.0:8000", "0.0.0.0"),
+    ],
+)
+def test_plain_http_is_refused_outside_loopback_naming_scheme_and_host(
+    endpoint: str, host: str
+) -> None:
+    with pytest.raises(ConfigurationError) as raised:
+        MemoryClient(api_key=ADMIN_KEY, endpoint=endpoint)
+
+    message = str(raised.value)
+    assert raised.value.variable == "argument endpoint"
+    assert f"uses scheme http with host {host}:" in message
+    assert "use https" in message
+    assert ADMIN_KEY not in message and ADMIN_KEY not in repr(raised.value)
+
+
+def test_plain_http_from_the_environment_is_refused_before_any_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MEMORY_API_KEY", ADMIN_KEY)
+    monkeypatch.setenv("MEMORY_ENDPOINT", "http://memory.example.org")
+    fake = FakeService()
+
+    with pytest.raises(ConfigurationError) as raised:
+        MemoryClient(http_transport=fake.transport())
+
+    assert raised.value.variable == "MEMORY_ENDPOINT"
+    assert "scheme http with host memory.example.org" in str(raised.value)
+    assert fake.requests == []
 
 
 def test_an_invalid_key_is_never_echoed(monkeypatch: pytest.MonkeyPatch) -> None:

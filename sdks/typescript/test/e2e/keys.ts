@@ -92,8 +92,8 @@ export function keySuite(stack: () => StackInfo): void {
       assert.equal(error.code, "workspace_id_not_allowed");
     });
 
-    it("listApiKeys without a workspace lists every key of the caller, without plaintext", async () => {
-      const page = await user.auth.listApiKeys(null);
+    it("listApiKeys with allWorkspaces lists every key of the caller, without plaintext", async () => {
+      const page = await user.auth.listApiKeys(undefined, { allWorkspaces: true });
 
       const ids = page.keys.map((key) => key.id);
       assert.ok(ids.includes(adminKey.id));
@@ -115,14 +115,25 @@ export function keySuite(stack: () => StackInfo): void {
       const page = await user.auth.listApiKeys();
 
       assert.ok(page.keys.every((key) => key.workspaceId === stack().workspaceId));
+      assert.ok(!page.keys.some((key) => key.id === adminKey.id));
+    });
+
+    it("listApiKeys with null (deprecated) still lists every key", async () => {
+      const page = await user.auth.listApiKeys(null);
+
+      assert.ok(page.keys.some((key) => key.id === adminKey.id));
     });
 
     it("listApiKeys pages with limit and cursor", async () => {
-      const first = await user.auth.listApiKeys(null, { limit: 1 });
+      const first = await user.auth.listApiKeys(undefined, { allWorkspaces: true, limit: 1 });
       assert.equal(first.keys.length, 1);
       assert.equal(typeof first.nextCursor, "string");
 
-      const second = await user.auth.listApiKeys(null, { limit: 1, cursor: first.nextCursor ?? "" });
+      const second = await user.auth.listApiKeys(undefined, {
+        allWorkspaces: true,
+        limit: 1,
+        cursor: first.nextCursor ?? "",
+      });
 
       assert.equal(second.keys.length, 1);
       assert.notEqual(second.keys[0]?.id, first.keys[0]?.id);
