@@ -5,12 +5,15 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
 PYTEST := $(BIN)/python -m pytest
 STAGE ?= dev
+CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: help venv run test lint test-unit test-functional test-e2e test-python \
-        test-sdk-python test-sdk-typescript test-infra bench package deploy import-legacy clean
+        test-sdk-python test-sdk-typescript test-infra bench package deploy import-legacy clean \
+        dashboard chromium test-dashboard
 
 help:
 	@echo "make run     start the service locally on http://127.0.0.1:8000 (PORT overrides)"
+	@echo "             and the dashboard on http://127.0.0.1:8000/dashboard/"
 	@echo "make test    lint, type-check and run every test tier"
 	@echo "make bench   authorizer benchmark against the local stack"
 	@echo "make package STAGE=dev|staging|prod   build the CloudFormation template"
@@ -26,7 +29,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 
 venv: $(STAMP)
 
-run: venv
+run: venv dashboard
 	$(BIN)/python -m local.stack
 
 lint: venv
@@ -54,16 +57,40 @@ test-sdk-python: venv
 test-sdk-typescript: venv
 	@if [ -f sdks/typescript/Makefile ]; then $(MAKE) -C sdks/typescript test PYTHON=$(abspath $(BIN)/python); fi
 
-test: test-python test-sdk-python test-sdk-typescript
+test: test-python test-sdk-python test-sdk-typescript test-dashboard
+
+# The dashboard's static files, built from dashboard/ into chalicelib/dashboard/static/
+# (never committed): `make run` serves them, `make package` ships them in the Lambda.
+dashboard:
+	@$(MAKE) --no-print-directory -C dashboard build
+
+# Debian's Chromium for the browser tests. Browser downloads (`playwright install`) do not
+# work where only the package registries are reachable, so the system package it is.
+chromium:
+	@if [ -x "$(CHROMIUM)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "==> installing Debian's chromium (apt-get)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+		echo "The browser tests need Chromium at $(CHROMIUM). Install it as root with" >&2; \
+		echo "  apt-get update && apt-get install -y chromium" >&2; \
+		echo "or point CHROMIUM at a Chrome or Chromium binary: make test-dashboard CHROMIUM=/path" >&2; \
+		exit 1; \
+	fi
+
+test-dashboard: venv dashboard chromium
+	@echo "==> dashboard: type-check and unit tests, then the browser tests (Playwright, Chromium)"
+	@$(MAKE) --no-print-directory -C dashboard check
+	CHROMIUM=$(CHROMIUM) $(PYTEST) tests/browser -q
 
 # The packaged templates held against the code; the AWS operations it checks the IAM policy
 # against are those test-functional recorded (build/aws-operations.json).
-test-infra: venv
+test-infra: venv dashboard
 	@echo "==> infrastructure tests (package every stage, then hold the templates against the code)"
 	@for stage in dev staging prod; do $(BIN)/python -m tools.package --stage $$stage || exit 1; done
 	$(PYTEST) tests/infra -q
 
-package: venv
+package: venv dashboard
 	@echo "==> chalice package, stage $(STAGE), merged with infra/resources.json; then cfn-lint"
 	$(BIN)/python -m tools.package --stage $(STAGE)
 
@@ -79,4 +106,5 @@ import-legacy: venv
 	$(BIN)/python -m tools.import_legacy_keys $(ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist chalicelib/dashboard/static
+	@$(MAKE) --no-print-directory -C dashboard clean

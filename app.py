@@ -29,7 +29,16 @@ def expiry_sweep(event: Any) -> dict[str, int]:
 # Lambda names each function's handler in `_HANDLER`. The authorizer's and the sweep's
 # functions never route HTTP, so their cold starts skip the routes and their imports.
 if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
-    from chalicelib.api import edge, events, identity, keys, login, secret_scanning, workspaces
+    from chalicelib.api import (
+        dashboard,
+        edge,
+        events,
+        identity,
+        keys,
+        login,
+        secret_scanning,
+        workspaces,
+    )
 
     app.register_middleware(edge.errors_as_problems, "http")
     app.register_blueprint(keys.blueprint)
@@ -38,3 +47,4 @@ if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
     app.register_blueprint(login.blueprint)
     app.register_blueprint(events.blueprint)
     app.register_blueprint(secret_scanning.blueprint)
+    app.register_blueprint(dashboard.blueprint)

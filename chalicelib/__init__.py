@@ -10,6 +10,7 @@ Code map (docs/architecture.md walks a request through it):
     workspaces.py  /v1/workspaces and their members
     events.py      /v1/auth/events              the caller's audit events
     secret_scanning.py  /v1/auth/secret-scanning/github  GitHub's leaked-key reports
+    dashboard.py   /dashboard/: the dashboard's files, security headers, sign-in settings
   access/      who is calling and what they may do
     principal.py   the resolved caller (Principal) and a refusal (Refusal)
     scopes.py      scopes per category and per data-plane path segment
@@ -41,6 +42,9 @@ Code map (docs/architecture.md walks a request through it):
     refresh.py     refresh tokens: hashed, single use, rotated, family revocation
     access_tokens.py  RS256 access tokens signed by KMS, verified locally, the JWKS
     service.py     the exchange and refresh flows
+  dashboard/   the web console (source in dashboard/ at the root; built into static/)
+    login.py       DASHBOARD_LOGIN: the provider it signs people in with
+    assets.py      the built files and the page's security headers
 
 The shared floor, used by every package: config.py (settings from the environment),
 runtime.py (services built once per container), errors.py (the error catalogue), table.py

@@ -192,6 +192,9 @@ INTERNAL_ERROR = Problem(500, "internal_error", "An internal error occurred.")
 DEPENDENCY_UNAVAILABLE = Problem(
     503, "dependency_unavailable", "A dependency is unavailable; retry later."
 )
+DASHBOARD_NOT_CONFIGURED = Problem(
+    503, "dashboard_not_configured", "The dashboard cannot sign anyone in: see DASHBOARD_LOGIN."
+)
 
 PROBLEMS: dict[str, Problem] = {
     problem.code: problem
@@ -236,6 +239,7 @@ PROBLEMS: dict[str, Problem] = {
         TOO_MANY_REQUESTS,
         INTERNAL_ERROR,
         DEPENDENCY_UNAVAILABLE,
+        DASHBOARD_NOT_CONFIGURED,
     )
 }
 

@@ -2,11 +2,12 @@
 
 Starts moto (single-threaded, in its own process) as DynamoDB and KMS on loopback, creates
 the table and keys from `infra/resources.json`, starts the development OpenID issuer
-(`local/idp.py`) on 127.0.0.1:8001 and trusts it, starts the development stand-in for
-GitHub's secret scanning (`local/secret_scanning.py`) on 127.0.0.1:8002 and points
-SECRET_SCANNING_KEYS_URL at it, serves the Chalice app with chalice local's server on
-127.0.0.1:8000 (`PORT` overrides), mints a token for a development user and prints how to
-make a first call. Ctrl-C stops everything it started.
+(`local/idp.py`) on 127.0.0.1:8001 and trusts it (also as the dashboard's login provider),
+starts the development stand-in for GitHub's secret scanning (`local/secret_scanning.py`) on
+127.0.0.1:8002 and points SECRET_SCANNING_KEYS_URL at it, serves the Chalice app with chalice
+local's server on 127.0.0.1:8000 (`PORT` overrides), mints a token for a development user
+and prints the dashboard's URL and how to make a first call. Ctrl-C stops everything it
+started.
 
     python -m local.stack [--port 8000] [--idp-port 8001] [--scan-port 8002]
                           [--ready-file stack.json] [--quiet]
@@ -83,7 +84,11 @@ def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
 
 
 def local_environment(
-    stage: str, endpoint: str, moto_endpoint: str, trusted_issuers: str | None = None
+    stage: str,
+    endpoint: str,
+    moto_endpoint: str,
+    trusted_issuers: str | None = None,
+    dashboard_login: str | None = None,
 ) -> dict[str, str]:
     env = stage_environment(stage)
     env.update(LOCAL_CREDENTIALS)
@@ -92,7 +97,14 @@ def local_environment(
     env["LOCAL_MODE"] = "1"
     if trusted_issuers is not None:
         env["TRUSTED_ISSUERS"] = trusted_issuers
+    if dashboard_login is not None:
+        env["DASHBOARD_LOGIN"] = dashboard_login
     return env
+
+
+def local_dashboard_login(idp: Any) -> str:
+    """DASHBOARD_LOGIN for the local service: the development issuer and its client id."""
+    return json.dumps({"issuer": idp.endpoint, "clientId": idp.provider.audience})
 
 
 def start_idp(host: str, port: int, service_endpoint: str) -> Any:
@@ -167,6 +179,8 @@ def banner(info: dict[str, Any]) -> str:
 memory-auth is running on {endpoint}  (DynamoDB and KMS: moto on {info["motoEndpoint"]})
 Development OpenID issuer (trusted here, local mode only): {idp}
 
+Dashboard: {endpoint}/dashboard/  (sign in with any name at the development issuer's form)
+
 Sign in as anyone in three steps (ID token -> exchange -> call):
 
   ID_TOKEN=$(curl -s -X POST {idp}/token -H 'Content-Type: application/json' \\
@@ -239,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
         idp = start_idp(args.host, args.idp_port, endpoint)
         trusted_issuers = local_trusted_issuers(idp, args.stage, callers_issuers)
         os.environ["TRUSTED_ISSUERS"] = trusted_issuers  # before the services read settings
+        dashboard_login = local_dashboard_login(idp)
+        os.environ["DASHBOARD_LOGIN"] = dashboard_login
         print(f"      development OpenID issuer on {idp.endpoint}", flush=True)
         scanning = start_secret_scanning(args.host, args.scan_port)
         os.environ["SECRET_SCANNING_KEYS_URL"] = scanning.keys_url  # before settings are read
@@ -248,11 +264,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[3/4] starting the service on {endpoint}", flush=True)
         server = make_server(args.host, port, args.stage, args.quiet)
         # The stage's config has just been applied to os.environ; local values win again.
-        os.environ.update(local_environment(args.stage, endpoint, moto_endpoint, trusted_issuers))
+        os.environ.update(
+            local_environment(
+                args.stage, endpoint, moto_endpoint, trusted_issuers, dashboard_login
+            )
+        )
         print("[4/4] preparing a development user", flush=True)
         info = prepare_developer(endpoint, moto_endpoint, port, moto_port)
         info["idpEndpoint"] = idp.endpoint
         info["scanSignerEndpoint"] = scanning.endpoint
+        info["dashboard"] = f"{endpoint}/dashboard/"
         if args.ready_file:
             args.ready_file.write_text(json.dumps(info))
         print(banner(info), flush=True)
