@@ -91,4 +91,10 @@ class LastUse:
             outcome = "failed"
         except Exception:  # bookkeeping: whatever went wrong, the request goes on
             outcome = "failed"
-        log.info("api key use recorded", extra={"key_id": api_key.id, "outcome": outcome})
+        # The caller is this key's owner using it: the line names them as every line of a
+        # request names its actor (the routes identify theirs only after resolution).
+        actor = {"user_id": api_key.owner_id, "key_id": api_key.id}
+        log.info(
+            "api key use recorded",
+            extra={"key_id": api_key.id, "outcome": outcome, "actor": actor},
+        )

@@ -235,12 +235,9 @@ def test_entries_the_bus_refuses_are_logged_and_the_request_succeeds(
         return {"FailedEntryCount": 1, "Entries": [{"ErrorCode": "InternalFailure"}]}
 
     monkeypatch.setattr(services.events_client, "put_events", refuse)
-    service_log = logging.getLogger("memory-auth")  # Powertools' logger does not propagate
-    service_log.addHandler(caplog.handler)
-    try:
+
+    with caplog.at_level(logging.INFO, logger="memory-auth"):
         answer = api.call("POST", KEYS, alice, body={"label": "x"})
-    finally:
-        service_log.removeHandler(caplog.handler)
 
     assert answer.status == 201
     (warning,) = [r for r in caplog.records if r.getMessage() == "event not put on the bus"]
