@@ -34,7 +34,7 @@ run: venv dashboard
 
 lint: venv
 	@echo "==> ruff and mypy"
-	$(BIN)/ruff check app.py chalicelib local tools tests bench
+	$(BIN)/ruff check app.py chalicelib infra local tools tests bench
 	$(BIN)/mypy
 
 test-unit: venv

@@ -36,6 +36,7 @@ if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
         identity,
         keys,
         login,
+        oauth,
         secret_scanning,
         workspaces,
     )
@@ -47,4 +48,5 @@ if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
     app.register_blueprint(login.blueprint)
     app.register_blueprint(events.blueprint)
     app.register_blueprint(secret_scanning.blueprint)
+    app.register_blueprint(oauth.blueprint)
     app.register_blueprint(dashboard.blueprint)

@@ -1,7 +1,7 @@
 """Replays a leaked-key report, signed like GitHub's, against the local service.
 
     python -m local.scan_report --token svc_… [--service http://127.0.0.1:8000]
-        [--signer http://127.0.0.1:8002] [--url https://github.com/o/r/blob/x/config.py]
+        [--signer http://127.0.0.1:8003] [--url https://github.com/o/r/blob/x/config.py]
         [--tamper none|unsigned|wrong-signature|other-body]
 
 The body is GitHub's JSON array of `{"token", "type", "url", "source"}`; the local signer
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--token", action="append", required=True, help="repeat for several")
     parser.add_argument("--service", default="http://127.0.0.1:8000")
-    parser.add_argument("--signer", default="http://127.0.0.1:8002")
+    parser.add_argument("--signer", default="http://127.0.0.1:8003")
     parser.add_argument("--url", default="https://github.com/example/repo/blob/main/config.py")
     parser.add_argument("--tamper", choices=TAMPERS, default="none")
     args = parser.parse_args(argv)

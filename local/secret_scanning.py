@@ -2,7 +2,7 @@
 
 It holds an ECDSA P-256 key, publishes it as GitHub publishes its own, and signs any body
 handed to it, so that a signed leaked-key report can be replayed against the local service
-(`python -m local.scan_report`). `make run` starts it on http://127.0.0.1:8002 and points
+(`python -m local.scan_report`). `make run` starts it on http://127.0.0.1:8003 and points
 the local service's SECRET_SCANNING_KEYS_URL at its key list. Anyone who can reach it can
 have anything signed: it refuses to start unless LOCAL_MODE=1 and binds loopback only; the
 service accepts its plain-http key list only in local mode. `local/` is never deployed.
@@ -100,7 +100,7 @@ def _handler(signer: DevSigner, quiet: bool) -> type[BaseHTTPRequestHandler]:
 class DevSecretScanningServer:
     """The stand-in over HTTP on loopback, served from a daemon thread."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 8002, quiet: bool = True):
+    def __init__(self, host: str = "127.0.0.1", port: int = 8003, quiet: bool = True):
         if os.environ.get("LOCAL_MODE") != "1":
             raise NotLocal("the development secret-scanning signer runs only with LOCAL_MODE=1")
         if host not in LOOPBACK:

@@ -2,22 +2,24 @@
 
 Starts moto (single-threaded, in its own process) as DynamoDB and KMS on loopback, creates
 the table and keys from `infra/resources.json`, starts the development OpenID issuer
-(`local/idp.py`) on 127.0.0.1:8001 and trusts it (also as the dashboard's login provider),
-starts the development stand-in for GitHub's secret scanning (`local/secret_scanning.py`) on
-127.0.0.1:8002 and points SECRET_SCANNING_KEYS_URL at it, serves the Chalice app with chalice
+(`local/idp.py`) on 127.0.0.1:8001 and trusts it (also as the dashboard's login provider and
+the LOGIN_PROVIDER of MCP authorizations), starts the development MCP server
+(`local/mcp_server.py`) on 127.0.0.1:8002 as the only MCP_RESOURCES entry, starts the
+development stand-in for GitHub's secret scanning (`local/secret_scanning.py`) on
+127.0.0.1:8003 and points SECRET_SCANNING_KEYS_URL at it, serves the Chalice app with chalice
 local's server on 127.0.0.1:8000 (`PORT` overrides), mints a token for a development user
-and prints the dashboard's URL and how to make a first call. Ctrl-C stops everything it
-started.
+and prints the dashboard's URL, the MCP server's and how to make a first call. Ctrl-C stops
+everything it started.
 
-    python -m local.stack [--port 8000] [--idp-port 8001] [--scan-port 8002]
+    python -m local.stack [--port 8000] [--idp-port 8001] [--mcp-port 8002] [--scan-port 8003]
                           [--ready-file stack.json] [--quiet]
 
-`--port 0` picks free ports for the service and (unless `--idp-port` and `--scan-port` say
-otherwise) the issuer and the signer. TRUSTED_ISSUERS in the calling environment adds
-issuers to the development one.
+`--port 0` picks free ports for the service and (unless `--idp-port`, `--mcp-port` or
+`--scan-port` say otherwise) the issuer, the MCP server and the signer. TRUSTED_ISSUERS in the
+calling environment adds issuers to the development one.
 
 With `--ready-file`, it writes a JSON object (endpoint, token, ports) once it is serving,
-which is how tests and benchmarks find it.
+whole or not at all (`local/running.py`, which is also how every test suite starts it).
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+from infra.template import PROJECT_DIR, stage_environment
+from local.running import write_ready_file
+
 DEV_USER_ID = "usr_developer"
 LOCAL_CREDENTIALS = {
     # moto accepts any credentials; these are placeholders, not secrets.
@@ -60,14 +64,6 @@ def wait_for_port(host: str, port: int, timeout: float = 30.0) -> None:
     raise RuntimeError(f"nothing listens on {host}:{port} after {timeout:.0f} s")
 
 
-def stage_environment(stage: str) -> dict[str, str]:
-    """The stage's environment variables from .chalice/config.json (global, then stage)."""
-    config = json.loads((PROJECT_DIR / ".chalice" / "config.json").read_text())
-    env = dict(config.get("environment_variables", {}))
-    env.update(config["stages"][stage].get("environment_variables", {}))
-    return env
-
-
 def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
         [sys.executable, "-m", "local.moto_server", "--host", host, "--port", str(port)],
@@ -89,6 +85,7 @@ def local_environment(
     moto_endpoint: str,
     trusted_issuers: str | None = None,
     dashboard_login: str | None = None,
+    mcp: dict[str, str] | None = None,
 ) -> dict[str, str]:
     env = stage_environment(stage)
     env.update(LOCAL_CREDENTIALS)
@@ -99,12 +96,31 @@ def local_environment(
         env["TRUSTED_ISSUERS"] = trusted_issuers
     if dashboard_login is not None:
         env["DASHBOARD_LOGIN"] = dashboard_login
+    env.update(mcp or {})
     return env
 
 
 def local_dashboard_login(idp: Any) -> str:
     """DASHBOARD_LOGIN for the local service: the development issuer and its client id."""
     return json.dumps({"issuer": idp.endpoint, "clientId": idp.provider.audience})
+
+
+def mcp_environment(idp: Any, mcp_resource: str) -> dict[str, str]:
+    """MCP_RESOURCES and LOGIN_PROVIDER of the local stack: the development MCP server, and
+    the development issuer as the login provider (its audience is the client id)."""
+    trusted = idp.provider.trusted_issuer()
+    return {
+        "MCP_RESOURCES": json.dumps([mcp_resource]),
+        "LOGIN_PROVIDER": json.dumps(
+            {"issuer": trusted["issuer"], "clientId": trusted["audience"]}
+        ),
+    }
+
+
+def start_mcp_server(host: str, port: int, service_endpoint: str) -> Any:
+    from local.mcp_server import DevMcpServer
+
+    return DevMcpServer(host, port, service_endpoint).start()
 
 
 def start_idp(host: str, port: int, service_endpoint: str) -> Any:
@@ -131,6 +147,13 @@ def local_trusted_issuers(idp: Any, stage: str, callers: str | None) -> str:
     return json.dumps([*issuers, idp.provider.trusted_issuer()])
 
 
+def unknown_route_body() -> dict[str, Any]:
+    """The problem+json 404 for a route the API does not have, as its gateway answers it."""
+    from chalicelib.errors import problem_body
+
+    return problem_body(404, "not_found", "No such route.")
+
+
 def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
     """chalice local's server, with unknown routes answered as the API's gateway would."""
     from chalice.cli.factory import CLIFactory
@@ -142,14 +165,12 @@ def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
         LocalGatewayException,
     )
 
-    from chalicelib.errors import problem_body
-
     class RequestHandler(ChaliceRequestHandler):
         def _send_error_response(self, error: LocalGatewayException) -> None:
             # chalice local imitates API Gateway's "Missing Authentication Token" 403 (and
             # echoes the Authorization header in it). Our deployed API answers unknown
             # routes with a problem+json 404 (a gateway response in infra/); so do we here.
-            body = json.dumps(problem_body(404, "not_found", "No such route."))
+            body = json.dumps(unknown_route_body())
             self._send_http_response(404, {"Content-Type": "application/problem+json"}, body)
 
         def log_message(self, format: str, *args: Any) -> None:
@@ -189,6 +210,11 @@ Sign in as anyone in three steps (ID token -> exchange -> call):
        -d "{{\\"id_token\\": \\"$ID_TOKEN\\"}}" | {read.format("access_token")})
   curl -s {endpoint}/v1/auth/whoami -H "Authorization: Bearer $TOKEN"
 
+Development MCP server, protected by this service's OAuth (its authorization server):
+  {info["mcpResource"]}
+Point an MCP client at it (e.g. `npx @modelcontextprotocol/inspector`, Streamable HTTP);
+it discovers us from the 401, and the development issuer signs you in.
+
 A development user ({info["userId"]}) with a workspace ({info["workspaceId"]}) is ready.
 Its user token, valid for one hour:
 
@@ -223,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         "--idp-port", type=int, default=None, help="development OpenID issuer (0: a free port)"
     )
     parser.add_argument(
+        "--mcp-port", type=int, default=None, help="development MCP server (0: a free port)"
+    )
+    parser.add_argument(
         "--scan-port", type=int, default=None,
         help="development secret-scanning signer and key list (0: a free port)",
     )
@@ -236,14 +265,17 @@ def main(argv: list[str] | None = None) -> int:
     moto_port = args.moto_port or free_port(args.host)
     if args.idp_port is None:  # 8001 for `make run`; a free port when --port 0 asks for them
         args.idp_port = int(os.environ.get("IDP_PORT", "8001")) if args.port else 0
-    if args.scan_port is None:  # 8002 for `make run`, like the issuer
-        args.scan_port = int(os.environ.get("SCAN_SIGNER_PORT", "8002")) if args.port else 0
+    if args.mcp_port is None:
+        args.mcp_port = int(os.environ.get("MCP_PORT", "8002")) if args.port else 0
+    if args.scan_port is None:  # 8003 for `make run`
+        args.scan_port = int(os.environ.get("SCAN_SIGNER_PORT", "8003")) if args.port else 0
     endpoint = f"http://{args.host}:{port}"
     moto_endpoint = f"http://{args.host}:{moto_port}"
 
     print(f"[1/4] starting moto (DynamoDB, KMS) on {moto_endpoint}", flush=True)
     moto = start_moto(args.host, moto_port)
     idp = None
+    mcp_server = None
     scanning = None
     # SIGTERM (from tests, or a supervisor) stops us the same way Ctrl-C does.
     signal.signal(signal.SIGTERM, _interrupt)
@@ -256,6 +288,10 @@ def main(argv: list[str] | None = None) -> int:
         dashboard_login = local_dashboard_login(idp)
         os.environ["DASHBOARD_LOGIN"] = dashboard_login
         print(f"      development OpenID issuer on {idp.endpoint}", flush=True)
+        mcp_server = start_mcp_server(args.host, args.mcp_port, endpoint)
+        mcp = mcp_environment(idp, mcp_server.resource)
+        os.environ.update(mcp)
+        print(f"      development MCP server on {mcp_server.resource}", flush=True)
         scanning = start_secret_scanning(args.host, args.scan_port)
         os.environ["SECRET_SCANNING_KEYS_URL"] = scanning.keys_url  # before settings are read
         print(f"      development secret-scanning signer on {scanning.endpoint}", flush=True)
@@ -266,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         # The stage's config has just been applied to os.environ; local values win again.
         os.environ.update(
             local_environment(
-                args.stage, endpoint, moto_endpoint, trusted_issuers, dashboard_login
+                args.stage, endpoint, moto_endpoint, trusted_issuers, dashboard_login, mcp
             )
         )
         print("[4/4] preparing a development user", flush=True)
@@ -274,13 +310,16 @@ def main(argv: list[str] | None = None) -> int:
         info["idpEndpoint"] = idp.endpoint
         info["scanSignerEndpoint"] = scanning.endpoint
         info["dashboard"] = f"{endpoint}/dashboard/"
+        info["mcpResource"] = mcp_server.resource
         if args.ready_file:
-            args.ready_file.write_text(json.dumps(info))
+            write_ready_file(args.ready_file, info)
         print(banner(info), flush=True)
         server.server.serve_forever()
     except KeyboardInterrupt:
         print("\nstopping", flush=True)
     finally:
+        if mcp_server is not None:
+            mcp_server.stop()
         if idp is not None:
             idp.stop()
         if scanning is not None:

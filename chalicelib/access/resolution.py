@@ -6,12 +6,17 @@ ordered checks (a key's IP allow-list among them), then (when a workspace is nam
 one membership read. A bad credential is a `Refusal` (a result); only a broken dependency
 raises. After a key resolved, its use is recorded (`lastUsedAt`), which never changes the
 result.
+
+A JWT is judged by where it is presented (its audience): without a `resource`, only this
+service's user tokens resolve; at an MCP resource, only the access tokens issued for that
+resource do. Those are bound to their workspace like a workspace key, and their grant is
+read on every request, so revoking it takes effect on the next one.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from chalicelib import errors, ids
 from chalicelib.access.allow_list import allows
@@ -22,6 +27,9 @@ from chalicelib.keys.model import ApiKey
 from chalicelib.keys.plaintext import looks_like_key, parse_key
 from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
+
+if TYPE_CHECKING:
+    from chalicelib.oauth.settings import McpResource
 
 MISSING = Refusal(errors.MISSING_CREDENTIALS)
 INVALID = Refusal(errors.INVALID_CREDENTIALS)
@@ -35,12 +43,19 @@ UNSCHEMED_KEY = Refusal(
 )
 
 
-class VerifiesUserTokens(Protocol):
-    """Checks a user token: its claims, or `TokenRejected`; `DependencyUnavailable` when the
-    signing keys cannot be loaded. Any callable of this shape will do: the runtime passes one
-    that builds the verifier (KMS client, PyJWT) only when the first user token arrives."""
+class VerifiesTokens(Protocol):
+    """Checks a token of ours for an audience (default: this service, i.e. a user token):
+    its claims, or `TokenRejected`; `DependencyUnavailable` when the signing keys cannot be
+    loaded. Any callable of this shape will do: the runtime passes one that builds the
+    verifier (KMS client, PyJWT) only when the first token arrives."""
 
-    def __call__(self, token: str) -> dict[str, Any]: ...
+    def __call__(self, token: str, audience: str | None = None) -> dict[str, Any]: ...
+
+
+class GrantStatus(Protocol):
+    """Whether an MCP grant (the `sid` of an MCP access token) is still in force."""
+
+    def is_active(self, grant_id: str, now: datetime) -> bool: ...
 
 
 class RecordsUse(Protocol):
@@ -65,35 +80,45 @@ class Resolver:
         keys: KeyStore,
         workspaces: WorkspaceStore,
         clock: Clock,
-        verify_user_token: VerifiesUserTokens,
+        verify_token: VerifiesTokens,
+        grants: GrantStatus | None = None,
         last_use: RecordsUse | None = None,
     ):
         self._keys = keys
         self._workspaces = workspaces
         self._clock = clock
-        self._verify_user_token = verify_user_token
+        self._verify_token = verify_token
+        self._grants = grants
         self._last_use = last_use
 
     def resolve(
-        self, authorization: str | None, workspace_id: str | None, origin: Origin | None = None
+        self,
+        authorization: str | None,
+        workspace_id: str | None,
+        resource: McpResource | None = None,
+        origin: Origin | None = None,
     ) -> Principal | Refusal:
+        """`resource`: the MCP resource the request is for, if any (the authorizer knows);
+        `origin`: where the request came from (a key's allow-list is checked against it)."""
         token = bearer_token(authorization)
         if isinstance(token, Refusal):
             return token
         if workspace_id is not None:
             workspace_id = workspace_id.strip() or None
         record = None
+        found: Principal | Refusal
         if looks_like_key(token):
             resolved = self._resolve_key(token, workspace_id, origin)
             if isinstance(resolved, Refusal):
                 return resolved
-            principal, record = resolved
+            found, record = resolved
+        elif resource is not None:
+            found = self._resolve_mcp_token(token, workspace_id, resource, origin)
         else:
             found = self._resolve_user_token(token, workspace_id, origin)
-            if isinstance(found, Refusal):
-                return found
-            principal = found
-        checked = self._check_membership(principal)
+        if isinstance(found, Refusal):
+            return found
+        checked = self._check_membership(found)
         if record is not None and self._last_use is not None and isinstance(checked, Principal):
             self._last_use.record(record, self._clock.now())
         return checked
@@ -142,7 +167,7 @@ class Resolver:
         if not looks_like_jwt(token):
             return INVALID
         try:
-            claims = self._verify_user_token(token)
+            claims = self._verify_token(token)
         except TokenRejected as rejected:
             return EXPIRED if rejected.expired else INVALID
         return Principal(
@@ -150,6 +175,40 @@ class Resolver:
             credential="user_token",
             scopes=frozenset(ALL_SCOPES),  # a user token carries every scope of its user
             workspace_id=workspace_id,
+            origin=origin,
+        )
+
+    def _resolve_mcp_token(
+        self,
+        token: str,
+        workspace_id: str | None,
+        resource: McpResource,
+        origin: Origin | None,
+    ) -> Principal | Refusal:
+        from chalicelib.login.access_tokens import TokenRejected, looks_like_jwt
+
+        if self._grants is None or not looks_like_jwt(token):
+            return INVALID
+        try:
+            claims = self._verify_token(token, resource.uri)
+        except TokenRejected as rejected:
+            return EXPIRED if rejected.expired else INVALID
+        grant_id, bound, scope, client_id = (
+            claims.get(name) for name in ("sid", "workspace_id", "scope", "client_id")
+        )
+        if not all(isinstance(v, str) and v for v in (grant_id, bound, scope, client_id)):
+            return INVALID  # signed by us for this resource, yet not an MCP access token
+        assert isinstance(grant_id, str) and isinstance(bound, str) and isinstance(scope, str)
+        if not self._grants.is_active(grant_id, self._clock.now()):
+            return REVOKED  # the user revoked the grant, or a reused code or token did
+        if workspace_id is not None and workspace_id != bound:
+            return MISMATCH  # bound to its workspace, like a workspace key
+        return Principal(
+            user_id=claims["sub"],
+            credential="mcp_token",
+            scopes=frozenset(scope.split()) & frozenset(ALL_SCOPES),
+            workspace_id=bound,
+            client_id=str(client_id),
             origin=origin,
         )
 

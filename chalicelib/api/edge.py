@@ -164,11 +164,11 @@ def authenticate(request: Request, allow_query_workspace: bool = False) -> Princ
     except ServiceError as conflict:
         # Two different workspaces named is a malformed request, but a caller first learns
         # whether its credential is good (401 and 403 come before 400).
-        found = services().resolver.resolve(authorization, None, origin(request))
+        found = services().resolver.resolve(authorization, None, origin=origin(request))
         if isinstance(found, Refusal):
             raise found.error(credential_sent) from None
         raise conflict
-    resolved = services().resolver.resolve(authorization, workspace, origin(request))
+    resolved = services().resolver.resolve(authorization, workspace, origin=origin(request))
     if isinstance(resolved, Refusal):
         raise resolved.error(credential_sent)
     logs.identify_actor(resolved.user_id, resolved.key_id, resolved.workspace_id)
