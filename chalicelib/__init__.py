@@ -34,7 +34,6 @@ Code map (docs/architecture.md walks a request through it):
     publisher.py   the stage's EventBridge bus, best effort
     log.py         what the services call; GET /v1/auth/events reads through it
   scanning/    leaked-key reports (GitHub's secret scanning partner program)
-    public_fetch.py  an SSRF-safe GET (the published signing keys)
     github.py      the key list, the report's signature, the report
     service.py     revoking the active keys a report names
   login/       sign-in

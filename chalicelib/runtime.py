@@ -161,11 +161,10 @@ class Services:
 
     @cached_property
     def github_keys(self) -> PublishedKeys:
-        from chalicelib.scanning.github import PublishedKeys
-        from chalicelib.scanning.public_fetch import fetch
+        from chalicelib.scanning.github import PublishedKeys, fetch_key_list
 
         url, local_mode = self.settings.secret_scanning_keys_url, self.settings.local_mode
-        return PublishedKeys(lambda: fetch(url, local_mode))
+        return PublishedKeys(lambda: fetch_key_list(url, local_mode))
 
     @cached_property
     def leak_reports(self) -> LeakReports:

@@ -4,8 +4,9 @@ GitHub signs each report with ECDSA P-256 over SHA-256 of the raw body, names th
 `Github-Public-Key-Identifier` and puts the base64 DER signature in
 `Github-Public-Key-Signature`. Its public keys are published as JSON
 (`{"public_keys": [{"key_identifier", "key" (PEM), "is_current"}]}`) at the configured URL,
-fetched safely (public_fetch.py) and cached here: an hour, and refetched once (at most every
-30 s) when a report names a key identifier the cache does not know.
+fetched without SSRF (oauth/fetch.py's fetcher: https, public addresses, no redirects, 3 s,
+64 KiB) and cached here: an hour, and refetched once (at most every 30 s) when a report
+names a key identifier the cache does not know.
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib.clock import monotonic
+from chalicelib.oauth.fetch import FetchRefused
 from chalicelib.parsing import MalformedJson, json_value
-from chalicelib.scanning.public_fetch import FetchRefused
 
 IDENTIFIER_HEADER = "github-public-key-identifier"
 SIGNATURE_HEADER = "github-public-key-signature"
+KEY_LIST_MAX_BYTES = 64 * 1024  # GitHub's list is about 1 KiB today; room for many more keys
 CACHE_SECONDS = 3600
 REFETCH_SECONDS = 30
 MAX_TOKENS = 1000
@@ -32,15 +34,14 @@ class KeyListUnavailable(Exception):
     """The published key list could not be fetched or read: nothing can be verified."""
 
 
-def parse_key_list(raw: bytes) -> dict[str, Any]:
+def parse_key_list(document: Any) -> dict[str, Any]:
     """key identifier -> EC P-256 public key; keys of another kind are left out."""
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
     try:
-        document = json_value(raw)
         entries = document["public_keys"]
-    except (MalformedJson, KeyError, TypeError):
+    except (KeyError, TypeError):
         raise KeyListUnavailable("the key list is not GitHub's format") from None
     keys: dict[str, Any] = {}
     for entry in entries if isinstance(entries, list) else []:
@@ -61,7 +62,8 @@ def parse_key_list(raw: bytes) -> dict[str, Any]:
 class PublishedKeys:
     """GitHub's signing keys by identifier, cached in the process (PyJWKClient's shape)."""
 
-    def __init__(self, fetch: Callable[[], bytes], clock: Callable[[], float] = monotonic):
+    def __init__(self, fetch: Callable[[], Any], clock: Callable[[], float] = monotonic):
+        """`fetch` answers the published list, parsed (see `fetch_key_list`)."""
         self._fetch = fetch
         self._clock = clock
         self._keys: dict[str, Any] = {}
@@ -84,6 +86,13 @@ class PublishedKeys:
             if stale or (identifier not in self._keys and may_refetch):
                 self._refresh()
             return self._keys.get(identifier)
+
+
+def fetch_key_list(url: str, local_mode: bool) -> Any:
+    """GitHub's published key list at `url`, parsed; FetchRefused if it cannot be had."""
+    from chalicelib.oauth.fetch import SafeFetcher
+
+    return SafeFetcher(local_mode, max_bytes=KEY_LIST_MAX_BYTES).fetch_json(url).body
 
 
 def verify(keys: PublishedKeys, identifier: str | None, signature: str | None, body: bytes) -> bool:

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from chalicelib.runtime import Services
-from chalicelib.scanning.github import PublishedKeys
-from chalicelib.scanning.public_fetch import fetch
+from chalicelib.scanning.github import PublishedKeys, fetch_key_list
 from local.scan_report import foreign_signature, report_body
 from local.secret_scanning import DevSecretScanningServer
 from tests.functional.conftest import Answer, Api
@@ -31,7 +30,7 @@ def github(
     monkeypatch.setenv("LOCAL_MODE", "1")
     server = DevSecretScanningServer("127.0.0.1", 0).start()
     url = server.keys_url
-    vars(services)["github_keys"] = PublishedKeys(lambda: fetch(url, local_mode=True))
+    vars(services)["github_keys"] = PublishedKeys(lambda: fetch_key_list(url, local_mode=True))
     try:
         yield server
     finally:
@@ -199,7 +198,7 @@ def test_the_key_list_is_cached_and_refetched_for_unknown_identifiers_at_most_ev
     seconds = [0.0]
     url = github.keys_url
     vars(services)["github_keys"] = PublishedKeys(
-        lambda: fetch(url, local_mode=True), clock=lambda: seconds[0]
+        lambda: fetch_key_list(url, local_mode=True), clock=lambda: seconds[0]
     )
     key = api.create_key(alice)
 

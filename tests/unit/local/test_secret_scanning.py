@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from chalicelib.scanning.github import PublishedKeys, verify
@@ -28,7 +26,7 @@ def test_it_binds_loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_its_signatures_verify_with_its_published_list() -> None:
     signer = DevSigner()
     body = b'[{"token": "x"}]'
-    keys = PublishedKeys(lambda: json.dumps(signer.key_list()).encode(), clock=lambda: 0.0)
+    keys = PublishedKeys(signer.key_list, clock=lambda: 0.0)
 
     assert verify(keys, signer.key_identifier, signer.sign(body), body) is True
     assert verify(keys, signer.key_identifier, signer.sign(body), body + b"\n") is False
