@@ -6,7 +6,8 @@ sending its own X-Workspace-Id; it names its owner and workspace), a key minted 
 plain format, same binding) and a user token naming the workspace. It prints:
 
 - store round trips per decision, per kind (botocore `before-send` events: every HTTP
-  request, retries included);
+  request, retries included), and writes per decision (the lastUsedAt writes, on their own
+  client);
 - a modelled latency floor per decision: the decision's own CPU time plus the per-call
   latency of DynamoDB (`--call-latency-ms`, 5 ms by default) for each request, charged by a
   `before-send` hook of this benchmark (charged, not slept: moto's own time is not
@@ -25,7 +26,8 @@ plain format, same binding) and a user token naming the workspace. It prints:
 
 and ends with one JSON line holding these figures. It exits 1 when a target is missed: one
 round trip for a new key (two for an old one, one for a user token), CPU within 1.3x of the
-bare call, cold start within 1.5x of the boto3-only baseline. moto's server is
+bare call, at most 0.01 writes per decision, cold start within 1.5x of the boto3-only
+baseline. moto's server is
 single-threaded and in its own process, so its work never counts as ours.
 
     python -m bench.authorizer [--decisions 2000] [--cold-runs 11] [--call-latency-ms 5]
@@ -54,6 +56,7 @@ PATH = "/v1/memory/items"
 MAX_ROUND_TRIPS = 1  # a key minted today: the key and its membership in one BatchGetItem
 MAX_ROUND_TRIPS_OLD_KEY = 2  # a key minted before: the key, then the membership
 MAX_ROUND_TRIPS_USER_TOKEN = 1  # the membership only: the token's signature is checked locally
+MAX_WRITES_PER_DECISION = 0.01  # lastUsedAt: one write per key and 5-minute window
 MAX_CPU_RATIO = 1.3
 MAX_COLD_START_RATIO = 1.5
 CALL_LATENCY_MS = 5.0  # a strongly consistent DynamoDB read, in-region, as seen by the caller
@@ -133,7 +136,7 @@ def prepare() -> Setup:
     from tests.fixtures.events import bearer, request_event
 
     svc = services()
-    create_all(svc.dynamodb, svc.kms, "dev")
+    create_all(svc.dynamodb, svc.kms, "dev", svc.events_client)
     now = svc.clock.now()
     workspace = Workspace(ids.new_workspace_id(now), "Bench", OWNER, now)
     svc.workspaces.create(workspace)
@@ -204,6 +207,13 @@ def warm(setup: Setup, decisions: int, warmup: int, call_latency: float) -> dict
             charged += call_latency
 
     client.meta.events.register("before-send.dynamodb", on_send)
+    writes = 0
+
+    def on_write(**_: Any) -> None:
+        nonlocal writes
+        writes += 1
+
+    services().last_use_dynamodb.meta.events.register("before-send.dynamodb", on_write)
 
     def cpu(run: Callable[[], None]) -> float:
         start = time.process_time()
@@ -244,13 +254,16 @@ def warm(setup: Setup, decisions: int, warmup: int, call_latency: float) -> dict
     for _ in range(warmup):
         bare()
     bare_cpu: list[float] = []
+    writes = 0
     runs = {NEW_KEY: measure(NEW_KEY, decisions, bare_cpu)}
+    new_key_writes = writes
     others = max(1, decisions // 4)
     runs.update({kind: measure(kind, others, None) for kind in (OLD_KEY, USER_TOKEN)})
     return {
         "kinds": {kind: run.summary() for kind, run in runs.items()},
         "counts": {NEW_KEY: decisions, OLD_KEY: others, USER_TOKEN: others},
         "bare_cpu": statistics.median(bare_cpu),
+        "writes": new_key_writes / decisions,
     }
 
 
@@ -366,6 +379,7 @@ def main(argv: list[str] | None = None) -> int:
         "roundTrips": new["round_trips"] <= MAX_ROUND_TRIPS,
         "roundTripsOldKey": old["round_trips"] <= MAX_ROUND_TRIPS_OLD_KEY,
         "roundTripsUserToken": token["round_trips"] <= MAX_ROUND_TRIPS_USER_TOKEN,
+        "writesPerDecision": hot["writes"] <= MAX_WRITES_PER_DECISION,
         "cpuRatio": cpu_ratio <= MAX_CPU_RATIO,
         "coldStartRatio": cold_ratio <= MAX_COLD_START_RATIO,
     }
@@ -398,6 +412,7 @@ def main(argv: list[str] | None = None) -> int:
         # Added with keys that carry their owner, SnapStart and the sizing model:
         "roundTripsPerDecisionOldKey": round(old["round_trips"], 2),
         "roundTripsPerDecisionUserToken": round(token["round_trips"], 2),
+        "writesPerDecision": round(hot["writes"], 4),
         "decisionsOldKeyAndUserToken": hot["counts"][OLD_KEY],
         "cpuPerDecisionOldKeyUs": round(old["cpu"] * 1e6),
         "cpuPerDecisionUserTokenUs": round(token["cpu"] * 1e6),
@@ -449,6 +464,7 @@ Data-plane decisions with a workspace (GET {PATH}); floor = own CPU + {args.call
 {row(NEW_KEY, new, MAX_ROUND_TRIPS, met["roundTrips"])}
 {row(OLD_KEY, old, MAX_ROUND_TRIPS_OLD_KEY, met["roundTripsOldKey"])}
 {row(USER_TOKEN, token, MAX_ROUND_TRIPS_USER_TOKEN, met["roundTripsUserToken"])}
+  lastUsedAt writes per decision (new key)  {hot["writes"]:.4f}  target <= {MAX_WRITES_PER_DECISION}  {mark(met["writesPerDecision"])}
   bare boto3 call alone (1 BatchGetItem)  {hot["bare_cpu"] * 1e6:7.0f} us  median of {args.decisions}
   ratio (new key / bare call)             {cpu_ratio:7.3f}x    target <= {MAX_CPU_RATIO}x  {mark(met["cpuRatio"])}
 cold start (fresh process, median of {args.cold_runs})

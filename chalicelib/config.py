@@ -16,6 +16,8 @@ from chalicelib.oauth.settings import (
     parse_mcp_resources,
 )
 
+GITHUB_SECRET_SCANNING_KEYS = "https://api.github.com/meta/public_keys/secret_scanning"
+
 
 class ConfigurationError(Exception):
     pass
@@ -96,6 +98,10 @@ class Settings:
     # DASHBOARD_LOGIN as written: parsed by chalicelib/dashboard/login.py when the dashboard
     # is asked for, so that a mistake in it cannot stop the API or the authorizer.
     dashboard_login: str = ""
+    # The stage's EventBridge bus for audit events (EVENT_BUS_NAME); None: stored only.
+    event_bus_name: str | None = None
+    # Where GitHub publishes its secret-scanning signing keys (SECRET_SCANNING_KEYS_URL).
+    secret_scanning_keys_url: str = GITHUB_SECRET_SCANNING_KEYS
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -118,6 +124,11 @@ class Settings:
             )
         except ValueError as error:
             raise ConfigurationError(str(error)) from None
+        keys_url = env.get("SECRET_SCANNING_KEYS_URL", "").strip() or GITHUB_SECRET_SCANNING_KEYS
+        try:
+            check_url(keys_url, "SECRET_SCANNING_KEYS_URL", local_mode)
+        except ValueError as error:
+            raise ConfigurationError(str(error)) from None
 
         return cls(
             table_name=required("AUTH_TABLE"),
@@ -131,6 +142,8 @@ class Settings:
             mcp_resources=mcp_resources,
             login_provider=login_provider,
             dashboard_login=env.get("DASHBOARD_LOGIN", "").strip(),
+            event_bus_name=env.get("EVENT_BUS_NAME", "").strip() or None,
+            secret_scanning_keys_url=keys_url,
         )
 
     @property

@@ -131,6 +131,18 @@ WORKSPACE_ID_REQUIRED = Problem(
     400, "workspace_id_required", "A workspace key needs the workspaceId it is bound to."
 )
 INVALID_REQUEST = Problem(400, "invalid_request", "The request is not valid.")
+INVALID_LIFETIME = Problem(
+    400, "invalid_lifetime", "expiresInDays must be a whole number from 1 to 90."
+)
+INVALID_GRACE_PERIOD = Problem(
+    400,
+    "invalid_grace_period",
+    "gracePeriodSeconds must be a whole number from 0 to 604800 (7 days).",
+)
+INVALID_CIDR = Problem(
+    400, "invalid_cidr", "allowedCidrs must be 1 to 20 IPv4 or IPv6 CIDRs, or null."
+)
+INVALID_REPORT = Problem(400, "invalid_report", "The report is not GitHub's JSON array of tokens.")
 
 # 401: no usable credential. The edge adds `WWW-Authenticate` (see access/principal.py).
 MISSING_CREDENTIALS = Problem(
@@ -139,6 +151,12 @@ MISSING_CREDENTIALS = Problem(
 INVALID_CREDENTIALS = Problem(401, "invalid_credentials", "The credential is not valid.")
 EXPIRED_CREDENTIALS = Problem(401, "expired_credentials", "The credential has expired.")
 REVOKED_CREDENTIALS = Problem(401, "revoked_credentials", "The credential has been revoked.")
+# A leaked-key report whose GitHub signature does not verify (no bearer credential there).
+INVALID_SIGNATURE = Problem(
+    401,
+    "invalid_signature",
+    "The report's Github-Public-Key-Signature does not verify with a published key.",
+)
 
 # 403: a known caller without the right.
 WORKSPACE_MISMATCH = Problem(
@@ -153,6 +171,9 @@ WORKSPACE_REQUIRED = Problem(
 )
 OWNER_REQUIRED = Problem(
     403, "owner_required", "Only the workspace owner can change its members."
+)
+IP_NOT_ALLOWED = Problem(
+    403, "ip_not_allowed", "This key may not be used from this address (its allowedCidrs)."
 )
 
 NOT_FOUND = Problem(404, "not_found", "No such resource.")
@@ -192,15 +213,21 @@ PROBLEMS: dict[str, Problem] = {
         WORKSPACE_ID_NOT_ALLOWED,
         WORKSPACE_ID_REQUIRED,
         INVALID_REQUEST,
+        INVALID_LIFETIME,
+        INVALID_GRACE_PERIOD,
+        INVALID_CIDR,
+        INVALID_REPORT,
         MISSING_CREDENTIALS,
         INVALID_CREDENTIALS,
         EXPIRED_CREDENTIALS,
         REVOKED_CREDENTIALS,
+        INVALID_SIGNATURE,
         WORKSPACE_MISMATCH,
         NOT_A_MEMBER,
         INSUFFICIENT_SCOPE,
         WORKSPACE_REQUIRED,
         OWNER_REQUIRED,
+        IP_NOT_ALLOWED,
         NOT_FOUND,
         METHOD_NOT_ALLOWED,
         KEY_NOT_ACTIVE,

@@ -17,6 +17,9 @@ from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
 
 if TYPE_CHECKING:
+    from chalicelib.events.log import EventLog
+    from chalicelib.keys.expiry import ExpirySweep
+    from chalicelib.keys.last_use import LastUse
     from chalicelib.keys.service import KeyService
     from chalicelib.keys.vault import KeyVault
     from chalicelib.login.access_tokens import SigningKeys, TokenSigner, TokenVerifier
@@ -29,10 +32,14 @@ if TYPE_CHECKING:
     from chalicelib.oauth.ratelimit import RegistrationLimit
     from chalicelib.oauth.service import OAuthService
     from chalicelib.oauth.signin import ProviderTransport
+    from chalicelib.scanning.github import PublishedKeys
+    from chalicelib.scanning.service import LeakReports
     from chalicelib.workspaces.service import WorkspaceService
 
 
-def aws_client(service: str, region: str) -> Any:
+def aws_client(
+    service: str, region: str, timeout: float | None = None, attempts: int | None = None
+) -> Any:
     import boto3
     from botocore.config import Config
 
@@ -43,6 +50,13 @@ def aws_client(service: str, region: str) -> Any:
         connect_timeout=2,
         read_timeout=3,
     )
+    if timeout is not None and attempts is not None:
+        # Bookkeeping calls (lastUsedAt, the event bus) that must never hold a request up.
+        config = Config(
+            retries={"mode": "standard", "total_max_attempts": attempts},
+            connect_timeout=timeout,
+            read_timeout=timeout,
+        )
     return boto3.client(service, region_name=region, config=config)
 
 
@@ -96,9 +110,26 @@ class Services:
         return TokenVerifier(self.signing_keys, self.settings.issuer)
 
     @cached_property
+    def last_use_dynamodb(self) -> Any:
+        from chalicelib.keys.last_use import TIMEOUT_SECONDS
+
+        return aws_client("dynamodb", self.settings.region, TIMEOUT_SECONDS, attempts=1)
+
+    @cached_property
+    def last_use(self) -> LastUse:
+        from chalicelib.keys.last_use import LastUse
+
+        return LastUse(lambda: self.last_use_dynamodb, self.settings.table_name)
+
+    @cached_property
     def resolver(self) -> Resolver:
         return Resolver(
-            self.keys, self.workspaces, self.clock, self.verify_token, _LazyGrants(self)
+            self.keys,
+            self.workspaces,
+            self.clock,
+            self.verify_token,
+            _LazyGrants(self),
+            self.last_use,
         )
 
     def verify_token(self, token: str, audience: str | None = None) -> dict[str, Any]:
@@ -112,16 +143,52 @@ class Services:
         return GrantReader(self.dynamodb, self.settings.table_name)
 
     @cached_property
+    def events_client(self) -> Any:
+        # At most two short attempts: the event is stored already, the bus is best effort.
+        return aws_client("events", self.settings.region, timeout=1, attempts=2)
+
+    @cached_property
+    def event_log(self) -> EventLog:
+        from chalicelib.events.log import EventLog
+        from chalicelib.events.publisher import EventPublisher
+        from chalicelib.events.store import EventStore
+
+        return EventLog(
+            EventStore(self.dynamodb, self.settings.table_name),
+            EventPublisher(lambda: self.events_client, self.settings.event_bus_name),
+            self.clock,
+        )
+
+    @cached_property
+    def github_keys(self) -> PublishedKeys:
+        from chalicelib.scanning.github import PublishedKeys, fetch_key_list
+
+        url, local_mode = self.settings.secret_scanning_keys_url, self.settings.local_mode
+        return PublishedKeys(lambda: fetch_key_list(url, local_mode))
+
+    @cached_property
+    def leak_reports(self) -> LeakReports:
+        from chalicelib.scanning.service import LeakReports
+
+        return LeakReports(self.keys, self.event_log, self.clock)
+
+    @cached_property
+    def expiry_sweep(self) -> ExpirySweep:
+        from chalicelib.keys.expiry import ExpirySweep
+
+        return ExpirySweep(self.keys, self.event_log, self.clock)
+
+    @cached_property
     def key_service(self) -> KeyService:
         from chalicelib.keys.service import KeyService
 
-        return KeyService(self.keys, self.workspaces, self.vault, self.clock)
+        return KeyService(self.keys, self.workspaces, self.vault, self.clock, self.event_log)
 
     @cached_property
     def workspace_service(self) -> WorkspaceService:
         from chalicelib.workspaces.service import WorkspaceService
 
-        return WorkspaceService(self.workspaces, self.clock)
+        return WorkspaceService(self.workspaces, self.clock, self.event_log)
 
     @cached_property
     def id_tokens(self) -> IdTokenVerifier:

@@ -10,6 +10,7 @@ Items:
   WS#<wsId>       WS                 a workspace
   WS#<wsId>       MEMBER#<userId>    a membership, as the workspace sees it
   USER#<userId>   WS#<wsId>          the same membership, as the member sees it
+  USER#<userId>   EVT#<evtId>        an audit event of that user's log (events/store.py)
 
 and those of the packages that keep their own (each module's docstring has the details):
   login/users.py, login/refresh.py   IDP#…, USER#…/PROFILE, REFRESH#…, RFAMILY#… (grants)
@@ -17,6 +18,9 @@ and those of the packages that keep their own (each module's docstring has the d
   oauth/pending.py                   OAUTHREQ#<requestId>        an authorization under way
   oauth/codes.py                     OAUTHCODE#<sha256>          an authorization code
   oauth/ratelimit.py                 DCRLIMIT#<address>          registrations per hour
+
+One sparse global secondary index, `ExpiryNotices` (`noticeShard`, `noticeAt`), holds the
+owner items of keys whose expiry notice is still to be made (keys/store.py).
 """
 
 from __future__ import annotations

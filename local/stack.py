@@ -4,17 +4,19 @@ Starts moto (single-threaded, in its own process) as DynamoDB and KMS on loopbac
 the table and keys from `infra/resources.json`, starts the development OpenID issuer
 (`local/idp.py`) on 127.0.0.1:8001 and trusts it (also as the dashboard's login provider and
 the LOGIN_PROVIDER of MCP authorizations), starts the development MCP server
-(`local/mcp_server.py`) on 127.0.0.1:8002 as the only MCP_RESOURCES entry, serves the Chalice
-app with chalice local's server on 127.0.0.1:8000 (`PORT` overrides), mints a token for a
-development user and prints the dashboard's URL, the MCP server's and how to make a first
-call. Ctrl-C stops everything it started.
+(`local/mcp_server.py`) on 127.0.0.1:8002 as the only MCP_RESOURCES entry, starts the
+development stand-in for GitHub's secret scanning (`local/secret_scanning.py`) on
+127.0.0.1:8003 and points SECRET_SCANNING_KEYS_URL at it, serves the Chalice app with chalice
+local's server on 127.0.0.1:8000 (`PORT` overrides), mints a token for a development user
+and prints the dashboard's URL, the MCP server's and how to make a first call. Ctrl-C stops
+everything it started.
 
-    python -m local.stack [--port 8000] [--idp-port 8001] [--mcp-port 8002]
+    python -m local.stack [--port 8000] [--idp-port 8001] [--mcp-port 8002] [--scan-port 8003]
                           [--ready-file stack.json] [--quiet]
 
-`--port 0` picks free ports for the service and (unless `--idp-port` or `--mcp-port` say
-otherwise) the issuer and the MCP server. TRUSTED_ISSUERS in the calling environment adds
-issuers to the development one.
+`--port 0` picks free ports for the service and (unless `--idp-port`, `--mcp-port` or
+`--scan-port` say otherwise) the issuer, the MCP server and the signer. TRUSTED_ISSUERS in the
+calling environment adds issuers to the development one.
 
 With `--ready-file`, it writes a JSON object (endpoint, token, ports) once it is serving,
 whole or not at all (`local/running.py`, which is also how every test suite starts it).
@@ -131,6 +133,13 @@ def start_idp(host: str, port: int, service_endpoint: str) -> Any:
     return DevIdpServer(host, port, cors_origins=(service_endpoint,)).start()
 
 
+def start_secret_scanning(host: str, port: int) -> Any:
+    """The development stand-in for GitHub's secret scanning (needs LOCAL_MODE=1)."""
+    from local.secret_scanning import DevSecretScanningServer
+
+    return DevSecretScanningServer(host, port).start()
+
+
 def local_trusted_issuers(idp: Any, stage: str, callers: str | None) -> str:
     """TRUSTED_ISSUERS for the local service: the caller's (or the stage's), plus the dev IdP."""
     configured = callers or stage_environment(stage).get("TRUSTED_ISSUERS", "")
@@ -180,7 +189,7 @@ def bootstrap(stage: str) -> dict[str, Any]:
     from chalicelib.runtime import services
     from local.resources import create_all
 
-    return create_all(services().dynamodb, services().kms, stage)
+    return create_all(services().dynamodb, services().kms, stage, services().events_client)
 
 
 def banner(info: dict[str, Any]) -> str:
@@ -218,6 +227,11 @@ Create a first admin key, then call whoami with it:
        -d '{{"label": "my first key"}}'
   curl -s {endpoint}/v1/auth/whoami -H "Authorization: Bearer <the key from above>"
 
+Report that key as leaked, signed like GitHub (development signer on {info["scanSignerEndpoint"]}):
+
+  python -m local.scan_report --service {endpoint} --signer {info["scanSignerEndpoint"]} \\
+       --token <the key from above>
+
 Press Ctrl-C to stop everything.
 """
 
@@ -237,6 +251,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--mcp-port", type=int, default=None, help="development MCP server (0: a free port)"
     )
+    parser.add_argument(
+        "--scan-port", type=int, default=None,
+        help="development secret-scanning signer and key list (0: a free port)",
+    )
     parser.add_argument("--stage", default="dev")
     parser.add_argument("--ready-file", type=Path)
     parser.add_argument("--quiet", action="store_true", help="no request log lines")
@@ -249,6 +267,8 @@ def main(argv: list[str] | None = None) -> int:
         args.idp_port = int(os.environ.get("IDP_PORT", "8001")) if args.port else 0
     if args.mcp_port is None:
         args.mcp_port = int(os.environ.get("MCP_PORT", "8002")) if args.port else 0
+    if args.scan_port is None:  # 8003 for `make run`
+        args.scan_port = int(os.environ.get("SCAN_SIGNER_PORT", "8003")) if args.port else 0
     endpoint = f"http://{args.host}:{port}"
     moto_endpoint = f"http://{args.host}:{moto_port}"
 
@@ -256,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     moto = start_moto(args.host, moto_port)
     idp = None
     mcp_server = None
+    scanning = None
     # SIGTERM (from tests, or a supervisor) stops us the same way Ctrl-C does.
     signal.signal(signal.SIGTERM, _interrupt)
     try:
@@ -271,6 +292,9 @@ def main(argv: list[str] | None = None) -> int:
         mcp = mcp_environment(idp, mcp_server.resource)
         os.environ.update(mcp)
         print(f"      development MCP server on {mcp_server.resource}", flush=True)
+        scanning = start_secret_scanning(args.host, args.scan_port)
+        os.environ["SECRET_SCANNING_KEYS_URL"] = scanning.keys_url  # before settings are read
+        print(f"      development secret-scanning signer on {scanning.endpoint}", flush=True)
         print("[2/4] creating the table and keys from infra/resources.json", flush=True)
         bootstrap(args.stage)
         print(f"[3/4] starting the service on {endpoint}", flush=True)
@@ -284,6 +308,7 @@ def main(argv: list[str] | None = None) -> int:
         print("[4/4] preparing a development user", flush=True)
         info = prepare_developer(endpoint, moto_endpoint, port, moto_port)
         info["idpEndpoint"] = idp.endpoint
+        info["scanSignerEndpoint"] = scanning.endpoint
         info["dashboard"] = f"{endpoint}/dashboard/"
         info["mcpResource"] = mcp_server.resource
         if args.ready_file:
@@ -297,6 +322,8 @@ def main(argv: list[str] | None = None) -> int:
             mcp_server.stop()
         if idp is not None:
             idp.stop()
+        if scanning is not None:
+            scanning.stop()
         moto.terminate()
         with contextlib.suppress(subprocess.TimeoutExpired):
             moto.wait(timeout=5)

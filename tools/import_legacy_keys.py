@@ -154,7 +154,7 @@ def import_keys(services: Services, keys: Iterable[LegacyKey], dry_run: bool = F
             outcome.imported += 1
             continue
         try:
-            services.keys.create(api_key, ciphertext=None)
+            services.keys.create(api_key, ciphertext=None, now=services.clock.now())
         except ClientError as error:
             if not is_condition_failure(error):
                 raise

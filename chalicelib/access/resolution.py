@@ -2,11 +2,12 @@
 
 Spec §5.3 rules 1–8 live here once. The service's routes and the data-plane authorizer both
 call `Resolver.resolve`. One straight sequence: parse, hash, one strongly consistent read,
-ordered checks, then (when a workspace is named or bound) the membership. A key that names
-its owner (a located key, keys/plaintext.py) has its membership read in the same round trip
-as its record; a plain or legacy key takes a second read, and a user token (its signature is
-checked locally) only the membership read. A bad credential is a `Refusal` (a result); only
-a broken dependency raises.
+ordered checks (a key's IP allow-list among them), then (when a workspace is named or bound)
+the membership. A key that names its owner (a located key, keys/plaintext.py) has its
+membership read in the same round trip as its record; a plain or legacy key takes a second
+read, and a user token (its signature is checked locally) only the membership read. A bad
+credential is a `Refusal` (a result); only a broken dependency raises. After a key resolved,
+its use is recorded (`lastUsedAt`), which never changes the result.
 
 A JWT is judged by where it is presented (its audience): without a `resource`, only this
 service's user tokens resolve; at an MCP resource, only the access tokens issued for that
@@ -20,9 +21,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from chalicelib import errors, ids
-from chalicelib.access.principal import Principal, Refusal
+from chalicelib.access.allow_list import allows
+from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.access.scopes import ALL_SCOPES, WORKSPACE
 from chalicelib.clock import Clock
+from chalicelib.keys.model import ApiKey
 from chalicelib.keys.plaintext import ParsedKey, looks_like_key, parse_key
 from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
@@ -36,6 +39,10 @@ EXPIRED = Refusal(errors.EXPIRED_CREDENTIALS)
 REVOKED = Refusal(errors.REVOKED_CREDENTIALS)
 MISMATCH = Refusal(errors.WORKSPACE_MISMATCH)
 NOT_A_MEMBER = Refusal(errors.NOT_A_MEMBER)
+IP_NOT_ALLOWED = Refusal(errors.IP_NOT_ALLOWED)
+UNSCHEMED_KEY = Refusal(
+    errors.INVALID_CREDENTIALS, "Send the key as 'Authorization: Bearer <key>'."
+)
 
 
 class VerifiesTokens(Protocol):
@@ -53,11 +60,17 @@ class GrantStatus(Protocol):
     def is_active(self, grant_id: str, now: datetime) -> bool: ...
 
 
+class RecordsUse(Protocol):
+    def record(self, api_key: ApiKey, now: datetime) -> None: ...
+
+
 def bearer_token(authorization: str | None) -> str | Refusal:
     if authorization is None or not authorization.strip():
         return MISSING
     scheme, _, token = authorization.strip().partition(" ")
     token = token.strip()
+    if not token and looks_like_key(scheme):
+        return UNSCHEMED_KEY  # a key pasted without its scheme: say how to send it
     if scheme.lower() != "bearer" or not token or " " in token:
         return INVALID
     return token
@@ -71,42 +84,54 @@ class Resolver:
         clock: Clock,
         verify_token: VerifiesTokens,
         grants: GrantStatus | None = None,
+        last_use: RecordsUse | None = None,
     ):
         self._keys = keys
         self._workspaces = workspaces
         self._clock = clock
         self._verify_token = verify_token
         self._grants = grants
+        self._last_use = last_use
 
     def resolve(
         self,
         authorization: str | None,
         workspace_id: str | None,
         resource: McpResource | None = None,
+        origin: Origin | None = None,
     ) -> Principal | Refusal:
-        """`resource`: the MCP resource the request is for, if any (the authorizer knows)."""
+        """`resource`: the MCP resource the request is for, if any (the authorizer knows);
+        `origin`: where the request came from (a key's allow-list is checked against it)."""
         token = bearer_token(authorization)
         if isinstance(token, Refusal):
             return token
         if workspace_id is not None:
             workspace_id = workspace_id.strip() or None
+        record = None
         member: bool | None = None  # the membership, when read with the key
+        found: Principal | Refusal
         if looks_like_key(token):
-            principal, member = self._resolve_key(token, workspace_id)
+            resolved = self._resolve_key(token, workspace_id, origin)
+            if isinstance(resolved, Refusal):
+                return resolved
+            found, record, member = resolved
         elif resource is not None:
-            principal = self._resolve_mcp_token(token, workspace_id, resource)
+            found = self._resolve_mcp_token(token, workspace_id, resource, origin)
         else:
-            principal = self._resolve_user_token(token, workspace_id)
-        if isinstance(principal, Refusal):
-            return principal
-        return self._check_membership(principal, member)
+            found = self._resolve_user_token(token, workspace_id, origin)
+        if isinstance(found, Refusal):
+            return found
+        checked = self._check_membership(found, member)
+        if record is not None and self._last_use is not None and isinstance(checked, Principal):
+            self._last_use.record(record, self._clock.now())
+        return checked
 
     def _resolve_key(
-        self, token: str, workspace_id: str | None
-    ) -> tuple[Principal | Refusal, bool | None]:
+        self, token: str, workspace_id: str | None, origin: Origin | None
+    ) -> tuple[Principal, ApiKey, bool | None] | Refusal:
         parsed = parse_key(token)
         if parsed is None:  # checksum or shape wrong: no read needed
-            return INVALID, None
+            return INVALID
         membership = _membership_named_by(parsed, workspace_id)
         member: bool | None = None
         if membership is None:
@@ -115,23 +140,27 @@ class Resolver:
             record, member = self._keys.find_by_hash_with_membership(parsed.digest, *membership)
         now = self._clock.now()
         if record is None or record.gone(now):
-            return INVALID, None
+            return INVALID
         if parsed.located and (parsed.owner_id, parsed.workspace_id) != (
             record.owner_id,
             record.workspace_id,
         ):
             # The hash decides; ids that disagree with the record it found mean the plaintext
             # was not minted for it (tampered, then given a valid checksum).
-            return INVALID, None
+            return INVALID
         status = record.status(now)
         if status == "revoked":  # rule 7: effective on the next request
-            return REVOKED, None
+            return REVOKED
         if status == "expired":  # rule 8
-            return EXPIRED, None
+            return EXPIRED
+        if record.allowed_cidrs is not None and not allows(
+            record.allowed_cidrs, origin.source_ip if origin else None
+        ):
+            return IP_NOT_ALLOWED
         if record.category == WORKSPACE:
             # Rules 1 and 2: a bound key is never retargeted.
             if workspace_id is not None and workspace_id != record.workspace_id:
-                return MISMATCH, None
+                return MISMATCH
             workspace_id = record.workspace_id
         principal = Principal(
             user_id=record.owner_id,
@@ -140,10 +169,13 @@ class Resolver:
             workspace_id=workspace_id,
             key_id=record.id,
             category=record.category,
+            origin=origin,
         )
-        return principal, member
+        return principal, record, member
 
-    def _resolve_user_token(self, token: str, workspace_id: str | None) -> Principal | Refusal:
+    def _resolve_user_token(
+        self, token: str, workspace_id: str | None, origin: Origin | None
+    ) -> Principal | Refusal:
         # Imported only when a JWT arrives: the API-key path never loads the token modules.
         from chalicelib.login.access_tokens import TokenRejected, looks_like_jwt
 
@@ -158,10 +190,15 @@ class Resolver:
             credential="user_token",
             scopes=frozenset(ALL_SCOPES),  # a user token carries every scope of its user
             workspace_id=workspace_id,
+            origin=origin,
         )
 
     def _resolve_mcp_token(
-        self, token: str, workspace_id: str | None, resource: McpResource
+        self,
+        token: str,
+        workspace_id: str | None,
+        resource: McpResource,
+        origin: Origin | None,
     ) -> Principal | Refusal:
         from chalicelib.login.access_tokens import TokenRejected, looks_like_jwt
 
@@ -187,6 +224,7 @@ class Resolver:
             scopes=frozenset(scope.split()) & frozenset(ALL_SCOPES),
             workspace_id=bound,
             client_id=str(client_id),
+            origin=origin,
         )
 
     def _check_membership(self, principal: Principal, member: bool | None) -> Principal | Refusal:

@@ -14,7 +14,7 @@ from typing import Any
 from chalice.app import Request, Response
 
 from chalicelib import errors, logs, parsing
-from chalicelib.access.principal import Principal, Refusal
+from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.errors import OAuthError, Problem, ServiceError
 from chalicelib.logs import logger
 from chalicelib.runtime import services
@@ -23,6 +23,9 @@ JSON = "application/json"
 PROBLEM_JSON = "application/problem+json"
 MAX_BODY_BYTES = 16 * 1024
 NO_STORE = {"Cache-Control": "no-store"}
+# Routes take any media type from Chalice and check it in `read_json`, after the caller was
+# authenticated and authorized: a caller without the right never learns a request's shape.
+ANY_MEDIA_TYPE = ["*/*"]
 
 # Chalice's own error bodies, by their `Code`, and the problem each becomes. Any other code
 # would come from a Chalice view error, which this service never raises: a bug, so a 500.
@@ -70,22 +73,31 @@ def oauth_error_response(error: OAuthError) -> Response:
 # -- requests ------------------------------------------------------------------------------
 
 
-def read_body(request: Request) -> bytes:
+def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
     raw = request.raw_body or b""
     if isinstance(raw, str):
         raw = raw.encode("utf-8")
-    if len(raw) > MAX_BODY_BYTES:
-        raise errors.PAYLOAD_TOO_LARGE.error()
+    if len(raw) > limit:
+        raise errors.PAYLOAD_TOO_LARGE.error(
+            f"The request body is larger than {limit // 1024} KiB."
+        )
     return raw
 
 
+def media_type(request: Request) -> str:
+    header = request.headers.get("content-type") or JSON
+    return header.split(";", 1)[0].strip().lower()
+
+
 def read_json(request: Request, fields: set[str], required: bool = True) -> dict[str, Any]:
-    """The JSON object body, or 400/413. Unknown fields are refused, not ignored."""
+    """The JSON object body, or 400/413/415. Unknown fields are refused, not ignored."""
     raw = read_body(request)
     if not raw.strip():
         if required:
             raise errors.INVALID_JSON.error()
         return {}
+    if media_type(request) != JSON:
+        raise errors.UNSUPPORTED_MEDIA_TYPE.error()
     try:
         body = parsing.json_value(raw)
     except parsing.MalformedJson:
@@ -132,13 +144,33 @@ def requested_workspace(request: Request, allow_query: bool) -> str | None:
     return header if header is not None else from_query
 
 
+def origin(request: Request) -> Origin:
+    """The source address as API Gateway saw it (never a header the caller writes)."""
+    identity = (request.context or {}).get("identity") or {}
+    source_ip = identity.get("sourceIp")
+    user_agent = identity.get("userAgent") or request.headers.get("user-agent")
+    return Origin(
+        source_ip if isinstance(source_ip, str) else None,
+        user_agent[:512] if isinstance(user_agent, str) else None,
+    )
+
+
 def authenticate(request: Request, allow_query_workspace: bool = False) -> Principal:
-    """Resolve the caller (decisions.md "Request resolution") or raise its refusal."""
+    """Resolve the caller (README, "API reference") or raise its refusal."""
     authorization = request.headers.get("authorization")
-    workspace = requested_workspace(request, allow_query_workspace)
-    resolved = services().resolver.resolve(authorization, workspace)
+    credential_sent = bool(authorization and authorization.strip())
+    try:
+        workspace = requested_workspace(request, allow_query_workspace)
+    except ServiceError as conflict:
+        # Two different workspaces named is a malformed request, but a caller first learns
+        # whether its credential is good (401 and 403 come before 400).
+        found = services().resolver.resolve(authorization, None, origin=origin(request))
+        if isinstance(found, Refusal):
+            raise found.error(credential_sent) from None
+        raise conflict
+    resolved = services().resolver.resolve(authorization, workspace, origin=origin(request))
     if isinstance(resolved, Refusal):
-        raise resolved.error(credential_sent=bool(authorization and authorization.strip()))
+        raise resolved.error(credential_sent)
     logs.identify_actor(resolved.user_id, resolved.key_id, resolved.workspace_id)
     return resolved
 

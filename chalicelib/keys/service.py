@@ -1,18 +1,27 @@
-"""The API-key lifecycle (spec §3, §4; decisions.md "API keys"), for a resolved principal."""
+"""The API-key lifecycle (README, "API keys"), for a resolved principal.
+
+Every change commits with its audit event in one DynamoDB transaction, and the event goes to
+the bus once it committed. The routes call `owned` before they read a request body, so that
+a caller who may not touch a key learns nothing about the shape of a request (404 first).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import timedelta
 
 from chalicelib import errors, ids
 from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
 from chalicelib.access.scopes import ADMIN, CATEGORIES, SCOPES_BY_CATEGORY, WORKSPACE, ordered
-from chalicelib.clock import Clock
-from chalicelib.keys.model import ApiKey
+from chalicelib.clock import Clock, rfc3339
+from chalicelib.errors import ServiceError
+from chalicelib.events import model as events
+from chalicelib.events.log import EventLog
+from chalicelib.keys.model import MAX_LIFETIME_DAYS, ApiKey
 from chalicelib.keys.plaintext import generate_key, hash_key, hint
-from chalicelib.keys.store import KeyNotActive, KeyPage, KeyStore, decode_cursor
+from chalicelib.keys.store import KeyNotActive, KeyPage, KeyStore, Notice, decode_cursor
 from chalicelib.keys.vault import CiphertextMismatch, KeyVault
 from chalicelib.logs import logger
 from chalicelib.workspaces.store import WorkspaceStore
@@ -26,6 +35,17 @@ class NewKey:
     category: object = ADMIN  # as the caller sent it: `create` judges it
     workspace_id: str | None = None
     scopes: Sequence[str] | None = None
+    lifetime_days: int = MAX_LIFETIME_DAYS
+    allowed_cidrs: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class KeyChanges:
+    """A PATCH: `label` when given; `allowed_cidrs` when `cidrs_given` (None: any address)."""
+
+    label: str | None = None
+    cidrs_given: bool = False
+    allowed_cidrs: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -34,12 +54,24 @@ class IssuedKey:
     plaintext: str = field(repr=False)
 
 
+def key_not_active(detail: str | None = None) -> ServiceError:
+    return errors.KEY_NOT_ACTIVE.error(detail)
+
+
 class KeyService:
-    def __init__(self, keys: KeyStore, workspaces: WorkspaceStore, vault: KeyVault, clock: Clock):
+    def __init__(
+        self,
+        keys: KeyStore,
+        workspaces: WorkspaceStore,
+        vault: KeyVault,
+        clock: Clock,
+        events: EventLog,
+    ):
         self._keys = keys
         self._workspaces = workspaces
         self._vault = vault
         self._clock = clock
+        self._events = events
 
     def _issue(
         self,
@@ -48,6 +80,8 @@ class KeyService:
         category: str,
         workspace_id: str | None,
         scopes: Sequence[str],
+        lifetime_days: int,
+        allowed_cidrs: tuple[str, ...] | None,
     ) -> tuple[ApiKey, str, bytes]:
         plaintext = generate_key(owner_id, workspace_id)
         api_key = ApiKey.new(
@@ -60,6 +94,8 @@ class KeyService:
             hint=hint(plaintext),
             created_at=self._clock.now(),
             revealable=True,
+            lifetime_days=lifetime_days,
+            allowed_cidrs=allowed_cidrs,
         )
         ciphertext = self._vault.seal(plaintext, api_key.id, owner_id)
         return api_key, plaintext, ciphertext
@@ -91,9 +127,30 @@ class KeyService:
         ):
             raise errors.NOT_A_MEMBER.error()
         api_key, plaintext, ciphertext = self._issue(
-            principal.user_id, request.label, category, request.workspace_id, scopes
+            principal.user_id,
+            request.label,
+            category,
+            request.workspace_id,
+            scopes,
+            request.lifetime_days,
+            request.allowed_cidrs,
         )
-        self._keys.create(api_key, ciphertext)
+        event = self._events.by(
+            principal,
+            events.KEY_CREATED,
+            api_key.owner_id,
+            api_key.id,
+            api_key.workspace_id,
+            {
+                "label": api_key.label,
+                "category": api_key.category,
+                "scopes": list(api_key.scopes),
+                "expiresAt": rfc3339(api_key.expires_at),
+                "allowedCidrs": list(api_key.allowed_cidrs) if api_key.allowed_cidrs else None,
+            },
+        )
+        self._keys.create(api_key, ciphertext, api_key.created_at, [self._events.member(event)])
+        self._events.published(event)
         logger.info("api key created", extra={"key_id": api_key.id, "category": api_key.category})
         return IssuedKey(api_key, plaintext)
 
@@ -121,21 +178,45 @@ class KeyService:
         return self._keys.list(principal.user_id, limit, after, keep)
 
     def _owned_with_ciphertext(
-        self, principal: Principal, key_id: str
+        self, principal: Principal, key_id: str, last_use: bool = False
     ) -> tuple[ApiKey, bytes | None]:
         """The caller's own key, or 404: another user's key is indistinguishable from none."""
         require_manager(principal)
         found = (
-            self._keys.get_with_ciphertext(principal.user_id, key_id)
+            self._keys.get_with_ciphertext(principal.user_id, key_id, last_use)
             if ids.is_key_id(key_id)
             else None
         )
-        if found is None or found[0].gone(self._clock.now()):
+        now = self._clock.now()
+        if found is None or found[0].gone(now):
             raise errors.NOT_FOUND.error("No API key with this id.")
-        return found
+        api_key = found[0]
+        if api_key.status(now) == "expired" and api_key.notice_at is not None:
+            self._announce_expired(api_key)
+            api_key = replace(api_key, notice_at=None)
+        return api_key, found[1]
 
-    def _owned(self, principal: Principal, key_id: str) -> ApiKey:
-        return self._owned_with_ciphertext(principal, key_id)[0]
+    def _announce_expired(self, api_key: ApiKey) -> None:
+        """`key.expired`, the first time anyone sees this key expired (or the sweep does)."""
+        event = self._events.new(
+            events.KEY_EXPIRED,
+            api_key.owner_id,
+            events.system(events.EXPIRY),
+            key_id=api_key.id,
+            workspace_id=api_key.workspace_id,
+            data={"expiresAt": rfc3339(api_key.expires_at)},
+        )
+        now = self._clock.now()
+        if self._keys.announce_expired(Notice.of(api_key), now, [self._events.member(event)]):
+            self._events.published(event)
+
+    def owned(self, principal: Principal, key_id: str, hands_out: bool = False) -> ApiKey:
+        """The caller's own key (404 otherwise). `hands_out`: the caller is about to receive
+        a key with this key's scopes (reveal, rotate), which needs those scopes (403)."""
+        api_key = self._owned_with_ciphertext(principal, key_id)[0]
+        if hands_out:
+            self._require_scopes_of(principal, api_key)
+        return api_key
 
     @staticmethod
     def _require_scopes_of(principal: Principal, api_key: ApiKey) -> None:
@@ -145,12 +226,19 @@ class KeyService:
             raise errors.INSUFFICIENT_SCOPE.error("A key cannot get scopes its creator lacks.")
 
     def get(self, principal: Principal, key_id: str) -> ApiKey:
-        return self._owned(principal, key_id)
+        return self._owned_with_ciphertext(principal, key_id, last_use=True)[0]
 
-    def reveal(self, principal: Principal, key_id: str) -> IssuedKey:
-        api_key, ciphertext = self._owned_with_ciphertext(principal, key_id)
+    def sealed(self, principal: Principal, key_id: str) -> tuple[ApiKey, bytes | None]:
+        """The caller's own key and its stored ciphertext, for `reveal` (404, 403)."""
+        found = self._owned_with_ciphertext(principal, key_id)
+        self._require_scopes_of(principal, found[0])
+        return found
+
+    def reveal(
+        self, principal: Principal, api_key: ApiKey, ciphertext: bytes | None
+    ) -> IssuedKey:
+        """The plaintext of `api_key` (from `sealed`), once its audit event is stored."""
         now = self._clock.now()
-        self._require_scopes_of(principal, api_key)
         if api_key.status(now) == "revoked":
             raise errors.KEY_REVOKED.error()
         if ciphertext is None:
@@ -158,31 +246,101 @@ class KeyService:
         try:
             plaintext = self._vault.open(ciphertext, api_key.id, api_key.owner_id)
         except CiphertextMismatch:
-            logger.error("stored ciphertext does not match its record", extra={"key_id": key_id})
+            logger.error(
+                "stored ciphertext does not match its record", extra={"key_id": api_key.id}
+            )
             raise errors.KEY_NOT_REVEALABLE.error(
                 "This key's stored secret cannot be recovered."
             ) from None
+        self._events.record(
+            self._events.by(
+                principal, events.KEY_REVEALED, api_key.owner_id, api_key.id, api_key.workspace_id
+            )
+        )
         logger.info("api key revealed", extra={"key_id": api_key.id})
         return IssuedKey(api_key, plaintext)
 
-    def rotate(self, principal: Principal, key_id: str) -> IssuedKey:
-        old = self._owned(principal, key_id)
-        if old.status(self._clock.now()) != "active":
-            raise errors.KEY_NOT_ACTIVE.error()
-        self._require_scopes_of(principal, old)
+    def rotate(self, principal: Principal, old: ApiKey, grace: timedelta) -> IssuedKey:
+        """`old` (from `owned(..., hands_out=True)`) gets a successor with the same label,
+        category, workspace, scopes, lifetime and allow-list; it keeps working for `grace`."""
+        now = self._clock.now()
+        if old.status(now) != "active" or old.replaced_by is not None:
+            raise key_not_active()
         successor, plaintext, ciphertext = self._issue(
-            old.owner_id, old.label, old.category, old.workspace_id, old.scopes
+            old.owner_id,
+            old.label,
+            old.category,
+            old.workspace_id,
+            old.scopes,
+            old.lifetime_days,
+            old.allowed_cidrs,
+        )
+        ends = min(old.expires_at, now + grace)
+        event = self._events.by(
+            principal,
+            events.KEY_ROTATED,
+            old.owner_id,
+            old.id,
+            old.workspace_id,
+            {
+                "successorId": successor.id,
+                "gracePeriodSeconds": int(grace.total_seconds()),
+                "oldKeyEndsAt": rfc3339(ends),
+                "expiresAt": rfc3339(successor.expires_at),
+            },
         )
         try:
-            self._keys.rotate(old, successor, ciphertext, self._clock.now())
+            self._keys.rotate(old, successor, ciphertext, now, grace, [self._events.member(event)])
         except KeyNotActive:
-            raise errors.KEY_NOT_ACTIVE.error() from None
+            raise key_not_active() from None
+        self._events.published(event)
         logger.info("api key rotated", extra={"key_id": old.id, "successor_id": successor.id})
         return IssuedKey(successor, plaintext)
 
-    def revoke(self, principal: Principal, key_id: str) -> None:
-        api_key = self._owned(principal, key_id)
-        if api_key.revoked_at is not None:
+    def update(self, principal: Principal, api_key: ApiKey, changes: KeyChanges) -> ApiKey:
+        """Rename and set or clear the allow-list of `api_key` (from `owned`)."""
+        now = self._clock.now()
+        if api_key.status(now) == "revoked":
+            raise key_not_active("A revoked key cannot be changed.")
+        label = changes.label if changes.label is not None else api_key.label
+        cidrs = changes.allowed_cidrs if changes.cidrs_given else api_key.allowed_cidrs
+        changed = []
+        if label != api_key.label:
+            changed.append("label")
+        if cidrs != api_key.allowed_cidrs:
+            changed.append("allowedCidrs")
+        if not changed:
+            return self._keys.with_last_use([api_key])[0]
+        event = self._events.by(
+            principal,
+            events.KEY_UPDATED,
+            api_key.owner_id,
+            api_key.id,
+            api_key.workspace_id,
+            {"changed": changed, "label": label, "allowedCidrs": list(cidrs) if cidrs else None},
+        )
+        try:
+            self._keys.update(api_key, label, cidrs, now, [self._events.member(event)])
+        except KeyNotActive:
+            raise key_not_active("A revoked key cannot be changed.") from None
+        self._events.published(event)
+        logger.info("api key updated", extra={"key_id": api_key.id, "changed": changed})
+        updated = replace(api_key, label=label, allowed_cidrs=cidrs)
+        return self._keys.with_last_use([updated])[0]
+
+    def revoke(self, principal: Principal, api_key: ApiKey) -> None:
+        """Revoke `api_key` (from `owned`); a key in its grace period at once."""
+        now = self._clock.now()
+        if api_key.status(now) == "revoked":
             return  # revoking twice is not an error (204 again)
-        if self._keys.revoke(api_key, self._clock.now()):
+        event = self._events.by(
+            principal,
+            events.KEY_REVOKED,
+            api_key.owner_id,
+            api_key.id,
+            api_key.workspace_id,
+            {"inGrace": api_key.replaced_by is not None},
+        )
+        if self._keys.revoke(api_key, now, [self._events.member(event)]):
+            self._events.published(event)
             logger.info("api key revoked", extra={"key_id": api_key.id})

@@ -6,20 +6,28 @@ from chalicelib import errors, ids
 from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
 from chalicelib.clock import Clock
+from chalicelib.events import model as events
+from chalicelib.events.log import EventLog
 from chalicelib.workspaces.model import Member, Workspace
 from chalicelib.workspaces.store import WorkspaceStore
 
 
 class WorkspaceService:
-    def __init__(self, workspaces: WorkspaceStore, clock: Clock):
+    def __init__(self, workspaces: WorkspaceStore, clock: Clock, events: EventLog):
         self._workspaces = workspaces
         self._clock = clock
+        self._events = events
 
     def create(self, principal: Principal, name: str) -> Workspace:
         require_manager(principal)
         now = self._clock.now()
         workspace = Workspace(ids.new_workspace_id(now), name, principal.user_id, now)
-        self._workspaces.create(workspace)
+        event = self._events.by(
+            principal, events.WORKSPACE_CREATED, workspace.owner_id,
+            workspace_id=workspace.id, data={"name": name},
+        )
+        self._workspaces.create(workspace, [self._events.member(event)])
+        self._events.published(event)
         return workspace
 
     def list_mine(self, principal: Principal) -> list[Workspace]:
@@ -37,7 +45,9 @@ class WorkspaceService:
             raise errors.NOT_A_MEMBER.error()
         return workspace
 
-    def _owned_workspace(self, principal: Principal, workspace_id: str) -> Workspace:
+    def owned(self, principal: Principal, workspace_id: str) -> Workspace:
+        """A workspace the caller owns (403 `not_a_member` or `owner_required` otherwise):
+        the routes call it before they read the request."""
         workspace = self._workspace_of_member(principal, workspace_id)
         if workspace.owner_id != principal.user_id:
             raise errors.OWNER_REQUIRED.error()
@@ -48,21 +58,36 @@ class WorkspaceService:
         return self._workspaces.members(workspace_id)
 
     def add_member(
-        self, principal: Principal, workspace_id: str, user_id: str
+        self, principal: Principal, workspace: Workspace, user_id: str
     ) -> tuple[Member, bool]:
-        workspace = self._owned_workspace(principal, workspace_id)
+        """Add `user_id` to `workspace` (from `owned`); True when it was not a member."""
+        workspace_id = workspace.id
         if not ids.is_user_id(user_id):
             raise errors.INVALID_USER_ID.error()
         now = self._clock.now()
-        added = self._workspaces.add_member(workspace, user_id, now)
+        event = self._events.by(
+            principal, events.MEMBER_ADDED, workspace.owner_id,
+            workspace_id=workspace_id, data={"userId": user_id, "role": "member"},
+        )
+        added = self._workspaces.add_member(workspace, user_id, now, [self._events.member(event)])
+        if added:
+            self._events.published(event)
         member = next(
             (m for m in self._workspaces.members(workspace_id) if m.user_id == user_id), None
         )
         return member or Member(workspace_id, user_id, "member", now), added
 
-    def remove_member(self, principal: Principal, workspace_id: str, user_id: str) -> None:
-        workspace = self._owned_workspace(principal, workspace_id)
+    def remove_member(self, principal: Principal, workspace: Workspace, user_id: str) -> None:
+        """Remove `user_id` from `workspace` (from `owned`)."""
+        workspace_id = workspace.id
         if user_id == workspace.owner_id:
             raise errors.OWNER_CANNOT_LEAVE.error()
-        if not ids.is_user_id(user_id) or not self._workspaces.remove_member(workspace_id, user_id):
+        event = self._events.by(
+            principal, events.MEMBER_REMOVED, workspace.owner_id,
+            workspace_id=workspace_id, data={"userId": user_id},
+        )
+        if not ids.is_user_id(user_id) or not self._workspaces.remove_member(
+            workspace_id, user_id, [self._events.member(event)]
+        ):
             raise errors.NOT_FOUND.error("This user is not a member of the workspace.")
+        self._events.published(event)

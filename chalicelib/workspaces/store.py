@@ -8,6 +8,7 @@ request.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -71,7 +72,7 @@ class WorkspaceStore:
         mine.update(key(user_pk(user_id), f"WS#{workspace.id}"))
         return [self._put(member), self._put(mine)]
 
-    def create(self, workspace: Workspace) -> None:
+    def create(self, workspace: Workspace, also: Sequence[dict[str, Any]] = ()) -> None:
         record = to_item(
             {
                 "workspaceId": workspace.id,
@@ -88,6 +89,7 @@ class WorkspaceStore:
                     *self._membership_items(
                         workspace, workspace.owner_id, OWNER, workspace.created_at
                     ),
+                    *also,
                 ]
             )
 
@@ -144,8 +146,15 @@ class WorkspaceStore:
             found.append(Member(values["workspaceId"], values["userId"], values["role"], added))
         return found
 
-    def add_member(self, workspace: Workspace, user_id: str, now: datetime) -> bool:
-        """True when added; False when the user already was a member."""
+    def add_member(
+        self,
+        workspace: Workspace,
+        user_id: str,
+        now: datetime,
+        also: Sequence[dict[str, Any]] = (),
+    ) -> bool:
+        """True when added; False when the user already was a member. `also` (an event)
+        commits only with an addition."""
         exists = {
             "ConditionCheck": {
                 "TableName": self._table,
@@ -157,7 +166,9 @@ class WorkspaceStore:
         try:
             with dynamodb_errors():
                 self._client.transact_write_items(
-                    TransactItems=[exists, *self._membership_items(workspace, user_id, MEMBER, now)]
+                    TransactItems=[
+                        exists, *self._membership_items(workspace, user_id, MEMBER, now), *also
+                    ]
                 )
         except ClientError as error:
             if is_condition_failure(error):
@@ -165,7 +176,9 @@ class WorkspaceStore:
             raise
         return True
 
-    def remove_member(self, workspace_id: str, user_id: str) -> bool:
+    def remove_member(
+        self, workspace_id: str, user_id: str, also: Sequence[dict[str, Any]] = ()
+    ) -> bool:
         """True when removed; False when the user was not a member."""
         deletes = [
             {
@@ -183,7 +196,7 @@ class WorkspaceStore:
         ]
         try:
             with dynamodb_errors():
-                self._client.transact_write_items(TransactItems=deletes)
+                self._client.transact_write_items(TransactItems=[*deletes, *also])
         except ClientError as error:
             if is_condition_failure(error):
                 return False

@@ -41,6 +41,7 @@ def test_settings() -> Settings:
         previous_signing_key_id=None,
         issuer=ISSUER,
         region="us-east-1",
+        event_bus_name=env["EVENT_BUS_NAME"],
     )
 
 
@@ -82,9 +83,9 @@ def clock() -> FrozenClock:
 def services(clock: FrozenClock) -> Iterator[Services]:
     with mock_aws():
         svc = Services(test_settings(), clock)
-        create_all(svc.dynamodb, svc.kms, "dev")
-        RECORDING.watch(svc.dynamodb)
-        RECORDING.watch(svc.kms)
+        create_all(svc.dynamodb, svc.kms, "dev", svc.events_client)
+        for client in (svc.dynamodb, svc.kms, svc.last_use_dynamodb, svc.events_client):
+            RECORDING.watch(client)
         runtime.use(svc)
         try:
             yield svc
@@ -100,7 +101,12 @@ def another_container(services: Services) -> Services:
     the other fetched: the authorizer fetches the signing keys' public halves itself.
     """
     other = Services(services.settings, services.clock)
-    vars(other).update(dynamodb=services.dynamodb, kms=services.kms)  # cached_property slots
+    vars(other).update(  # cached_property slots
+        dynamodb=services.dynamodb,
+        kms=services.kms,
+        last_use_dynamodb=services.last_use_dynamodb,
+        events_client=services.events_client,
+    )
     return other
 
 

@@ -44,6 +44,7 @@ export type {
   DataPlaneScope,
   EventActor,
   EventPage,
+  EventType,
   KeyCategory,
   KeyStatus,
   ListApiKeysOptions,

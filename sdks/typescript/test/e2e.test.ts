@@ -5,6 +5,7 @@ import { after, before } from "node:test";
 
 import { consumerSuite } from "./e2e/consumer.js";
 import { keySuite } from "./e2e/keys.js";
+import { lifecycleSuite } from "./e2e/lifecycle.js";
 import { sessionSuite } from "./e2e/session.js";
 import { tokenSuite } from "./e2e/tokens.js";
 import { workspaceSuite } from "./e2e/workspaces.js";
@@ -30,3 +31,4 @@ tokenSuite(stack);
 sessionSuite(stack);
 consumerSuite(stack);
 workspaceSuite(stack);
+lifecycleSuite(stack);

@@ -48,6 +48,7 @@ CHILD = textwrap.dedent(
         id="key_01", owner_id="usr_alice", label="cold", category="workspace",
         workspace_id=workspace_id, scopes=("memory",), key_hash=hash_key(plaintext),
         created_at=now, expires_at=now + KEY_LIFETIME,
+        last_used_at=now,  # used in this 5-minute window already: no lastUsedAt write
     )
     credential = KeyStore(None, svc.settings.table_name)._credential_item(api_key)
     membership = {"pk": {"S": "WS#" + workspace_id}, "sk": {"S": "MEMBER#usr_alice"}}
@@ -82,6 +83,8 @@ def run_child(extra_env: dict[str, str]) -> dict[str, Any]:
     }
     env.update(stage_environment("dev"))
     env.update(LOCAL_CREDENTIALS)
+    # Anything the stubs do not answer goes to a closed loopback port, never to AWS.
+    env["AWS_ENDPOINT_URL"] = "http://127.0.0.1:9"
     env.update({"TOKEN_ISSUER": "https://auth.test.example", **extra_env})
     result = subprocess.run(
         [sys.executable, "-c", CHILD, *NOT_ON_THE_AUTHORIZER_PATH],
