@@ -197,7 +197,7 @@ def test_a_record_that_disagrees_with_the_ids_its_key_carries_is_refused(
     bobs = replace(
         record, id=alices["id"][:-1] + "Z", owner_id="usr_bob", key_hash=hash_key(impostor)
     )
-    api.services.keys.create(bobs, None)
+    api.services.keys.create(bobs, None, bobs.created_at)
 
     answer = api.call("GET", WHOAMI, impostor)
 
