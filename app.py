@@ -19,10 +19,14 @@ def authorizer(event: dict[str, Any], context: Any) -> dict[str, Any]:
 # Lambda names each function's handler in `_HANDLER`. The authorizer's function (handler
 # `app.authorizer`) never routes HTTP, so its cold start skips the routes and their imports.
 if os.environ.get("_HANDLER") != "app.authorizer":
-    from chalicelib.api import edge, identity, keys, login, workspaces
+    from chalicelib.api import cors, edge, identity, keys, login, workspaces
 
+    # The first registered middleware is the outermost: CORS headers go on every answer,
+    # the problems the next one renders included.
+    app.register_middleware(cors.cross_origin, "http")
     app.register_middleware(edge.errors_as_problems, "http")
     app.register_blueprint(keys.blueprint)
     app.register_blueprint(identity.blueprint)
     app.register_blueprint(workspaces.blueprint)
     app.register_blueprint(login.blueprint)
+    cors.register_preflights(app)  # last: one OPTIONS route beside every route above

@@ -4,6 +4,7 @@ Code map (docs/architecture.md walks a request through it):
 
   api/         the HTTP edge: request parsing, problem rendering, one module per route group
     edge.py        strict body/query parsing, `authenticate`, the error middleware
+    cors.py        cross-origin calls: ALLOWED_ORIGINS, preflights, the CORS middleware
     keys.py        /v1/auth/api-keys            create, list, get, reveal, rotate, revoke
     identity.py    /v1/auth/whoami, /.well-known/jwks.json
     login.py       /v1/auth/exchange, /v1/auth/refresh (OAuth-shaped answers)

@@ -119,6 +119,7 @@ def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
         LocalGatewayException,
     )
 
+    from chalicelib.api.cors import cors_headers
     from chalicelib.errors import problem_body
 
     class RequestHandler(ChaliceRequestHandler):
@@ -127,7 +128,9 @@ def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
             # echoes the Authorization header in it). Our deployed API answers unknown
             # routes with a problem+json 404 (a gateway response in infra/); so do we here.
             body = json.dumps(problem_body(404, "not_found", "No such route."))
-            self._send_http_response(404, {"Content-Type": "application/problem+json"}, body)
+            headers = {"Content-Type": "application/problem+json"}
+            headers.update(cors_headers(self.headers.get("Origin")))
+            self._send_http_response(404, headers, body)
 
         def log_message(self, format: str, *args: Any) -> None:
             if not quiet:

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from chalicelib.config import parse_allowed_origins
 from local.stack import stage_environment
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -99,7 +100,8 @@ class Stack:
                 return self.template["Mappings"][mapping][top][second]
             if function == "Fn::GetAtt":
                 return {"Fn::GetAtt": list(argument)}
-        return {key: self.value(item) for key, item in node.items()}
+        evaluated = {key: self.value(item) for key, item in node.items()}
+        return {k: v for k, v in evaluated.items() if v != {"Ref": "AWS::NoValue"}}
 
     def _ref(self, name: str) -> Any:
         if name in self.parameters:
@@ -178,10 +180,17 @@ def parameters(stage: str, template: Mapping[str, Any] | None = None) -> dict[st
             f"stage {stage}: TOKEN_PREVIOUS_SIGNING_KEY_ID {previous!r} must name the other "
             "signing key slot's alias"
         )
+    try:
+        origins = parse_allowed_origins(env.get("ALLOWED_ORIGINS", ""))
+    except ValueError as error:
+        raise TemplateError(f"stage {stage}: {error}") from None
     return {
         "Stage": stage,
         "SigningKeySlot": slot_of[current],
         "PreviousSigningKeySlot": slot_of[previous] if previous else NO_PREVIOUS_SLOT,
+        # API Gateway's own error answers cannot pick one origin from a list: they carry
+        # the CORS headers for any origin when the stage allows cross-origin calls at all.
+        "CrossOriginCalls": "on" if origins else "off",
     }
 
 

@@ -48,7 +48,12 @@ def test_packaging_never_sees_the_callers_aws_credentials() -> None:
 def test_stage_parameters_come_from_the_stage_configuration(stage: str) -> None:
     values = parameters(stage)
 
-    assert values == {"Stage": stage, "SigningKeySlot": "a", "PreviousSigningKeySlot": "none"}
+    assert values == {
+        "Stage": stage,
+        "SigningKeySlot": "a",
+        "PreviousSigningKeySlot": "none",
+        "CrossOriginCalls": "off",  # no stage lists ALLOWED_ORIGINS yet
+    }
     assert merge_template(stage)["Parameters"]["Stage"]["AllowedValues"] == [stage]
 
 
@@ -77,6 +82,38 @@ def test_a_rotation_in_progress_publishes_both_slots(monkeypatch: pytest.MonkeyP
     values = parameters("prod", load_template())
 
     assert values["SigningKeySlot"] == "b" and values["PreviousSigningKeySlot"] == "a"
+
+
+@pytest.mark.parametrize(("origins", "calls"), [("", "off"), ("[]", "off"),
+                                               ('["https://app.example.com"]', "on")])
+def test_cross_origin_calls_follow_the_stage_allowed_origins(
+    monkeypatch: pytest.MonkeyPatch, origins: str, calls: str
+) -> None:
+    monkeypatch.setattr(
+        "tools.infra.stage_environment",
+        lambda stage: {
+            "TOKEN_SIGNING_KEY_ID": f"alias/memory-auth-{stage}-token-signing-a",
+            "ALLOWED_ORIGINS": origins,
+        },
+    )
+
+    assert parameters("dev", load_template())["CrossOriginCalls"] == calls
+
+
+def test_a_stage_with_a_malformed_origin_list_is_not_packaged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(
+        "tools.infra.stage_environment",
+        lambda stage: {
+            "TOKEN_SIGNING_KEY_ID": f"alias/memory-auth-{stage}-token-signing-a",
+            "ALLOWED_ORIGINS": '["https://*.example.com"]',
+        },
+    )
+
+    with pytest.raises(TemplateError) as refused:
+        parameters("dev", load_template())
+    assert "ALLOWED_ORIGINS" in str(refused.value)
 
 
 # -- deploy -------------------------------------------------------------------------------
