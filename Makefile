@@ -2,7 +2,12 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
+# One stamp per install step, named after the requirement files' checksum: editing a file
+# reinstalls exactly the steps that read it.
+LOCAL_STAMP := $(VENV)/.local-$(shell cat requirements.txt requirements-local.txt | cksum | cut -d' ' -f1)
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-local.txt requirements-dev.txt | cksum | cut -d' ' -f1)
+# Without --quiet: pip prints each package as it is collected and installed (progress).
+PIP_INSTALL := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar on
 PYTEST := $(BIN)/python -m pytest
 STAGE ?= dev
 
@@ -10,23 +15,56 @@ STAGE ?= dev
         test-sdk-python test-sdk-typescript test-infra bench package deploy import-legacy clean
 
 help:
-	@echo "make run     start the service locally on http://127.0.0.1:8000 (PORT overrides)"
-	@echo "make test    lint, type-check and run every test tier"
-	@echo "make bench   authorizer benchmark against the local stack"
-	@echo "make package STAGE=dev|staging|prod   build the CloudFormation template"
-	@echo "make deploy STAGE=dev|staging|prod    package, then deploy it (README, Deploy)"
+	@echo "Targets:"
+	@echo "  make run                 the service on http://127.0.0.1:8000 with moto and a development"
+	@echo "                           OpenID issuer (installs only what they need: requirements-local.txt)"
+	@echo "  make test                lint, type-check and every test tier, then both SDKs' tests"
+	@echo "  make lint                ruff, mypy and the OpenAPI document's validation"
+	@echo "  make test-unit           unit tests (no I/O)"
+	@echo "  make test-functional     the app through chalice's test client on moto"
+	@echo "  make test-infra          package every stage, then hold the templates against the code"
+	@echo "  make test-e2e            the local stack over real HTTP (incl. the fault test)"
+	@echo "  make test-python         lint, unit, functional, infra and e2e"
+	@echo "  make test-sdk-python     the Python SDK's tests"
+	@echo "  make test-sdk-typescript the TypeScript SDK's tests"
+	@echo "  make bench               authorizer benchmark against moto"
+	@echo "  make package             chalice package for STAGE, merged with infra/, then cfn-lint"
+	@echo "  make deploy              package, then deploy STAGE (README, Deploy)"
+	@echo "  make import-legacy       import legacy keys: ARGS=\"keys.jsonl [--dry-run]\""
+	@echo "  make venv                the virtualenv with every tool (.venv)"
+	@echo "  make clean               remove the virtualenv, caches and build/"
+	@echo "  make help                this list"
+	@echo "Variables (make VAR=value target, or in the environment):"
+	@echo "  PORT=8000                make run: the service's port"
+	@echo "  IDP_PORT=8001            make run: the development OpenID issuer's port"
+	@echo "  MOTO_PORT=(free)         make run: moto's port (DynamoDB and KMS)"
+	@echo "  TRUSTED_ISSUERS=[...]    make run: more OpenID issuers to trust (README, Configuration)"
+	@echo "  ALLOWED_ORIGINS=[...]    make run: browser origins allowed to call the API (CORS)"
+	@echo "  STAGE=dev                package, deploy: dev, staging or prod"
+	@echo "  DEPLOY_BUCKET, AWS_REGION  deploy: the artifact bucket and region"
+	@echo "  ARGS=...                 extra arguments for bench, deploy, import-legacy"
+	@echo "  PYTHON=python3.11        the interpreter the virtualenv is made from"
 
-$(STAMP): requirements.txt requirements-dev.txt
-	@echo "==> creating the virtualenv in $(VENV) and installing requirements-dev.txt"
+$(BIN)/python:
+	@echo "==> creating the virtualenv in $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+
+$(LOCAL_STAMP): requirements.txt requirements-local.txt | $(BIN)/python
+	@echo "==> installing the service and the local stack (requirements-local.txt)"
+	$(PIP_INSTALL) -r requirements-local.txt
+	@rm -f $(VENV)/.local-*
+	@touch $(LOCAL_STAMP)
+
+$(STAMP): $(LOCAL_STAMP) requirements-dev.txt
+	@echo "==> installing the test, lint and packaging tools (requirements-dev.txt)"
+	$(PIP_INSTALL) -r requirements-dev.txt
 	@rm -f $(VENV)/.installed-*
 	@touch $(STAMP)
 
 venv: $(STAMP)
 
-run: venv
+run: $(LOCAL_STAMP)
 	$(BIN)/python -m local.stack
 
 lint: venv

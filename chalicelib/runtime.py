@@ -103,7 +103,7 @@ class Services:
     def workspace_service(self) -> WorkspaceService:
         from chalicelib.workspaces.service import WorkspaceService
 
-        return WorkspaceService(self.workspaces, self.clock)
+        return WorkspaceService(self.workspaces, self.clock, self.users)
 
     @cached_property
     def id_tokens(self) -> IdTokenVerifier:

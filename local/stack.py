@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
-DEV_USER_ID = "usr_developer"
+DEV_SUBJECT = "developer"  # the development user's `sub` at the development issuer
 LOCAL_CREDENTIALS = {
     # moto accepts any credentials; these are placeholders, not secrets.
     "AWS_ACCESS_KEY_ID": "local",
@@ -53,6 +53,29 @@ def wait_for_port(host: str, port: int, timeout: float = 30.0) -> None:
             return
         time.sleep(0.05)
     raise RuntimeError(f"nothing listens on {host}:{port} after {timeout:.0f} s")
+
+
+def port_in_use(host: str, port: int) -> bool:
+    with socket.socket() as sock:
+        # As the servers themselves bind: a port left in TIME_WAIT by a previous run is free.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def busy_port(host: str, wanted: list[tuple[int, str, str]]) -> str | None:
+    """One line naming the first busy (port, what, variable), or None when all are free."""
+    for port, what, variable in wanted:
+        if port and port_in_use(host, port):
+            return (
+                f"port {port} ({what}) is already in use on {host}: stop what listens there, "
+                f"or pick another port with {variable}=<port> (e.g. make run {variable}="
+                f"{port + 10})"
+            )
+    return None
 
 
 def stage_environment(stage: str) -> dict[str, str]:
@@ -112,7 +135,6 @@ def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
     """chalice local's server, with unknown routes answered as the API's gateway would."""
     from chalice.cli.factory import CLIFactory
     from chalice.local import (
-        ChaliceRequestHandler,
         CustomLocalChalice,
         LocalChalice,
         LocalDevServer,
@@ -121,13 +143,19 @@ def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
 
     from chalicelib.api.cors import cors_headers
     from chalicelib.errors import problem_body
+    from local.gateway import LocalApiGatewayHandler
 
-    class RequestHandler(ChaliceRequestHandler):
+    class RequestHandler(LocalApiGatewayHandler):
         def _send_error_response(self, error: LocalGatewayException) -> None:
+            self.unknown_route()
+
+        def unknown_route(self) -> None:
             # chalice local imitates API Gateway's "Missing Authentication Token" 403 (and
             # echoes the Authorization header in it). Our deployed API answers unknown
             # routes with a problem+json 404 (a gateway response in infra/); so do we here.
-            body = json.dumps(problem_body(404, "not_found", "No such route."))
+            body = json.dumps(
+                problem_body(404, "not_found", "No such route."), separators=(",", ":")
+            )
             headers = {"Content-Type": "application/problem+json"}
             headers.update(cors_headers(self.headers.get("Origin")))
             self._send_http_response(404, headers, body)
@@ -205,6 +233,17 @@ def main(argv: list[str] | None = None) -> int:
     moto_port = args.moto_port or free_port(args.host)
     if args.idp_port is None:  # 8001 for `make run`; a free port when --port 0 asks for them
         args.idp_port = int(os.environ.get("IDP_PORT", "8001")) if args.port else 0
+    busy = busy_port(
+        args.host,
+        [
+            (args.port, "the service", "PORT"),
+            (args.idp_port, "the development OpenID issuer", "IDP_PORT"),
+            (args.moto_port, "moto, DynamoDB and KMS", "MOTO_PORT"),
+        ],
+    )
+    if busy is not None:  # before anything starts: nothing to stop, one line to read
+        print(busy, file=sys.stderr, flush=True)
+        return 1
     endpoint = f"http://{args.host}:{port}"
     moto_endpoint = f"http://{args.host}:{moto_port}"
 
@@ -227,8 +266,9 @@ def main(argv: list[str] | None = None) -> int:
         # The stage's config has just been applied to os.environ; local values win again.
         os.environ.update(local_environment(args.stage, endpoint, moto_endpoint, trusted_issuers))
         print("[4/4] preparing a development user", flush=True)
-        info = prepare_developer(endpoint, moto_endpoint, port, moto_port)
+        info = prepare_developer(endpoint, moto_endpoint, port, moto_port, idp.provider.issuer)
         info["idpEndpoint"] = idp.endpoint
+        info["motoPid"] = moto.pid  # the fault test freezes it (SIGSTOP) and resumes it
         if args.ready_file:
             args.ready_file.write_text(json.dumps(info))
         print(banner(info), flush=True)
@@ -245,22 +285,27 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def prepare_developer(
-    endpoint: str, moto_endpoint: str, port: int, moto_port: int
+    endpoint: str, moto_endpoint: str, port: int, moto_port: int, idp_issuer: str
 ) -> dict[str, Any]:
+    """The development user: signed in once at the development issuer (as `developer`), so
+    it is a user like any other (it can be added to workspaces), with a workspace."""
     from chalicelib import ids
+    from chalicelib.login.openid import Identity
     from chalicelib.runtime import services
     from chalicelib.workspaces.model import Workspace
 
     svc = services()
-    workspace = Workspace(ids.new_workspace_id(), "Development", DEV_USER_ID, svc.clock.now())
+    now = svc.clock.now()
+    user_id = svc.users.sign_in(Identity(idp_issuer, DEV_SUBJECT, name="Developer"), now)
+    workspace = Workspace(ids.new_workspace_id(), "Development", user_id, now)
     svc.workspaces.create(workspace)
-    minted = svc.signer.mint(DEV_USER_ID)
+    minted = svc.signer.mint(user_id)
     return {
         "endpoint": endpoint,
         "port": port,
         "motoEndpoint": moto_endpoint,
         "motoPort": moto_port,
-        "userId": DEV_USER_ID,
+        "userId": user_id,
         "workspaceId": workspace.id,
         "token": minted.token,
         "pid": os.getpid(),

@@ -36,6 +36,6 @@ class Principal:
 class Refusal:
     """Why a request was not resolved to a principal: a result, not an exception."""
 
-    status: int  # 401 or 403
+    status: int  # 401, 403, or 400 for a malformed X-Workspace-Id
     code: str
     detail: str

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from chalicelib.access.principal import Principal, Refusal
 from chalicelib.access.scopes import ALL_SCOPES, WORKSPACE
 from chalicelib.clock import Clock
+from chalicelib.ids import is_workspace_id
 from chalicelib.keys.plaintext import looks_like_key, parse_key
 from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
@@ -29,10 +30,19 @@ MISSING = Refusal(401, "missing_credentials", "Send 'Authorization: Bearer <API 
 INVALID = Refusal(401, "invalid_credentials", "The credential is not valid.")
 EXPIRED = Refusal(401, "expired_credentials", "The credential has expired.")
 REVOKED = Refusal(401, "revoked_credentials", "The credential has been revoked.")
+# A key pasted as the whole header is the commonest first mistake: say what to send.
+SCHEME_MISSING = Refusal(
+    401, "invalid_credentials", "Send the key with its scheme: 'Authorization: Bearer <key>'."
+)
 MISMATCH = Refusal(
     403, "workspace_mismatch", "This workspace key is bound to another workspace."
 )
 NOT_A_MEMBER = Refusal(403, "not_a_member", "The caller is not a member of this workspace.")
+# Checked once the credential is known good: a typo in X-Workspace-Id is a bad request, not a
+# refusal that sends the caller looking for a membership problem.
+INVALID_WORKSPACE_ID = Refusal(
+    400, "invalid_workspace_id", "X-Workspace-Id must be a workspace id (ws_ and 26 characters)."
+)
 
 
 def bearer_token(authorization: str | None) -> str | Refusal:
@@ -40,6 +50,8 @@ def bearer_token(authorization: str | None) -> str | Refusal:
         return MISSING
     scheme, _, token = authorization.strip().partition(" ")
     token = token.strip()
+    if not token and looks_like_key(scheme):
+        return SCHEME_MISSING
     if scheme.lower() != "bearer" or not token or " " in token:
         return INVALID
     return token
@@ -85,6 +97,8 @@ class Resolver:
             return REVOKED
         if status == "expired":  # rule 8
             return EXPIRED
+        if workspace_id is not None and not is_workspace_id(workspace_id):
+            return INVALID_WORKSPACE_ID
         if record.category == WORKSPACE:
             # Rules 1 and 2: a bound key is never retargeted.
             if workspace_id is not None and workspace_id != record.workspace_id:
@@ -108,6 +122,8 @@ class Resolver:
             claims = self._verifier.verify(token)
         except TokenRejected as rejected:
             return EXPIRED if rejected.expired else INVALID
+        if workspace_id is not None and not is_workspace_id(workspace_id):
+            return INVALID_WORKSPACE_ID
         return Principal(
             user_id=claims["sub"],
             credential="user_token",

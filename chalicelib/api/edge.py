@@ -24,6 +24,7 @@ PROBLEM_JSON = "application/problem+json"
 MAX_BODY_BYTES = 16 * 1024
 NO_STORE = {"Cache-Control": "no-store"}
 REALM = 'Bearer realm="svc"'
+REPEATED_AUTHORIZATION = Refusal(401, "invalid_credentials", "Send one Authorization header.")
 
 # Chalice's own error bodies, by their `Code`, and the problem code each becomes.
 _FRAMEWORK_ERRORS = {
@@ -64,7 +65,11 @@ def problem_response(error: ServiceError) -> Response:
 
 def oauth_error_response(error: OAuthError) -> Response:
     headers: dict[str, Any] = {"Content-Type": JSON, **NO_STORE}
-    return Response(body=json.dumps(error.body()), status_code=error.status, headers=headers)
+    return Response(
+        body=json.dumps(error.body(), separators=(",", ":")),
+        status_code=error.status,
+        headers=headers,
+    )
 
 
 # -- requests ------------------------------------------------------------------------------
@@ -98,7 +103,23 @@ def read_json(request: Request, fields: set[str], required: bool = True) -> dict
     return body
 
 
+# Query parameters people (and some tools) use to carry a credential in the URL.
+CREDENTIAL_PARAMETERS = ("access_token", "api_key", "key", "token")
+
+
+def refuse_credentials_in_url(request: Request) -> None:
+    """A credential in the URL ends up in access logs, proxies and browser history."""
+    sent = set(request.query_params or {})
+    if sent.intersection(CREDENTIAL_PARAMETERS):
+        raise bad_request(
+            "credential_in_url",
+            "Send the credential in the Authorization header ('Authorization: Bearer <key>'), "
+            "never in the URL.",
+        )
+
+
 def query(request: Request, allowed: set[str]) -> dict[str, str]:
+    refuse_credentials_in_url(request)
     params: dict[str, str] = dict(request.query_params or {})
     unknown = sorted(set(params) - allowed)
     if unknown:
@@ -108,6 +129,8 @@ def query(request: Request, allowed: set[str]) -> dict[str, str]:
 
 def clean_text(value: Any, code: str, name: str, max_length: int = 100) -> str:
     """A trimmed, printable string of 1..max_length characters, else 400 `code`."""
+    if value is None:
+        raise bad_request(code, f"{name} is required.")
     if not isinstance(value, str):
         raise bad_request(code, f"{name} must be a string.")
     text = value.strip()
@@ -127,7 +150,17 @@ def one_of_spellings(
     return body[camel] if camel in body else body.get(snake)
 
 
+def header_copies(request: Request, name: str) -> int:
+    """How many times the request carried header `name` (API Gateway keeps every copy in
+    the event's `multiValueHeaders`; `headers` holds only one of them)."""
+    multi = request.to_original_event().get("multiValueHeaders") or {}
+    copies = sum(len(values or ()) for key, values in multi.items() if key.lower() == name)
+    return copies or (1 if name in request.headers else 0)
+
+
 def requested_workspace(request: Request, allow_query: bool) -> str | None:
+    if header_copies(request, "x-workspace-id") > 1:
+        raise bad_request("conflicting_workspace_id", "Send one X-Workspace-Id header.")
     header = request.headers.get("x-workspace-id")
     if not allow_query:
         return header
@@ -150,7 +183,12 @@ def refusal_error(refusal: Refusal, credential_sent: bool) -> ServiceError:
 
 
 def authenticate(request: Request, allow_query_workspace: bool = False) -> Principal:
-    """Resolve the caller (decisions.md "Request resolution") or raise its refusal."""
+    """Resolve the caller (README, "API reference") or raise its refusal."""
+    refuse_credentials_in_url(request)
+    if header_copies(request, "authorization") > 1:
+        # Two credentials: whichever copy a proxy or framework picks, it may not be the one
+        # checked here, so neither is used (the data-plane authorizer refuses them too).
+        raise refusal_error(REPEATED_AUTHORIZATION, credential_sent=True)
     authorization = request.headers.get("authorization")
     workspace = requested_workspace(request, allow_query_workspace)
     resolved = services().resolver.resolve(authorization, workspace)

@@ -56,12 +56,14 @@ class ApiKey:
             "workspaceId": self.workspace_id,
             "scopes": list(self.scopes),
             "status": self.status(now),
-            "hint": self.hint,
+            # Hints stored before they were ASCII carry a one-character ellipsis.
+            "hint": self.hint.replace("\u2026", "...") if self.hint else self.hint,
             "createdAt": rfc3339(self.created_at),
             "expiresAt": rfc3339(self.expires_at),
             "revokedAt": rfc3339(self.revoked_at),
             "replacedBy": self.replaced_by,
-            "revealable": self.revealable,
+            # A revoked key can never be revealed again (410), whatever its ciphertext.
+            "revealable": self.revealable and self.revoked_at is None,
         }
         if plaintext is not None:
             body["key"] = plaintext

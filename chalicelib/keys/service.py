@@ -79,7 +79,9 @@ class KeyService:
             raise bad_request("invalid_category", "category must be 'workspace' or 'admin'.")
         if request.category == ADMIN and request.workspace_id is not None:
             raise bad_request(
-                "workspace_id_not_allowed", "An admin key is not bound to a workspace."
+                "workspace_id_not_allowed",
+                "An admin key is not bound to a workspace; for a workspace key, send "
+                '"category": "workspace" with the workspaceId.',
             )
         if request.category == WORKSPACE and request.workspace_id is None:
             raise bad_request(
@@ -98,9 +100,10 @@ class KeyService:
             scopes = list(dict.fromkeys(request.scopes))
         if not scopes or not set(scopes) <= principal.scopes:
             raise forbidden("insufficient_scope", "A key cannot get scopes its creator lacks.")
-        if request.workspace_id is not None and not (
-            ids.is_workspace_id(request.workspace_id)
-            and self._workspaces.is_member(request.workspace_id, principal.user_id)
+        if request.workspace_id is not None and not ids.is_workspace_id(request.workspace_id):
+            raise bad_request("invalid_workspace_id", "workspaceId is ws_ and 26 characters.")
+        if request.workspace_id is not None and not self._workspaces.is_member(
+            request.workspace_id, principal.user_id
         ):
             raise refused(NOT_A_MEMBER)
         api_key, plaintext, ciphertext = self._issue(
@@ -185,6 +188,11 @@ class KeyService:
         if old.status(self._clock.now()) != "active":
             raise key_not_active()
         self._require_scopes_of(principal, old)
+        if old.workspace_id is not None and not self._workspaces.is_member(
+            old.workspace_id, old.owner_id
+        ):
+            # Its successor would be refused on every request, as a new key would be at create.
+            raise refused(NOT_A_MEMBER)
         successor, plaintext, ciphertext = self._issue(
             old.owner_id, old.label, old.category, old.workspace_id, old.scopes
         )

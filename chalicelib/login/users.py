@@ -76,6 +76,13 @@ class UserStore:
             name=values.get("name"),
         )
 
+    def exists(self, user_id: str) -> bool:
+        """Whether this user has ever signed in (its profile is written at the first login)."""
+        found = get_consistent(
+            self._client, self._table, user_pk(user_id), PROFILE_SK, projection="#pk"
+        )
+        return found is not None
+
     def sign_in(self, identity: Identity, now: datetime) -> str:
         """The user id for this login, created on the first one. Safe under concurrency."""
         user_id = self.find_login(identity.issuer, identity.subject)

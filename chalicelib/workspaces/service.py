@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from chalicelib import ids
 from chalicelib.access.policy import refused, require_manager
 from chalicelib.access.principal import Principal
@@ -12,10 +14,15 @@ from chalicelib.workspaces.model import Member, Workspace
 from chalicelib.workspaces.store import WorkspaceStore
 
 
+class KnowsUsers(Protocol):
+    def exists(self, user_id: str) -> bool: ...
+
+
 class WorkspaceService:
-    def __init__(self, workspaces: WorkspaceStore, clock: Clock):
+    def __init__(self, workspaces: WorkspaceStore, clock: Clock, users: KnowsUsers):
         self._workspaces = workspaces
         self._clock = clock
+        self._users = users
 
     def create(self, principal: Principal, name: str) -> Workspace:
         require_manager(principal)
@@ -29,9 +36,11 @@ class WorkspaceService:
 
     def _workspace_of_member(self, principal: Principal, workspace_id: str) -> Workspace:
         require_manager(principal)
-        if not ids.is_workspace_id(workspace_id) or not self._workspaces.is_member(
-            workspace_id, principal.user_id
-        ):
+        if not ids.is_workspace_id(workspace_id):
+            raise ServiceError(
+                400, "invalid_workspace_id", "A workspace id is ws_ and 26 characters."
+            )
+        if not self._workspaces.is_member(workspace_id, principal.user_id):
             raise refused(NOT_A_MEMBER)
         workspace = self._workspaces.get(workspace_id)
         if workspace is None:
@@ -54,6 +63,9 @@ class WorkspaceService:
         workspace = self._owned_workspace(principal, workspace_id)
         if not ids.is_user_id(user_id):
             raise ServiceError(400, "invalid_user_id", "userId must look like usr_….")
+        if not self._users.exists(user_id):
+            # A member who can never sign in would only be a placeholder for a typo.
+            raise ServiceError(404, "user_not_found", "No user with this id has signed in.")
         now = self._clock.now()
         added = self._workspaces.add_member(workspace, user_id, now)
         member = next(

@@ -21,3 +21,14 @@ def test_bearer_scheme_is_case_insensitive() -> None:
 def test_refusals_are_results_with_status_and_code() -> None:
     assert isinstance(MISSING, Refusal)
     assert (MISSING.status, MISSING.code) == (401, "missing_credentials")
+
+
+@pytest.mark.parametrize(
+    "header", ["sv" + "c_" + "A" * 50, "leg" + "acy_abc", "  " + "sv" + "c_x  "]
+)
+def test_a_key_without_its_scheme_is_told_to_send_bearer(header: str) -> None:
+    refusal = bearer_token(header)
+
+    assert isinstance(refusal, Refusal)
+    assert (refusal.status, refusal.code) == (401, "invalid_credentials")
+    assert "Bearer <key>" in refusal.detail
