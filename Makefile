@@ -12,7 +12,7 @@ PYTEST := $(BIN)/python -m pytest
 STAGE ?= dev
 
 .PHONY: help venv run test lint test-unit test-functional test-e2e test-python \
-        test-sdk-python test-sdk-typescript test-infra bench package deploy import-legacy clean
+        test-sdk-python test-sdk-typescript test-infra bench load package deploy import-legacy clean
 
 help:
 	@echo "Targets:"
@@ -28,6 +28,7 @@ help:
 	@echo "  make test-sdk-python     the Python SDK's tests"
 	@echo "  make test-sdk-typescript the TypeScript SDK's tests"
 	@echo "  make bench               authorizer benchmark against moto"
+	@echo "  make load                bounded load on the local stack: ARGS=\"--requests N --concurrency C\""
 	@echo "  make package             chalice package for STAGE, merged with infra/, then cfn-lint"
 	@echo "  make deploy              package, then deploy STAGE (README, Deploy)"
 	@echo "  make import-legacy       import legacy keys: ARGS=\"keys.jsonl [--dry-run]\""
@@ -42,7 +43,7 @@ help:
 	@echo "  ALLOWED_ORIGINS=[...]    make run: browser origins allowed to call the API (CORS)"
 	@echo "  STAGE=dev                package, deploy: dev, staging or prod"
 	@echo "  DEPLOY_BUCKET, AWS_REGION  deploy: the artifact bucket and region"
-	@echo "  ARGS=...                 extra arguments for bench, deploy, import-legacy"
+	@echo "  ARGS=...                 extra arguments for bench, load, deploy, import-legacy"
 	@echo "  PYTHON=python3.11        the interpreter the virtualenv is made from"
 
 $(BIN)/python:
@@ -112,6 +113,12 @@ deploy: package
 bench: venv
 	@echo "==> authorizer benchmark (moto in its own process; exits 1 when a target is missed)"
 	$(BIN)/python -m bench.authorizer $(ARGS)
+
+# Bounded (a fixed number of requests at a fixed concurrency, loopback only); exits 1 when a
+# check fails. Its checks also run, smaller, in test-e2e (tests/e2e/test_load.py).
+load: venv
+	@echo "==> bounded load on the local stack: throughput, latency, and what must hold under it"
+	$(BIN)/python -m bench.load $(ARGS)
 
 import-legacy: venv
 	$(BIN)/python -m tools.import_legacy_keys $(ARGS)

@@ -97,7 +97,8 @@ def prepare() -> Setup:
 
     svc = services()
     create_all(svc.dynamodb, svc.kms, "dev")
-    workspace = Workspace(ids.new_workspace_id(), "Bench", OWNER, svc.clock.now())
+    now = svc.clock.now()
+    workspace = Workspace(ids.new_workspace_id(now), "Bench", OWNER, now)
     svc.workspaces.create(workspace)
     owner = Principal(OWNER, "user_token", frozenset(ALL_SCOPES))
     issued = svc.key_service.create(

@@ -7,12 +7,67 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-
-from chalicelib.login.openid import TrustedIssuer, parse_trusted_issuers
+from typing import Any
+from urllib.parse import urlsplit
 
 
 class ConfigurationError(Exception):
     pass
+
+
+_LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
+_ISSUER_FIELDS = {"issuer", "audience", "jwksUri"}
+
+
+@dataclass(frozen=True)
+class TrustedIssuer:
+    issuer: str  # compared exactly with the token's `iss` (no normalisation: OIDC says so)
+    audience: str  # the client id our dashboard has at that issuer
+    jwks_uri: str
+
+
+def _check_url(value: Any, name: str, local_mode: bool) -> str:
+    if not isinstance(value, str) or not value.strip() or value != value.strip():
+        raise ValueError(f"{name} must be a non-empty URL without surrounding spaces")
+    parts = urlsplit(value)
+    if parts.scheme == "http":
+        # Plain HTTP only for a development issuer on this machine, and only in local mode:
+        # that is what keeps `local/idp.py` from ever being trusted by a deployed service.
+        if not local_mode or parts.hostname not in _LOOPBACK_HOSTS:
+            raise ValueError(f"{name} must use https (http only for loopback in LOCAL_MODE)")
+    elif parts.scheme != "https":
+        raise ValueError(f"{name} must use https")
+    if not parts.hostname or parts.fragment or parts.username or parts.password:
+        raise ValueError(f"{name} must be an absolute URL without fragment or credentials")
+    return value
+
+
+def parse_trusted_issuers(text: str, local_mode: bool) -> tuple[TrustedIssuer, ...]:
+    """TRUSTED_ISSUERS: a JSON list of {"issuer", "audience", "jwksUri"}. ValueError if bad."""
+    if not text.strip():
+        return ()
+    try:
+        entries = json.loads(text)
+    except ValueError:
+        raise ValueError("TRUSTED_ISSUERS is not valid JSON") from None
+    if not isinstance(entries, list):
+        raise ValueError("TRUSTED_ISSUERS must be a JSON list")
+    issuers: dict[str, TrustedIssuer] = {}
+    for position, entry in enumerate(entries):
+        where = f"TRUSTED_ISSUERS[{position}]"
+        if not isinstance(entry, dict) or set(entry) != _ISSUER_FIELDS:
+            raise ValueError(f"{where} must have exactly the fields issuer, audience, jwksUri")
+        issuer = _check_url(entry["issuer"], f"{where}.issuer", local_mode)
+        if urlsplit(issuer).query:
+            raise ValueError(f"{where}.issuer must not have a query (OIDC Discovery §3)")
+        audience = entry["audience"]
+        if not isinstance(audience, str) or not audience.strip():
+            raise ValueError(f"{where}.audience must be a non-empty string")
+        jwks_uri = _check_url(entry["jwksUri"], f"{where}.jwksUri", local_mode)
+        if issuer in issuers:
+            raise ValueError(f"{where}.issuer is listed twice")
+        issuers[issuer] = TrustedIssuer(issuer, audience, jwks_uri)
+    return tuple(issuers.values())
 
 
 @dataclass(frozen=True)
@@ -71,7 +126,7 @@ class Settings:
 # and host, a port only when it is not the scheme's default, nothing after the authority.
 _ORIGIN = re.compile(r"^(https?)://([a-z0-9.-]+|\[[0-9a-f:.]+\])(?::([0-9]{1,5}))?$")
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
-_LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+_LOOPBACK_ORIGIN_HOSTS = ("localhost", "127.0.0.1", "[::1]")  # as written in an origin
 
 
 def parse_allowed_origins(text: str) -> tuple[str, ...]:
@@ -100,7 +155,7 @@ def parse_allowed_origins(text: str) -> tuple[str, ...]:
         scheme, host, port = match.groups()
         if port is not None and (port == _DEFAULT_PORTS[scheme] or port.startswith("0")):
             raise ValueError(f"ALLOWED_ORIGINS: write {value!r} without the default port")
-        if scheme == "http" and host not in _LOOPBACK_HOSTS and not host.startswith("127."):
+        if scheme == "http" and host not in _LOOPBACK_ORIGIN_HOSTS and not host.startswith("127."):
             raise ValueError(f"ALLOWED_ORIGINS: {value!r} must use https (http only for loopback)")
         origins.append(value)
     return tuple(dict.fromkeys(origins))

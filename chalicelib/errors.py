@@ -1,11 +1,16 @@
-"""The service's one error type, and its HTTP rendering (RFC 9457 problem details).
+"""The error catalogue: every (status, code) the service answers, its default detail, and the
+error types that carry one (RFC 9457 problem details; RFC 6749 errors on the token endpoints).
 
-Domain code raises `ServiceError`; it becomes an HTTP answer only at the edge, in `web.py`.
-It subclasses Chalice's `ChaliceUnhandledError` so that Chalice hands it to our middleware
-instead of turning it into its own `{"Code": ..., "Message": ...}` body.
+Code raises a catalogue entry by name (`raise NOT_FOUND.error("No API key with this id.")`);
+it becomes an HTTP answer only at the edge, in `api/edge.py`. The errors subclass Chalice's
+`ChaliceUnhandledError` so that Chalice hands them to our middleware instead of turning them
+into its own `{"Code": ..., "Message": ...}` body.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from chalice.app import ChaliceUnhandledError
 
@@ -22,38 +27,52 @@ TITLES = {
     410: "Gone",
     413: "Content Too Large",
     415: "Unsupported Media Type",
+    429: "Too Many Requests",
     500: "Internal Server Error",
     503: "Service Unavailable",
 }
 
 
-class ServiceError(ChaliceUnhandledError):
-    """A refusal with an HTTP status and a stable snake_case `code`.
+@dataclass(frozen=True)
+class Problem:
+    """A documented answer: its status, its stable snake_case code, and its default detail.
 
-    `detail` is shown to the caller: it must never contain a secret.
+    A detail is shown to the caller: it must never contain a secret.
     """
 
-    def __init__(self, status: int, code: str, detail: str, headers: dict[str, str] | None = None):
-        super().__init__(detail)
-        self.status = status
-        self.code = code
-        self.detail = detail
-        self.headers = headers or {}
+    status: int
+    code: str
+    detail: str
 
-    def problem(self) -> dict[str, object]:
+    def error(
+        self, detail: str | None = None, headers: Mapping[str, str] | None = None
+    ) -> ServiceError:
+        """This problem as the error to raise, with a more precise detail where one helps."""
+        return ServiceError(self, detail, headers)
+
+    def oauth_error(self, description: str | None = None) -> OAuthError:
+        """This RFC 6749 error as the error to raise on a token endpoint."""
+        return OAuthError(self.code, description or self.detail, self.status)
+
+
+class ServiceError(ChaliceUnhandledError):
+    """A refusal with an HTTP status and a stable `code`, answered as problem+json."""
+
+    def __init__(
+        self,
+        problem: Problem,
+        detail: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ):
+        self.problem = problem
+        self.status = problem.status
+        self.code = problem.code
+        self.detail = detail or problem.detail
+        self.headers = dict(headers or {})
+        super().__init__(self.detail)
+
+    def body(self) -> dict[str, object]:
         return problem_body(self.status, self.code, self.detail)
-
-
-class DependencyUnavailable(ServiceError):
-    """DynamoDB or KMS failed after retries: the service fails closed with 503."""
-
-    def __init__(self, dependency: str):
-        super().__init__(
-            503,
-            "dependency_unavailable",
-            f"A dependency ({dependency}) is unavailable; retry later.",
-        )
-        self.dependency = dependency
 
 
 class OAuthError(ChaliceUnhandledError):
@@ -79,13 +98,159 @@ def problem_body(status: int, code: str, detail: str) -> dict[str, object]:
     }
 
 
-def bad_request(code: str, detail: str) -> ServiceError:
-    return ServiceError(400, code, detail)
+# -- problem+json answers (every endpoint but the token endpoints) --------------------------
+
+# 400: the request itself is wrong.
+INVALID_JSON = Problem(400, "invalid_json", "The request body must be a JSON object.")
+UNKNOWN_FIELD = Problem(400, "unknown_field", "The body has a field this endpoint does not take.")
+UNKNOWN_PARAMETER = Problem(
+    400, "unknown_parameter", "The request has a query parameter this endpoint does not take."
+)
+INVALID_PARAMETER = Problem(400, "invalid_parameter", "A query parameter is not valid.")
+CONFLICTING_WORKSPACE_ID = Problem(
+    400,
+    "conflicting_workspace_id",
+    "X-Workspace-Id and workspace_id name different workspaces.",
+)
+INVALID_LABEL = Problem(
+    400, "invalid_label", "label must be 1 to 100 characters without control characters."
+)
+INVALID_NAME = Problem(
+    400, "invalid_name", "name must be 1 to 100 characters without control characters."
+)
+INVALID_CATEGORY = Problem(400, "invalid_category", "category must be 'workspace' or 'admin'.")
+INVALID_SCOPE = Problem(
+    400, "invalid_scope", "scopes must be a non-empty subset of the category's scopes."
+)
+INVALID_WORKSPACE_ID = Problem(400, "invalid_workspace_id", "workspaceId must be a string.")
+INVALID_USER_ID = Problem(400, "invalid_user_id", "userId must look like usr_….")
+WORKSPACE_ID_NOT_ALLOWED = Problem(
+    400,
+    "workspace_id_not_allowed",
+    'An admin key is not bound to a workspace; for a workspace key, send "category": '
+    '"workspace" with the workspaceId.',
+)
+WORKSPACE_ID_REQUIRED = Problem(
+    400, "workspace_id_required", "A workspace key needs the workspaceId it is bound to."
+)
+INVALID_REQUEST = Problem(400, "invalid_request", "The request is not valid.")
+CREDENTIAL_IN_URL = Problem(
+    400,
+    "credential_in_url",
+    "Send the credential in the Authorization header ('Authorization: Bearer <key>'), "
+    "never in the URL.",
+)
+
+# 401: no usable credential. The edge adds `WWW-Authenticate` (see access/principal.py).
+MISSING_CREDENTIALS = Problem(
+    401, "missing_credentials", "Send 'Authorization: Bearer <API key or token>'."
+)
+INVALID_CREDENTIALS = Problem(401, "invalid_credentials", "The credential is not valid.")
+EXPIRED_CREDENTIALS = Problem(401, "expired_credentials", "The credential has expired.")
+REVOKED_CREDENTIALS = Problem(401, "revoked_credentials", "The credential has been revoked.")
+
+# 403: a known caller without the right.
+WORKSPACE_MISMATCH = Problem(
+    403, "workspace_mismatch", "This workspace key is bound to another workspace."
+)
+NOT_A_MEMBER = Problem(403, "not_a_member", "The caller is not a member of this workspace.")
+INSUFFICIENT_SCOPE = Problem(
+    403, "insufficient_scope", "The credential lacks a scope this request needs."
+)
+WORKSPACE_REQUIRED = Problem(
+    403, "workspace_required", "Name the workspace with X-Workspace-Id."
+)
+OWNER_REQUIRED = Problem(
+    403, "owner_required", "Only the workspace owner can change its members."
+)
+
+NOT_FOUND = Problem(404, "not_found", "No such resource.")
+USER_NOT_FOUND = Problem(404, "user_not_found", "No user with this id has signed in.")
+METHOD_NOT_ALLOWED = Problem(405, "method_not_allowed", "This method is not allowed here.")
+KEY_NOT_ACTIVE = Problem(409, "key_not_active", "Only an active key can be rotated.")
+OWNER_CANNOT_LEAVE = Problem(409, "owner_cannot_leave", "The owner cannot remove itself.")
+KEY_REVOKED = Problem(410, "key_revoked", "This key has been revoked.")
+KEY_NOT_REVEALABLE = Problem(
+    410, "key_not_revealable", "This key was created before encryption at rest."
+)
+PAYLOAD_TOO_LARGE = Problem(413, "payload_too_large", "The request body is larger than 16 KiB.")
+UNSUPPORTED_MEDIA_TYPE = Problem(415, "unsupported_media_type", "Send application/json.")
+# Answered by API Gateway's throttling (a gateway response in infra/), never by the code.
+TOO_MANY_REQUESTS = Problem(429, "too_many_requests", "Too many requests; retry later.")
+INTERNAL_ERROR = Problem(500, "internal_error", "An internal error occurred.")
+DEPENDENCY_UNAVAILABLE = Problem(
+    503, "dependency_unavailable", "A dependency is unavailable; retry later."
+)
+
+PROBLEMS: dict[str, Problem] = {
+    problem.code: problem
+    for problem in (
+        INVALID_JSON,
+        UNKNOWN_FIELD,
+        UNKNOWN_PARAMETER,
+        INVALID_PARAMETER,
+        CONFLICTING_WORKSPACE_ID,
+        INVALID_LABEL,
+        INVALID_NAME,
+        INVALID_CATEGORY,
+        INVALID_SCOPE,
+        INVALID_WORKSPACE_ID,
+        INVALID_USER_ID,
+        WORKSPACE_ID_NOT_ALLOWED,
+        WORKSPACE_ID_REQUIRED,
+        INVALID_REQUEST,
+        CREDENTIAL_IN_URL,
+        MISSING_CREDENTIALS,
+        INVALID_CREDENTIALS,
+        EXPIRED_CREDENTIALS,
+        REVOKED_CREDENTIALS,
+        WORKSPACE_MISMATCH,
+        NOT_A_MEMBER,
+        INSUFFICIENT_SCOPE,
+        WORKSPACE_REQUIRED,
+        OWNER_REQUIRED,
+        NOT_FOUND,
+        USER_NOT_FOUND,
+        METHOD_NOT_ALLOWED,
+        KEY_NOT_ACTIVE,
+        OWNER_CANNOT_LEAVE,
+        KEY_REVOKED,
+        KEY_NOT_REVEALABLE,
+        PAYLOAD_TOO_LARGE,
+        UNSUPPORTED_MEDIA_TYPE,
+        TOO_MANY_REQUESTS,
+        INTERNAL_ERROR,
+        DEPENDENCY_UNAVAILABLE,
+    )
+}
+
+# -- RFC 6749 errors (the token endpoints: exchange, refresh) -------------------------------
+
+OAUTH_INVALID_REQUEST = Problem(400, "invalid_request", "The token request is not valid.")
+UNSUPPORTED_GRANT_TYPE = Problem(400, "unsupported_grant_type", "This grant_type is not served.")
+INVALID_TARGET = Problem(400, "invalid_target", "The audience or resource is not served here.")
+INVALID_GRANT = Problem(400, "invalid_grant", "The grant is not valid.")
+# The service's own 413 on a token endpoint, in the RFC 6749 shape.
+OAUTH_PAYLOAD_TOO_LARGE = Problem(413, "invalid_request", PAYLOAD_TOO_LARGE.detail)
+TEMPORARILY_UNAVAILABLE = Problem(
+    503, "temporarily_unavailable", DEPENDENCY_UNAVAILABLE.detail
+)
+
+OAUTH_ERRORS: tuple[Problem, ...] = (
+    OAUTH_INVALID_REQUEST,
+    UNSUPPORTED_GRANT_TYPE,
+    INVALID_TARGET,
+    INVALID_GRANT,
+    OAUTH_PAYLOAD_TOO_LARGE,
+    TEMPORARILY_UNAVAILABLE,
+)
 
 
-def not_found(detail: str = "No such resource.") -> ServiceError:
-    return ServiceError(404, "not_found", detail)
+class DependencyUnavailable(ServiceError):
+    """DynamoDB or KMS failed after retries: the service fails closed with 503."""
 
-
-def forbidden(code: str, detail: str) -> ServiceError:
-    return ServiceError(403, code, detail)
+    def __init__(self, dependency: str):
+        super().__init__(
+            DEPENDENCY_UNAVAILABLE, f"A dependency ({dependency}) is unavailable; retry later."
+        )
+        self.dependency = dependency

@@ -1,10 +1,14 @@
-"""Identifiers: `key_`, `ws_` and `usr_` followed by a ULID (sortable by creation time)."""
+"""Identifiers: `key_`, `ws_` and `usr_` followed by a ULID (sortable by creation time).
+
+The time in a ULID is the creation time the caller passes (its injected clock, or an
+imported record's own creation time), so ids sort as the records' `createdAt` do.
+"""
 
 from __future__ import annotations
 
 import re
 import secrets
-import time
+from datetime import datetime
 
 # Crockford's base32, as the ULID spec uses it.
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -15,9 +19,11 @@ WORKSPACE_ID = re.compile(rf"^ws_{_ULID}$")
 USER_ID = re.compile(r"^usr_[0-9A-Za-z]{1,40}$")
 
 
-def ulid(now_ms: int | None = None) -> str:
+def ulid(created_at: datetime) -> str:
     """48 bits of milliseconds then 80 random bits, 26 Crockford base32 characters."""
-    ms = int(time.time() * 1000) if now_ms is None else now_ms
+    ms = int(created_at.timestamp() * 1000)
+    if not 0 <= ms < 1 << 48:
+        raise ValueError("a ULID's time lies between 1970 and the year 10889")
     value = (ms << 80) | secrets.randbits(80)
     chars = []
     for _ in range(26):
@@ -26,16 +32,16 @@ def ulid(now_ms: int | None = None) -> str:
     return "".join(reversed(chars))
 
 
-def new_key_id() -> str:
-    return "key_" + ulid()
+def new_key_id(created_at: datetime) -> str:
+    return "key_" + ulid(created_at)
 
 
-def new_workspace_id() -> str:
-    return "ws_" + ulid()
+def new_workspace_id(created_at: datetime) -> str:
+    return "ws_" + ulid(created_at)
 
 
-def new_user_id() -> str:
-    return "usr_" + ulid()
+def new_user_id(created_at: datetime) -> str:
+    return "usr_" + ulid(created_at)
 
 
 def is_key_id(value: str) -> bool:

@@ -28,3 +28,28 @@ def json_value(raw: bytes | str) -> Any:
 
 def is_printable(text: str) -> bool:
     return not any(unicodedata.category(ch) in _UNPRINTABLE for ch in text)
+
+
+# Labels of keys and names of workspaces: what a person reads in a list, so short and plain.
+MAX_TEXT_LENGTH = 100
+
+
+class InvalidText(ValueError):
+    """Why a label or a name was refused, worded to follow the field's name."""
+
+
+def clean_text(value: Any) -> str:
+    """A label or a name as stored: trimmed, 1 to 100 characters, no control characters.
+
+    InvalidText otherwise. The API and the legacy-key import apply this one rule.
+    """
+    if value is None:
+        raise InvalidText("is required")
+    if not isinstance(value, str):
+        raise InvalidText("must be a string")
+    text = value.strip()
+    if not 1 <= len(text) <= MAX_TEXT_LENGTH:
+        raise InvalidText(f"must be 1 to {MAX_TEXT_LENGTH} characters")
+    if not is_printable(text):
+        raise InvalidText("must not contain control characters")
+    return text

@@ -91,7 +91,11 @@ class Services:
 
     @cached_property
     def resolver(self) -> Resolver:
-        return Resolver(self.keys, self.workspaces, self.clock, _LazyVerifier(self))  # type: ignore[arg-type]
+        return Resolver(self.keys, self.workspaces, self.clock, self.verify_user_token)
+
+    def verify_user_token(self, token: str) -> dict[str, Any]:
+        """The verifier (and with it the KMS client and PyJWT) is built for the first JWT."""
+        return self.verifier.verify(token)
 
     @cached_property
     def key_service(self) -> KeyService:
@@ -130,16 +134,6 @@ class Services:
         return LoginService(
             self.id_tokens, self.users, self.refresh_tokens, self.signer, self.clock
         )
-
-
-class _LazyVerifier:
-    """Defers building the verifier (and importing PyJWT) until a JWT actually arrives."""
-
-    def __init__(self, services: Services):
-        self._services = services
-
-    def verify(self, token: str) -> dict[str, Any]:
-        return self._services.verifier.verify(token)
 
 
 _current: Services | None = None

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 from typing import Any
 
+from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.exceptions import BotoCoreError, ClientError
 
 from chalicelib.errors import DependencyUnavailable
@@ -28,50 +30,38 @@ TTL_ATTRIBUTE = "ttl"
 
 Item = dict[str, Any]
 
+_SERIALIZER = TypeSerializer()
+_DESERIALIZER = TypeDeserializer()
+
 
 def to_item(values: dict[str, Any]) -> Item:
     """Plain values to DynamoDB's typed form. None means: leave the attribute out."""
-    item: Item = {}
-    for name, value in values.items():
-        if value is None:
-            continue
-        item[name] = to_attribute(value)
-    return item
+    return {name: to_attribute(value) for name, value in values.items() if value is not None}
 
 
 def to_attribute(value: Any) -> dict[str, Any]:
-    if isinstance(value, bool):
-        return {"BOOL": value}
-    if isinstance(value, str):
-        return {"S": value}
-    if isinstance(value, int):
-        return {"N": str(value)}
-    if isinstance(value, bytes):
-        return {"B": value}
-    if isinstance(value, list | tuple):
-        return {"L": [to_attribute(v) for v in value]}
-    raise TypeError(f"unsupported attribute type {type(value).__name__}")
+    attribute: dict[str, Any] = _SERIALIZER.serialize(value)
+    return attribute
 
 
 def from_item(item: Item) -> dict[str, Any]:
-    return {name: from_attribute(value) for name, value in item.items()}
+    return {name: _plain(_DESERIALIZER.deserialize(value)) for name, value in item.items()}
 
 
-def from_attribute(value: dict[str, Any]) -> Any:
-    (kind, raw), = value.items()
-    if kind == "S" or kind == "BOOL":
-        return raw
-    if kind == "N":
-        return int(raw)
-    if kind == "B":
-        return bytes(raw)
-    if kind == "L":
-        return [from_attribute(v) for v in raw]
-    if kind == "SS":
-        return list(raw)
-    if kind == "NULL":
-        return None
-    raise TypeError(f"unsupported DynamoDB type {kind}")
+def _plain(value: Any) -> Any:
+    """boto3's values as the code uses them: whole numbers as int (every number we store is
+    one: epochs, counts), binary as bytes, lists as lists, string sets as sorted lists."""
+    if isinstance(value, Decimal):
+        if value != value.to_integral_value():
+            raise TypeError(f"{value} is not a whole number")
+        return int(value)
+    if isinstance(value, Binary):
+        return bytes(value.value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, set):
+        return sorted(_plain(v) for v in value)
+    return value
 
 
 def key(pk: str, sk: str) -> Item:

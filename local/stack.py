@@ -297,7 +297,7 @@ def prepare_developer(
     svc = services()
     now = svc.clock.now()
     user_id = svc.users.sign_in(Identity(idp_issuer, DEV_SUBJECT, name="Developer"), now)
-    workspace = Workspace(ids.new_workspace_id(), "Development", user_id, now)
+    workspace = Workspace(ids.new_workspace_id(now), "Development", user_id, now)
     svc.workspaces.create(workspace)
     minted = svc.signer.mint(user_id)
     return {

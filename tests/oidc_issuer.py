@@ -18,7 +18,8 @@ from typing import Any
 
 from jwt import PyJWKClient, PyJWKClientConnectionError
 
-from chalicelib.login.openid import JWKS_REFRESH_COOLDOWN, TrustedIssuer
+from chalicelib.config import TrustedIssuer
+from chalicelib.login.openid import JWKS_REFRESH_COOLDOWN
 from local.idp import DevIdentityProvider
 
 ISSUER = "https://idp.test.example"

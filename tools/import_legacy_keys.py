@@ -7,9 +7,12 @@ Reads JSON Lines, one key a line:
      "key": "legacy_…"  or  "sha256": "<hex SHA-256 of the plaintext>",
      "createdAt": "2026-01-01T00:00:00Z" (optional; default now; expiry is 90 days later)}
 
-Only the SHA-256 is stored, never the plaintext, and no ciphertext: these keys predate
-encryption at rest, so reveal answers 410 `key_not_revealable`. Importing the same key
-twice skips it. Uses the same environment variables as the service (AUTH_TABLE, …).
+The label follows the API's rule (1 to 100 characters after trimming, no control
+characters), and the key's id sorts by its `createdAt`, so it lists among the owner's keys
+where its age puts it. Only the SHA-256 is stored, never the plaintext, and no ciphertext:
+these keys predate encryption at rest, so reveal answers 410 `key_not_revealable`.
+Importing the same key twice skips it. Uses the same environment variables as the service
+(AUTH_TABLE, …).
 
     python -m tools.import_legacy_keys keys.jsonl [--dry-run]
 """
@@ -29,8 +32,9 @@ from botocore.exceptions import ClientError
 from chalicelib import ids
 from chalicelib.access.scopes import ADMIN, CATEGORIES, SCOPES_BY_CATEGORY, WORKSPACE
 from chalicelib.clock import parse_rfc3339
-from chalicelib.keys.model import KEY_LIFETIME, ApiKey
+from chalicelib.keys.model import ApiKey
 from chalicelib.keys.plaintext import hint, parse_key
+from chalicelib.parsing import InvalidText, clean_text
 from chalicelib.runtime import Services
 from chalicelib.table import is_condition_failure
 
@@ -64,15 +68,24 @@ class LegacyKey:
             raise InvalidLine("give either key or a 64-hex-digit sha256")
         return self.sha256.lower()
 
+    def clean_label(self) -> str:
+        try:
+            return clean_text(self.label)
+        except InvalidText as invalid:
+            raise InvalidLine(f"label {invalid}") from None
+
     def validate(self) -> None:
         if not ids.is_user_id(self.owner_id):
             raise InvalidLine("ownerId must look like usr_…")
-        if not self.label.strip() or len(self.label.strip()) > 100:
-            raise InvalidLine("label must be 1 to 100 characters")
+        self.clean_label()
         if self.category not in CATEGORIES:
             raise InvalidLine("category must be admin or workspace")
         if (self.category == WORKSPACE) != (self.workspace_id is not None):
             raise InvalidLine("workspaceId is required for workspace keys and only for them")
+        if self.workspace_id is not None and not (
+            isinstance(self.workspace_id, str) and ids.is_workspace_id(self.workspace_id)
+        ):
+            raise InvalidLine("workspaceId must look like ws_…")
         if (self.plaintext is None) == (self.sha256 is None):
             raise InvalidLine("give exactly one of key and sha256")
 
@@ -109,19 +122,21 @@ def to_api_key(legacy: LegacyKey, services: Services) -> ApiKey:
     except ValueError:
         raise InvalidLine("createdAt must look like 2026-01-01T00:00:00Z") from None
     created = created or services.clock.now()
-    return ApiKey(
-        id=ids.new_key_id(),
-        owner_id=legacy.owner_id,
-        label=legacy.label.strip(),
-        category=legacy.category,
-        workspace_id=legacy.workspace_id,
-        scopes=SCOPES_BY_CATEGORY[legacy.category],
-        key_hash=legacy.digest(),
-        hint=hint(legacy.plaintext) if legacy.plaintext else None,
-        created_at=created,
-        expires_at=created + KEY_LIFETIME,
-        revealable=False,
-    )
+    label, digest = legacy.clean_label(), legacy.digest()
+    try:
+        return ApiKey.new(
+            owner_id=legacy.owner_id,
+            label=label,
+            category=legacy.category,
+            workspace_id=legacy.workspace_id,
+            scopes=SCOPES_BY_CATEGORY[legacy.category],
+            key_hash=digest,
+            hint=hint(legacy.plaintext) if legacy.plaintext else None,
+            created_at=created,
+            revealable=False,
+        )
+    except ValueError as out_of_range:  # a createdAt before 1970 makes no key id
+        raise InvalidLine(f"createdAt: {out_of_range}") from None
 
 
 @dataclass

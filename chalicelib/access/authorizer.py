@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from chalicelib.access.principal import Principal, Refusal
 from chalicelib.access.scopes import DATA_PLANE_SCOPES, SCOPE_BY_PATH_SEGMENT, ordered
+from chalicelib.errors import INSUFFICIENT_SCOPE, WORKSPACE_REQUIRED
 from chalicelib.runtime import services
 
 API_PREFIX = "/v1/"
@@ -82,7 +83,7 @@ def authorize(event: Event, resolver: Resolves) -> Answer:
     method_arn: str = event["methodArn"]
     scope = required_scope(event.get("path"))
     if scope is None:
-        return deny(method_arn, "anonymous", "insufficient_scope")
+        return deny(method_arn, "anonymous", INSUFFICIENT_SCOPE.code)
     authorization, workspace_id = identity(event)
     resolved = resolver.resolve(authorization, workspace_id)
     if isinstance(resolved, Refusal):
@@ -90,9 +91,9 @@ def authorize(event: Event, resolver: Resolves) -> Answer:
             raise Unauthorized()
         return deny(method_arn, "anonymous", resolved.code)
     if scope not in resolved.scopes:
-        return deny(method_arn, resolved.user_id, "insufficient_scope")
+        return deny(method_arn, resolved.user_id, INSUFFICIENT_SCOPE.code)
     if scope in DATA_PLANE_SCOPES and resolved.workspace_id is None:
-        return deny(method_arn, resolved.user_id, "workspace_required")
+        return deny(method_arn, resolved.user_id, WORKSPACE_REQUIRED.code)
     return allow(method_arn, resolved)
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from chalicelib.access.principal import Principal, Refusal
+from chalicelib.access.principal import Principal
 from chalicelib.access.scopes import ADMIN, WORKSPACE_ADMIN
-from chalicelib.errors import ServiceError, forbidden
+from chalicelib.errors import INSUFFICIENT_SCOPE
 
 
 def require_manager(principal: Principal) -> None:
@@ -13,12 +13,6 @@ def require_manager(principal: Principal) -> None:
         return
     if principal.category == ADMIN and WORKSPACE_ADMIN in principal.scopes:
         return
-    raise forbidden(
-        "insufficient_scope",
-        "Managing keys and workspaces needs a user token or an admin key with workspace:admin.",
+    raise INSUFFICIENT_SCOPE.error(
+        "Managing keys and workspaces needs a user token or an admin key with workspace:admin."
     )
-
-
-def refused(refusal: Refusal) -> ServiceError:
-    """A resolution refusal (resolution.py holds each one once) as the error to raise."""
-    return ServiceError(refusal.status, refusal.code, refusal.detail)

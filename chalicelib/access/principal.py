@@ -6,8 +6,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from chalicelib.access.scopes import ordered
+from chalicelib.errors import Problem, ServiceError
 
 CredentialKind = Literal["user_token", "api_key"]
+
+# RFC 6750 §3: a 401 names the scheme, and says `invalid_token` when a credential was sent.
+REALM = 'Bearer realm="svc"'
 
 
 @dataclass(frozen=True)
@@ -34,8 +38,27 @@ class Principal:
 
 @dataclass(frozen=True)
 class Refusal:
-    """Why a request was not resolved to a principal: a result, not an exception."""
+    """Why a request was not resolved to a principal: a result, not an exception.
 
-    status: int  # 401, 403, or 400 for a malformed X-Workspace-Id
-    code: str
-    detail: str
+    `problem` is a 401 or 403 of the error catalogue (a 400 for a malformed workspace id).
+    """
+
+    problem: Problem
+    detail: str | None = None  # more precise than the problem's default, where that helps
+
+    @property
+    def status(self) -> int:
+        return self.problem.status
+
+    @property
+    def code(self) -> str:
+        return self.problem.code
+
+    def error(self, credential_sent: bool) -> ServiceError:
+        """The refusal as the error a route raises (the authorizer answers it as a policy)."""
+        headers = {}
+        if self.status == 401:
+            headers["WWW-Authenticate"] = (
+                f'{REALM}, error="invalid_token"' if credential_sent else REALM
+            )
+        return self.problem.error(self.detail, headers=headers)

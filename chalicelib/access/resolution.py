@@ -8,41 +8,39 @@ credential is a `Refusal` (a result); only a broken dependency raises.
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
+from chalicelib import errors, ids
 from chalicelib.access.principal import Principal, Refusal
 from chalicelib.access.scopes import ALL_SCOPES, WORKSPACE
 from chalicelib.clock import Clock
-from chalicelib.ids import is_workspace_id
 from chalicelib.keys.plaintext import looks_like_key, parse_key
 from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
 
-if TYPE_CHECKING:  # the JWT path is imported only when a JWT arrives
-    from chalicelib.login.access_tokens import TokenVerifier
-
-# Workspace ids we could ever have issued; anything else names no workspace we know, so it
-# is refused as a non-membership without a read (and never reaches DynamoDB as a key).
-_WORKSPACE_HEADER = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-MISSING = Refusal(401, "missing_credentials", "Send 'Authorization: Bearer <API key or token>'.")
-INVALID = Refusal(401, "invalid_credentials", "The credential is not valid.")
-EXPIRED = Refusal(401, "expired_credentials", "The credential has expired.")
-REVOKED = Refusal(401, "revoked_credentials", "The credential has been revoked.")
+MISSING = Refusal(errors.MISSING_CREDENTIALS)
+INVALID = Refusal(errors.INVALID_CREDENTIALS)
+EXPIRED = Refusal(errors.EXPIRED_CREDENTIALS)
+REVOKED = Refusal(errors.REVOKED_CREDENTIALS)
+MISMATCH = Refusal(errors.WORKSPACE_MISMATCH)
+NOT_A_MEMBER = Refusal(errors.NOT_A_MEMBER)
 # A key pasted as the whole header is the commonest first mistake: say what to send.
 SCHEME_MISSING = Refusal(
-    401, "invalid_credentials", "Send the key with its scheme: 'Authorization: Bearer <key>'."
+    errors.INVALID_CREDENTIALS, "Send the key with its scheme: 'Authorization: Bearer <key>'."
 )
-MISMATCH = Refusal(
-    403, "workspace_mismatch", "This workspace key is bound to another workspace."
-)
-NOT_A_MEMBER = Refusal(403, "not_a_member", "The caller is not a member of this workspace.")
 # Checked once the credential is known good: a typo in X-Workspace-Id is a bad request, not a
 # refusal that sends the caller looking for a membership problem.
 INVALID_WORKSPACE_ID = Refusal(
-    400, "invalid_workspace_id", "X-Workspace-Id must be a workspace id (ws_ and 26 characters)."
+    errors.INVALID_WORKSPACE_ID, "X-Workspace-Id must be a workspace id (ws_ and 26 characters)."
 )
+
+
+class VerifiesUserTokens(Protocol):
+    """Checks a user token: its claims, or `TokenRejected`; `DependencyUnavailable` when the
+    signing keys cannot be loaded. Any callable of this shape will do: the runtime passes one
+    that builds the verifier (KMS client, PyJWT) only when the first user token arrives."""
+
+    def __call__(self, token: str) -> dict[str, Any]: ...
 
 
 def bearer_token(authorization: str | None) -> str | Refusal:
@@ -63,12 +61,12 @@ class Resolver:
         keys: KeyStore,
         workspaces: WorkspaceStore,
         clock: Clock,
-        verifier: TokenVerifier | None = None,
+        verify_user_token: VerifiesUserTokens,
     ):
         self._keys = keys
         self._workspaces = workspaces
         self._clock = clock
-        self._verifier = verifier
+        self._verify_user_token = verify_user_token
 
     def resolve(self, authorization: str | None, workspace_id: str | None) -> Principal | Refusal:
         token = bearer_token(authorization)
@@ -97,7 +95,7 @@ class Resolver:
             return REVOKED
         if status == "expired":  # rule 8
             return EXPIRED
-        if workspace_id is not None and not is_workspace_id(workspace_id):
+        if workspace_id is not None and not ids.is_workspace_id(workspace_id):
             return INVALID_WORKSPACE_ID
         if record.category == WORKSPACE:
             # Rules 1 and 2: a bound key is never retargeted.
@@ -114,15 +112,16 @@ class Resolver:
         )
 
     def _resolve_user_token(self, token: str, workspace_id: str | None) -> Principal | Refusal:
+        # Imported only when a JWT arrives: the API-key path never loads the token modules.
         from chalicelib.login.access_tokens import TokenRejected, looks_like_jwt
 
-        if self._verifier is None or not looks_like_jwt(token):
+        if not looks_like_jwt(token):
             return INVALID
         try:
-            claims = self._verifier.verify(token)
+            claims = self._verify_user_token(token)
         except TokenRejected as rejected:
             return EXPIRED if rejected.expired else INVALID
-        if workspace_id is not None and not is_workspace_id(workspace_id):
+        if workspace_id is not None and not ids.is_workspace_id(workspace_id):
             return INVALID_WORKSPACE_ID
         return Principal(
             user_id=claims["sub"],
@@ -136,7 +135,9 @@ class Resolver:
         workspace_id = principal.workspace_id
         if workspace_id is None:
             return principal
-        if not _WORKSPACE_HEADER.match(workspace_id):
+        if not ids.is_workspace_id(workspace_id):
+            # No workspace we could have issued: refused without a read (and never sent to
+            # DynamoDB as part of a key).
             return NOT_A_MEMBER
         if not self._workspaces.is_member(workspace_id, principal.user_id):
             return NOT_A_MEMBER

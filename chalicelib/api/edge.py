@@ -13,9 +13,9 @@ from typing import Any
 
 from chalice.app import Request, Response
 
-from chalicelib import parsing
+from chalicelib import errors, logs, parsing
 from chalicelib.access.principal import Principal, Refusal
-from chalicelib.errors import OAuthError, ServiceError, bad_request
+from chalicelib.errors import OAuthError, Problem, ServiceError
 from chalicelib.logs import logger
 from chalicelib.runtime import services
 
@@ -23,15 +23,14 @@ JSON = "application/json"
 PROBLEM_JSON = "application/problem+json"
 MAX_BODY_BYTES = 16 * 1024
 NO_STORE = {"Cache-Control": "no-store"}
-REALM = 'Bearer realm="svc"'
-REPEATED_AUTHORIZATION = Refusal(401, "invalid_credentials", "Send one Authorization header.")
 
-# Chalice's own error bodies, by their `Code`, and the problem code each becomes.
+# Chalice's own error bodies, by their `Code`, and the problem each becomes. Any other code
+# would come from a Chalice view error, which this service never raises: a bug, so a 500.
 _FRAMEWORK_ERRORS = {
-    "MethodNotAllowedError": (405, "method_not_allowed", "This method is not allowed here."),
-    "UnsupportedMediaType": (415, "unsupported_media_type", "Send application/json."),
-    "BadRequest": (400, "invalid_request", "The request is not valid."),
-    "InternalServerError": (500, "internal_error", "An internal error occurred."),
+    "MethodNotAllowedError": errors.METHOD_NOT_ALLOWED,
+    "UnsupportedMediaType": errors.UNSUPPORTED_MEDIA_TYPE,
+    "BadRequest": errors.INVALID_REQUEST,
+    "InternalServerError": errors.INTERNAL_ERROR,
 }
 
 
@@ -57,7 +56,7 @@ def empty_response(status: int = 204) -> Response:
 def problem_response(error: ServiceError) -> Response:
     headers: dict[str, Any] = {"Content-Type": PROBLEM_JSON, **error.headers}
     return Response(
-        body=json.dumps(error.problem(), separators=(",", ":")),
+        body=json.dumps(error.body(), separators=(",", ":")),
         status_code=error.status,
         headers=headers,
     )
@@ -80,7 +79,7 @@ def read_body(request: Request) -> bytes:
     if isinstance(raw, str):
         raw = raw.encode("utf-8")
     if len(raw) > MAX_BODY_BYTES:
-        raise ServiceError(413, "payload_too_large", "The request body is larger than 16 KiB.")
+        raise errors.PAYLOAD_TOO_LARGE.error()
     return raw
 
 
@@ -89,17 +88,17 @@ def read_json(request: Request, fields: set[str], required: bool = True) -> dict
     raw = read_body(request)
     if not raw.strip():
         if required:
-            raise bad_request("invalid_json", "The request body must be a JSON object.")
+            raise errors.INVALID_JSON.error()
         return {}
     try:
         body = parsing.json_value(raw)
     except parsing.MalformedJson:
-        raise bad_request("invalid_json", "The request body is not valid JSON.") from None
+        raise errors.INVALID_JSON.error("The request body is not valid JSON.") from None
     if not isinstance(body, dict):
-        raise bad_request("invalid_json", "The request body must be a JSON object.")
+        raise errors.INVALID_JSON.error()
     unknown = sorted(set(body) - fields)
     if unknown:
-        raise bad_request("unknown_field", f"Unknown field: {unknown[0][:64]!r}.")
+        raise errors.UNKNOWN_FIELD.error(f"Unknown field: {unknown[0][:64]!r}.")
     return body
 
 
@@ -109,13 +108,8 @@ CREDENTIAL_PARAMETERS = ("access_token", "api_key", "key", "token")
 
 def refuse_credentials_in_url(request: Request) -> None:
     """A credential in the URL ends up in access logs, proxies and browser history."""
-    sent = set(request.query_params or {})
-    if sent.intersection(CREDENTIAL_PARAMETERS):
-        raise bad_request(
-            "credential_in_url",
-            "Send the credential in the Authorization header ('Authorization: Bearer <key>'), "
-            "never in the URL.",
-        )
+    if set(request.query_params or {}).intersection(CREDENTIAL_PARAMETERS):
+        raise errors.CREDENTIAL_IN_URL.error()
 
 
 def query(request: Request, allowed: set[str]) -> dict[str, str]:
@@ -123,30 +117,22 @@ def query(request: Request, allowed: set[str]) -> dict[str, str]:
     params: dict[str, str] = dict(request.query_params or {})
     unknown = sorted(set(params) - allowed)
     if unknown:
-        raise bad_request("unknown_parameter", f"Unknown query parameter: {unknown[0][:64]!r}.")
+        raise errors.UNKNOWN_PARAMETER.error(f"Unknown query parameter: {unknown[0][:64]!r}.")
     return params
 
 
-def clean_text(value: Any, code: str, name: str, max_length: int = 100) -> str:
-    """A trimmed, printable string of 1..max_length characters, else 400 `code`."""
-    if value is None:
-        raise bad_request(code, f"{name} is required.")
-    if not isinstance(value, str):
-        raise bad_request(code, f"{name} must be a string.")
-    text = value.strip()
-    if not 1 <= len(text) <= max_length:
-        raise bad_request(code, f"{name} must be 1 to {max_length} characters.")
-    if not parsing.is_printable(text):
-        raise bad_request(code, f"{name} must not contain control characters.")
-    return text
+def clean_text(value: Any, problem: Problem, name: str) -> str:
+    """A label or a name by the one rule (`parsing.clean_text`), else 400 `problem`."""
+    try:
+        return parsing.clean_text(value)
+    except parsing.InvalidText as invalid:
+        raise problem.error(f"{name} {invalid}.") from None
 
 
-def one_of_spellings(
-    body: Mapping[str, Any], camel: str, snake: str, code: str = "conflicting_workspace_id"
-) -> Any:
+def one_of_spellings(body: Mapping[str, Any], camel: str, snake: str) -> Any:
     """Older clients spell `workspaceId` as `workspace_id`; both and different is a 400."""
     if camel in body and snake in body and body[camel] != body[snake]:
-        raise bad_request(code, f"{camel} and {snake} disagree.")
+        raise errors.CONFLICTING_WORKSPACE_ID.error(f"{camel} and {snake} disagree.")
     return body[camel] if camel in body else body.get(snake)
 
 
@@ -160,41 +146,33 @@ def header_copies(request: Request, name: str) -> int:
 
 def requested_workspace(request: Request, allow_query: bool) -> str | None:
     if header_copies(request, "x-workspace-id") > 1:
-        raise bad_request("conflicting_workspace_id", "Send one X-Workspace-Id header.")
+        raise errors.CONFLICTING_WORKSPACE_ID.error("Send one X-Workspace-Id header.")
     header = request.headers.get("x-workspace-id")
     if not allow_query:
         return header
     params: dict[str, str] = dict(request.query_params or {})
     from_query = params.get("workspace_id")
     if header is not None and from_query is not None and header.strip() != from_query.strip():
-        raise bad_request(
-            "conflicting_workspace_id", "X-Workspace-Id and workspace_id name different workspaces."
-        )
+        raise errors.CONFLICTING_WORKSPACE_ID.error()
     return header if header is not None else from_query
 
 
-def refusal_error(refusal: Refusal, credential_sent: bool) -> ServiceError:
-    headers = {}
-    if refusal.status == 401:
-        headers["WWW-Authenticate"] = (
-            f'{REALM}, error="invalid_token"' if credential_sent else REALM
-        )
-    return ServiceError(refusal.status, refusal.code, refusal.detail, headers)
+# Two credentials: whichever copy a proxy or framework picks, it may not be the one checked
+# here, so neither is used (the data-plane authorizer refuses them too).
+REPEATED_AUTHORIZATION = Refusal(errors.INVALID_CREDENTIALS, "Send one Authorization header.")
 
 
 def authenticate(request: Request, allow_query_workspace: bool = False) -> Principal:
     """Resolve the caller (README, "API reference") or raise its refusal."""
     refuse_credentials_in_url(request)
     if header_copies(request, "authorization") > 1:
-        # Two credentials: whichever copy a proxy or framework picks, it may not be the one
-        # checked here, so neither is used (the data-plane authorizer refuses them too).
-        raise refusal_error(REPEATED_AUTHORIZATION, credential_sent=True)
+        raise REPEATED_AUTHORIZATION.error(credential_sent=True)
     authorization = request.headers.get("authorization")
     workspace = requested_workspace(request, allow_query_workspace)
     resolved = services().resolver.resolve(authorization, workspace)
     if isinstance(resolved, Refusal):
-        raise refusal_error(resolved, credential_sent=bool(authorization and authorization.strip()))
-    request.principal = resolved  # type: ignore[attr-defined]  # for the request log line
+        raise resolved.error(credential_sent=bool(authorization and authorization.strip()))
+    logs.identify_actor(resolved.user_id, resolved.key_id, resolved.workspace_id)
     return resolved
 
 
@@ -204,10 +182,8 @@ def authenticate(request: Request, allow_query_workspace: bool = False) -> Princ
 def _framework_error(response: Response) -> ServiceError | None:
     body = response.body
     if isinstance(body, dict) and set(body) == {"Code", "Message"}:
-        status, code, detail = _FRAMEWORK_ERRORS.get(
-            body["Code"], (response.status_code, "internal_error", "An internal error occurred.")
-        )
-        return ServiceError(status, code, detail, _allow_header(response))
+        problem = _FRAMEWORK_ERRORS.get(body["Code"], errors.INTERNAL_ERROR)
+        return problem.error(headers=_allow_header(response))
     return None
 
 
@@ -217,7 +193,12 @@ def _allow_header(response: Response) -> dict[str, str]:
 
 
 def errors_as_problems(request: Request, get_response: Callable[[Request], Response]) -> Response:
-    """Chalice HTTP middleware: turns every refusal and failure into its documented body."""
+    """Chalice HTTP middleware: turns every refusal and failure into its documented body.
+
+    It also gives every line logged while serving the request the request's id: API
+    Gateway's, or where there is none (the local server), the Lambda invocation's.
+    """
+    logs.start_request(_request_id(request))
     code = None
     try:
         response = get_response(request)
@@ -233,16 +214,22 @@ def errors_as_problems(request: Request, get_response: Callable[[Request], Respo
         response = oauth_error_response(error)
     except Exception:  # a bug: answer a plain 500, log it without request data
         logger.exception("unhandled error")
-        code = "internal_error"
-        response = problem_response(
-            ServiceError(500, "internal_error", "An internal error occurred.")
-        )
+        code = errors.INTERNAL_ERROR.code
+        response = problem_response(errors.INTERNAL_ERROR.error())
     _log_request(request, response.status_code, code)
+    logs.end_request()
     return response
 
 
+def _request_id(request: Request) -> str | None:
+    request_id = (request.context or {}).get("requestId")
+    if request_id is None and request.lambda_context is not None:
+        request_id = getattr(request.lambda_context, "aws_request_id", None)
+    return str(request_id) if request_id is not None else None
+
+
 def _log_request(request: Request, status: int, code: str | None) -> None:
-    principal: Principal | None = getattr(request, "principal", None)
+    """One line per request; the caller's ids come with it (see `authenticate`)."""
     context = request.context or {}
     logger.info(
         "request",
@@ -251,8 +238,5 @@ def _log_request(request: Request, status: int, code: str | None) -> None:
             "route": context.get("resourcePath"),
             "status": status,
             "code": code,
-            "user_id": principal.user_id if principal else None,
-            "key_id": principal.key_id if principal else None,
-            "workspace_id": principal.workspace_id if principal else None,
         },
     )

@@ -7,8 +7,9 @@ from typing import Any
 
 from chalice import Blueprint, Response
 
+from chalicelib import errors
+from chalicelib.access.scopes import ADMIN
 from chalicelib.api import edge
-from chalicelib.errors import bad_request
 from chalicelib.keys.service import IssuedKey, NewKey
 from chalicelib.runtime import services
 
@@ -18,20 +19,18 @@ CREATE_FIELDS = {"label", "category", "workspaceId", "workspace_id", "scopes"}
 
 
 def _new_key(body: dict[str, Any]) -> NewKey:
-    label = edge.clean_text(body.get("label"), "invalid_label", "label")
-    category = body.get("category")
-    if category is None:
-        category = "admin"  # spec §2.1: the default when omitted
-    elif not isinstance(category, str):
-        raise bad_request("invalid_category", "category must be 'workspace' or 'admin'.")
+    label = edge.clean_text(body.get("label"), errors.INVALID_LABEL, "label")
     workspace_id = edge.one_of_spellings(body, "workspaceId", "workspace_id")
     if workspace_id is not None and not isinstance(workspace_id, str):
-        raise bad_request("invalid_workspace_id", "workspaceId must be a string.")
+        raise errors.INVALID_WORKSPACE_ID.error()
     scopes = body.get("scopes")
     if scopes is not None and not (
         isinstance(scopes, list) and all(isinstance(s, str) for s in scopes)
     ):
-        raise bad_request("invalid_scope", "scopes must be a list of strings.")
+        raise errors.INVALID_SCOPE.error("scopes must be a list of strings.")
+    category = body.get("category")
+    if category is None:
+        category = ADMIN  # the default when omitted; any other value the key service judges
     return NewKey(label=label, category=category, workspace_id=workspace_id, scopes=scopes)
 
 
@@ -61,7 +60,7 @@ def list_api_keys() -> Response:
     principal = edge.authenticate(request, allow_query_workspace=True)
     limit_text = params.get("limit", "50")
     if not re.fullmatch(r"[0-9]{1,3}", limit_text) or not 1 <= int(limit_text) <= 100:
-        raise bad_request("invalid_parameter", "limit must be a whole number from 1 to 100.")
+        raise errors.INVALID_PARAMETER.error("limit must be a whole number from 1 to 100.")
     page = services().key_service.list(
         principal, int(limit_text), params.get("cursor"), params.get("status")
     )

@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl
 from chalice import Blueprint, Response
 from chalice.app import Request
 
-from chalicelib import parsing
+from chalicelib import errors, logs, parsing
 from chalicelib.api import edge
 from chalicelib.errors import OAuthError, ServiceError
 from chalicelib.login.openid import IdTokenRejected
@@ -35,8 +35,15 @@ ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
 _TOKEN_HEADERS = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
 
-def invalid_request(description: str, status: int = 400) -> OAuthError:
-    return OAuthError("invalid_request", description, status)
+def invalid_request(description: str) -> OAuthError:
+    return errors.OAUTH_INVALID_REQUEST.oauth_error(description)
+
+
+# The service's own refusals that can reach these endpoints, and their RFC 6749 counterparts.
+_AS_OAUTH = {
+    errors.PAYLOAD_TOO_LARGE: errors.OAUTH_PAYLOAD_TOO_LARGE,
+    errors.DEPENDENCY_UNAVAILABLE: errors.TEMPORARILY_UNAVAILABLE,
+}
 
 
 @contextmanager
@@ -45,9 +52,8 @@ def oauth_errors() -> Iterator[None]:
     try:
         yield
     except ServiceError as error:
-        if error.status == 503:
-            raise OAuthError("temporarily_unavailable", error.detail, 503) from None
-        raise OAuthError("invalid_request", error.detail, error.status) from None
+        oauth = _AS_OAUTH.get(error.problem, errors.OAUTH_INVALID_REQUEST)
+        raise oauth.oauth_error(error.detail) from None
 
 
 def _media_type(request: Request) -> str:
@@ -113,7 +119,7 @@ def _check_token_exchange_form(parameters: dict[str, str]) -> str:
     """The subject token of an RFC 8693 request we can serve, else its RFC 8693 error."""
     grant_type = required(parameters, "grant_type")
     if grant_type != TOKEN_EXCHANGE_GRANT:
-        raise OAuthError("unsupported_grant_type", f"Use grant_type={TOKEN_EXCHANGE_GRANT}.")
+        raise errors.UNSUPPORTED_GRANT_TYPE.oauth_error(f"Use grant_type={TOKEN_EXCHANGE_GRANT}.")
     subject_token = required(parameters, "subject_token")
     if required(parameters, "subject_token_type") != ID_TOKEN_TYPE:
         raise invalid_request(f"subject_token_type must be {ID_TOKEN_TYPE}.")
@@ -125,7 +131,7 @@ def _check_token_exchange_form(parameters: dict[str, str]) -> str:
     issuer = services().settings.issuer
     for target in ("audience", "resource"):
         if target in parameters and parameters[target].rstrip("/") != issuer:
-            raise OAuthError("invalid_target", f"The only {target} served here is {issuer}.")
+            raise errors.INVALID_TARGET.oauth_error(f"The only {target} served here is {issuer}.")
     return subject_token
 
 
@@ -141,7 +147,8 @@ def exchange() -> Response:
         try:
             pair = services().login_service.exchange(id_token)
         except IdTokenRejected as rejected:
-            raise OAuthError("invalid_grant", rejected.description) from None
+            raise errors.INVALID_GRANT.oauth_error(rejected.description) from None
+    logs.identify_actor(pair.user_id)
     return token_response(pair, issued_token_type=is_form)
 
 
@@ -154,10 +161,11 @@ def refresh() -> Response:
             "grant_type", REFRESH_GRANT
         )
         if grant_type != REFRESH_GRANT:
-            raise OAuthError("unsupported_grant_type", "Use grant_type=refresh_token.")
+            raise errors.UNSUPPORTED_GRANT_TYPE.oauth_error("Use grant_type=refresh_token.")
         refresh_token = required(parameters, "refresh_token")
         try:
             pair = services().login_service.refresh(refresh_token)
         except RefreshRejected as rejected:
-            raise OAuthError("invalid_grant", rejected.description) from None
+            raise errors.INVALID_GRANT.oauth_error(rejected.description) from None
+    logs.identify_actor(pair.user_id)
     return token_response(pair)

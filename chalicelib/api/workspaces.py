@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from chalice import Blueprint, Response
 
+from chalicelib import errors
 from chalicelib.api import edge
 from chalicelib.runtime import services
 
@@ -17,7 +18,7 @@ def create_workspace() -> Response:
     edge.query(request, set())
     principal = edge.authenticate(request)
     body = edge.read_json(request, {"name"})
-    name = edge.clean_text(body.get("name"), "invalid_name", "name")
+    name = edge.clean_text(body.get("name"), errors.INVALID_NAME, "name")
     workspace = services().workspace_service.create(principal, name)
     return edge.json_response(
         workspace.resource(), status=201, headers={"Location": f"{COLLECTION}/{workspace.id}"}

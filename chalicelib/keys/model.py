@@ -6,8 +6,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Literal
 
+from chalicelib import ids
 from chalicelib.clock import rfc3339
 
+# The lifetimes of a key, here only: everything else asks the record.
 KEY_LIFETIME = timedelta(days=90)  # static keys expire about 90 days after creation
 REVOKED_RETENTION = timedelta(days=30)  # revoked keys stay on the blocklist 30 days
 
@@ -31,6 +33,35 @@ class ApiKey:
     replaced_by: str | None = None
     # When the record counts as deleted (DynamoDB TTL deletes lazily; the code does not wait).
     retain_until: datetime | None = None
+
+    @classmethod
+    def new(
+        cls,
+        owner_id: str,
+        label: str,
+        category: str,
+        workspace_id: str | None,
+        scopes: tuple[str, ...],
+        key_hash: str,
+        hint: str | None,
+        created_at: datetime,
+        revealable: bool,
+    ) -> ApiKey:
+        """A key created at `created_at`: its id sorts by that time, and it expires
+        KEY_LIFETIME later."""
+        return cls(
+            id=ids.new_key_id(created_at),
+            owner_id=owner_id,
+            label=label,
+            category=category,
+            workspace_id=workspace_id,
+            scopes=scopes,
+            key_hash=key_hash,
+            hint=hint,
+            created_at=created_at,
+            expires_at=created_at + KEY_LIFETIME,
+            revealable=revealable,
+        )
 
     def status(self, now: datetime) -> KeyStatus:
         if self.revoked_at is not None:

@@ -139,7 +139,7 @@ class KeyStore:
         # A new key id or hash must never overwrite an existing record.
         return put_if_absent(self._table, item)
 
-    def _revoke_update(self, item_key: Item, revoked: ApiKey, now: datetime) -> dict[str, Any]:
+    def _revoke_update(self, item_key: Item, revoked: ApiKey) -> dict[str, Any]:
         # Only an active, unexpired key changes state. Two rotations racing on one key both
         # read it as active; this condition, evaluated atomically by DynamoDB inside the
         # transaction, lets exactly one of them win.
@@ -178,18 +178,11 @@ class KeyStore:
                 ]
             )
 
-    def get(self, owner_id: str, key_id: str) -> ApiKey | None:
-        found = self._get_owner_item(owner_id, key_id)
-        return _from_values(found) if found else None
-
     def get_with_ciphertext(self, owner_id: str, key_id: str) -> tuple[ApiKey, bytes | None] | None:
-        found = self._get_owner_item(owner_id, key_id)
+        found = get_consistent(self._client, self._table, user_pk(owner_id), key_sk(key_id))
         if not found:
             return None
         return _from_values(found), found.get("ciphertext")
-
-    def _get_owner_item(self, owner_id: str, key_id: str) -> dict[str, Any] | None:
-        return get_consistent(self._client, self._table, user_pk(owner_id), key_sk(key_id))
 
     def find_by_hash(self, key_hash: str) -> ApiKey | None:
         """The request path's one read: strongly consistent, so revocation is never stale."""
@@ -251,10 +244,10 @@ class KeyStore:
                     self._client.transact_write_items(
                         TransactItems=[
                             self._revoke_update(
-                                key(user_pk(api_key.owner_id), key_sk(api_key.id)), revoked, now
+                                key(user_pk(api_key.owner_id), key_sk(api_key.id)), revoked
                             ),
                             self._revoke_update(
-                                key(credential_pk(api_key.key_hash), CREDENTIAL_SK), revoked, now
+                                key(credential_pk(api_key.key_hash), CREDENTIAL_SK), revoked
                             ),
                         ]
                     )
@@ -280,7 +273,7 @@ class KeyStore:
             key(user_pk(old.owner_id), key_sk(old.id)),
             key(credential_pk(old.key_hash), CREDENTIAL_SK),
         ):
-            update = self._revoke_update(item_key, revoked, now)
+            update = self._revoke_update(item_key, revoked)
             # An expired key cannot be rotated either (409), checked again here atomically.
             update["Update"]["ConditionExpression"] += " AND #expiresAt > :now"
             update["Update"]["ExpressionAttributeNames"]["#expiresAt"] = "expiresAt"

@@ -1,9 +1,9 @@
 """Internal user tokens: RS256 JWTs signed by an asymmetric KMS key (RFC 9068 profile).
 
 Minting calls KMS `Sign` (RAW message); verification never calls KMS: the public keys are
-fetched once per process with `GetPublicKey` and kept. PyJWT and cryptography are imported
-only when a token is minted or verified, so that the API-key path (and the authorizer's
-cold start) never loads them.
+fetched once per process with `GetPublicKey` and kept as PyJWT key objects. PyJWT and
+cryptography are imported only when a token is minted or verified, so that the API-key path
+(and the authorizer's cold start) never loads them.
 """
 
 from __future__ import annotations
@@ -14,12 +14,15 @@ import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from chalicelib.clock import Clock, epoch, monotonic
 from chalicelib.errors import DependencyUnavailable
+
+if TYPE_CHECKING:
+    from jwt import PyJWK
 
 ACCESS_TOKEN_LIFETIME = 3600  # seconds; spec §8: about one hour
 CLOCK_SKEW = 60  # seconds of leeway on exp/nbf/iat
@@ -56,6 +59,15 @@ def public_jwk_from_der(der: bytes) -> dict[str, Any]:
     return {**jwk, "kid": thumbprint(jwk), "use": "sig", "alg": ALGORITHM}
 
 
+@dataclass(frozen=True)
+class _PublicKeys:
+    """One fetch of the signing keys' public halves."""
+
+    jwks: dict[str, Any]  # the JWKS document: the current key first, each key once
+    by_kid: dict[str, PyJWK]  # the same keys, parsed once by PyJWT, for verification
+    current_kid: str
+
+
 class SigningKeys:
     """The public halves of the configured KMS signing keys, fetched once and kept.
 
@@ -68,54 +80,51 @@ class SigningKeys:
     def __init__(self, kms: Any, kms_key_ids: Sequence[str]):
         self._kms = kms
         self._kms_key_ids = [k for k in kms_key_ids if k]
-        self._by_kid: dict[str, dict[str, Any]] = {}
-        self._kid_by_kms_key: dict[str, str] = {}
-        self._fetched_at: float | None = None
+        self._keys: _PublicKeys | None = None
+        self._fetched_at = 0.0
 
-    def _fetch(self) -> None:
-        by_kid: dict[str, dict[str, Any]] = {}
-        kid_by_kms_key: dict[str, str] = {}
+    def _fetch(self) -> _PublicKeys:
+        from jwt import PyJWKSet
+
+        by_kid: dict[str, dict[str, Any]] = {}  # the current key first, each key once
         for kms_key_id in self._kms_key_ids:
             try:
                 answer = self._kms.get_public_key(KeyId=kms_key_id)
             except (ClientError, BotoCoreError):
                 raise DependencyUnavailable("KMS") from None
             jwk = public_jwk_from_der(bytes(answer["PublicKey"]))
-            by_kid[jwk["kid"]] = jwk
-            kid_by_kms_key[kms_key_id] = jwk["kid"]
-        self._by_kid, self._kid_by_kms_key = by_kid, kid_by_kms_key
+            by_kid.setdefault(jwk["kid"], jwk)
+        jwks = {"keys": list(by_kid.values())}
+        parsed = {key.key_id: key for key in PyJWKSet.from_dict(jwks) if key.key_id}
+        # One object swapped in whole: a request on another thread sees the old set or the new.
+        self._keys = _PublicKeys(jwks, parsed, next(iter(by_kid)))
         self._fetched_at = monotonic()
+        return self._keys
+
+    def _current(self) -> _PublicKeys:
+        return self._keys or self._fetch()
 
     def jwks(self) -> dict[str, Any]:
-        if self._fetched_at is None:
-            self._fetch()
-        ordered = [self._kid_by_kms_key[k] for k in self._kms_key_ids]
-        return {"keys": [self._by_kid[kid] for kid in dict.fromkeys(ordered)]}
+        return self._current().jwks
 
     def current_kid(self) -> str:
-        if self._fetched_at is None:
-            self._fetch()
-        return self._kid_by_kms_key[self._kms_key_ids[0]]
+        return self._current().current_kid
 
     def current_kms_key_id(self) -> str:
         return self._kms_key_ids[0]
 
-    def by_kid(self, kid: str) -> dict[str, Any] | None:
-        if self._fetched_at is None:
-            self._fetch()
-        if (
-            kid not in self._by_kid
-            and monotonic() - (self._fetched_at or 0) > self.REFRESH_INTERVAL
-        ):
-            self._fetch()
-        return self._by_kid.get(kid)
+    def verification_key(self, kid: str) -> PyJWK | None:
+        """The public key for `kid`, or None: not ours, even after one refresh."""
+        keys = self._current()
+        if kid not in keys.by_kid and monotonic() - self._fetched_at > self.REFRESH_INTERVAL:
+            keys = self._fetch()
+        return keys.by_kid.get(kid)
 
 
 @dataclass(frozen=True)
 class MintedToken:
     token: str = field(repr=False)
     expires_in: int
-    claims: dict[str, Any]
 
 
 class TokenSigner:
@@ -125,7 +134,7 @@ class TokenSigner:
         self._issuer = issuer
         self._clock = clock
 
-    def mint(self, user_id: str, lifetime: int = ACCESS_TOKEN_LIFETIME) -> MintedToken:
+    def mint(self, user_id: str) -> MintedToken:
         now = epoch(self._clock.now())
         header = {"alg": ALGORITHM, "typ": TOKEN_TYPE, "kid": self._keys.current_kid()}
         claims = {
@@ -134,7 +143,7 @@ class TokenSigner:
             "sub": user_id,
             "iat": now,
             "nbf": now,
-            "exp": now + lifetime,
+            "exp": now + ACCESS_TOKEN_LIFETIME,
             "jti": secrets.token_urlsafe(16),
         }
         signing_input = (
@@ -152,7 +161,7 @@ class TokenSigner:
         except (ClientError, BotoCoreError):
             raise DependencyUnavailable("KMS") from None
         token = signing_input + "." + b64url(bytes(answer["Signature"]))
-        return MintedToken(token, lifetime, claims)
+        return MintedToken(token, ACCESS_TOKEN_LIFETIME)
 
 
 class TokenRejected(Exception):
@@ -174,7 +183,6 @@ class TokenVerifier:
     def verify(self, token: str) -> dict[str, Any]:
         """The verified claims, or TokenRejected. DependencyUnavailable if keys can't load."""
         import jwt
-        from jwt.algorithms import RSAAlgorithm
 
         try:
             header = jwt.get_unverified_header(token)
@@ -183,14 +191,13 @@ class TokenVerifier:
         if header.get("alg") != ALGORITHM or header.get("typ") != TOKEN_TYPE:
             raise TokenRejected("not an access token of this service")
         kid = header.get("kid")
-        jwk = self._keys.by_kid(kid) if isinstance(kid, str) else None
-        if jwk is None:
+        key = self._keys.verification_key(kid) if isinstance(kid, str) else None
+        if key is None:
             raise TokenRejected("unknown signing key")
-        public_key = RSAAlgorithm.from_jwk(jwk)
         try:
             claims: dict[str, Any] = jwt.decode(
                 token,
-                key=public_key,  # type: ignore[arg-type]
+                key=key,
                 algorithms=[ALGORITHM],
                 audience=self._issuer,
                 issuer=self._issuer,

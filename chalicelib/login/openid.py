@@ -1,25 +1,28 @@
-"""OpenID Connect ID tokens from trusted issuers: configuration, signing keys, verification.
+"""OpenID Connect ID tokens from trusted issuers: signing keys and verification.
 
-An ID token is accepted only from an issuer named in configuration, for that issuer's
-audience, signed with RS256 by a key the issuer publishes at its configured JWKS URI. Each
-issuer's key set is fetched and cached by PyJWT's `PyJWKClient`; an unknown `kid` refreshes
-it once (at most once per cooldown, so a stream of made-up `kid`s cannot make us hammer the
-issuer), then fails. A token that fails a check is a result (`IdTokenRejected`, 400 at the
-edge); an issuer whose JWKS cannot be fetched is a broken dependency (503).
+An ID token is accepted only from an issuer named in configuration (TRUSTED_ISSUERS, read in
+`config.py`), for that issuer's audience, signed with RS256 by a key the issuer publishes at
+its configured JWKS URI. Each issuer's key set is fetched and cached by PyJWT's
+`PyJWKClient`; an unknown `kid` refreshes it once (at most once per cooldown, so a stream of
+made-up `kid`s cannot make us hammer the issuer), then fails. A token that fails a check is a
+result (`IdTokenRejected`, 400 at the edge); an issuer whose JWKS cannot be fetched is a
+broken dependency (503).
 
-PyJWT is imported only when an ID token is verified, as in `tokens.py`.
+PyJWT is imported only when an ID token is verified, as in `access_tokens.py`: the API
+function's other routes never load it.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
+from chalicelib.config import TrustedIssuer
 from chalicelib.errors import DependencyUnavailable
+from chalicelib.login.access_tokens import ALGORITHM, CLOCK_SKEW
+from chalicelib.logs import logger
 from chalicelib.parsing import is_printable
 
 if TYPE_CHECKING:
@@ -32,61 +35,6 @@ JWKS_TIMEOUT = 3.0  # seconds; an authorizer-style budget, then 503
 MAX_SUBJECT_LENGTH = 255  # OpenID Connect Core §2: `sub` is at most 255 ASCII characters
 MAX_EMAIL_LENGTH = 320
 MAX_NAME_LENGTH = 200
-_LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
-_ISSUER_FIELDS = {"issuer", "audience", "jwksUri"}
-
-
-@dataclass(frozen=True)
-class TrustedIssuer:
-    issuer: str  # compared exactly with the token's `iss` (no normalisation: OIDC says so)
-    audience: str  # the client id our dashboard has at that issuer
-    jwks_uri: str
-
-
-def _check_url(value: Any, name: str, local_mode: bool) -> str:
-    if not isinstance(value, str) or not value.strip() or value != value.strip():
-        raise ValueError(f"{name} must be a non-empty URL without surrounding spaces")
-    parts = urlsplit(value)
-    if parts.scheme == "http":
-        # Plain HTTP only for a development issuer on this machine, and only in local mode:
-        # that is what keeps `local/idp.py` from ever being trusted by a deployed service.
-        if not local_mode or parts.hostname not in _LOOPBACK_HOSTS:
-            raise ValueError(f"{name} must use https (http only for loopback in LOCAL_MODE)")
-    elif parts.scheme != "https":
-        raise ValueError(f"{name} must use https")
-    if not parts.hostname or parts.fragment or parts.username or parts.password:
-        raise ValueError(f"{name} must be an absolute URL without fragment or credentials")
-    return value
-
-
-def parse_trusted_issuers(text: str, local_mode: bool) -> tuple[TrustedIssuer, ...]:
-    """TRUSTED_ISSUERS: a JSON list of {"issuer", "audience", "jwksUri"}. ValueError if bad."""
-    if not text.strip():
-        return ()
-    try:
-        entries = json.loads(text)
-    except ValueError:
-        raise ValueError("TRUSTED_ISSUERS is not valid JSON") from None
-    if not isinstance(entries, list):
-        raise ValueError("TRUSTED_ISSUERS must be a JSON list")
-    issuers: dict[str, TrustedIssuer] = {}
-    for position, entry in enumerate(entries):
-        where = f"TRUSTED_ISSUERS[{position}]"
-        if not isinstance(entry, dict) or set(entry) != _ISSUER_FIELDS:
-            raise ValueError(f"{where} must have exactly the fields issuer, audience, jwksUri")
-        issuer = _check_url(entry["issuer"], f"{where}.issuer", local_mode)
-        if urlsplit(issuer).query:
-            raise ValueError(f"{where}.issuer must not have a query (OIDC Discovery §3)")
-        audience = entry["audience"]
-        if not isinstance(audience, str) or not audience.strip():
-            raise ValueError(f"{where}.audience must be a non-empty string")
-        jwks_uri = _check_url(entry["jwksUri"], f"{where}.jwksUri", local_mode)
-        if issuer in issuers:
-            raise ValueError(f"{where}.issuer is listed twice")
-        issuers[issuer] = TrustedIssuer(issuer, audience, jwks_uri)
-    return tuple(issuers.values())
-
-
 @dataclass(frozen=True)
 class Identity:
     """Who an ID token says signed in: the (issuer, subject) pair and what we keep of them."""
@@ -147,15 +95,7 @@ class IdTokenVerifier:
             return client
 
     def _signing_key(self, trusted: TrustedIssuer, kid: str) -> Any:
-        # RS256 only (never `none`, never HMAC), with the leeway of our own tokens. Imported
-        # here: this module sits on the authorizer's import path (config), tokens does not.
         from jwt import PyJWKClientConnectionError, PyJWKClientError, PyJWKSetError
-
-        from chalicelib.login.access_tokens import ALGORITHM
-
-        # Not at module level: config.py imports this module on the authorizer's cold-start
-        # path, which must not pay for Powertools.
-        from chalicelib.logs import logger
 
         try:
             signing_key = self._client(trusted).get_signing_key(kid)
@@ -173,12 +113,11 @@ class IdTokenVerifier:
         return signing_key.key
 
     def verify(self, id_token: str) -> Identity:
-        """The verified identity, or IdTokenRejected; DependencyUnavailable if JWKS fails."""
-        # RS256 only (never `none`, never HMAC), with the leeway of our own tokens. Imported
-        # here: this module sits on the authorizer's import path (config), tokens does not.
-        import jwt
+        """The verified identity, or IdTokenRejected; DependencyUnavailable if JWKS fails.
 
-        from chalicelib.login.access_tokens import ALGORITHM, CLOCK_SKEW
+        RS256 only (never `none`, never HMAC), with the leeway of our own tokens.
+        """
+        import jwt
 
         try:
             header = jwt.get_unverified_header(id_token)

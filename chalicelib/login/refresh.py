@@ -68,10 +68,9 @@ def family_pk(family_id: str) -> str:
 class RefreshRejected(Exception):
     """The refresh token cannot be used. `description` is safe to show."""
 
-    def __init__(self, description: str, reused: bool = False):
+    def __init__(self, description: str):
         super().__init__(description)
         self.description = description
-        self.reused = reused
 
 
 UNKNOWN = "The refresh token is not valid."
@@ -120,7 +119,7 @@ class RefreshTokenStore:
 
     def start_family(self, user_id: str, now: datetime) -> str:
         """A new sign-in's first refresh token (plaintext, returned once, never stored)."""
-        family_id = ids.ulid()
+        family_id = ids.ulid(now)
         plaintext = new_refresh_token()
         family = to_item(
             {
@@ -230,7 +229,7 @@ class RefreshTokenStore:
             extra={"user_id": token.user_id, "family_id": token.family_id},
         )
         self.revoke_family(token.family_id, now, reason="reuse")
-        raise RefreshRejected(REUSED, reused=True)
+        raise RefreshRejected(REUSED)
 
     def revoke_family(self, family_id: str, now: datetime, reason: str) -> None:
         """Revokes every token of the family, now and later. Revoking twice is harmless."""

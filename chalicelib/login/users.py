@@ -10,14 +10,13 @@ splits unambiguously even when a subject does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from chalicelib import ids
-from chalicelib.clock import parse_rfc3339, rfc3339
+from chalicelib.clock import rfc3339
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.login.openid import Identity
 from chalicelib.logs import logger
@@ -41,16 +40,6 @@ def login_pk(issuer: str, subject: str) -> str:
     return f"IDP#{issuer}#{subject}"
 
 
-@dataclass(frozen=True)
-class User:
-    id: str
-    issuer: str
-    subject: str
-    created_at: datetime
-    email: str | None = None
-    name: str | None = None
-
-
 class UserStore:
     def __init__(self, client: Any, table_name: str):
         self._client = client
@@ -60,21 +49,6 @@ class UserStore:
         """The user id of this login, or None if it has never signed in."""
         found = get_consistent(self._client, self._table, login_pk(issuer, subject), LOGIN_SK)
         return str(found["userId"]) if found else None
-
-    def get(self, user_id: str) -> User | None:
-        values = get_consistent(self._client, self._table, user_pk(user_id), PROFILE_SK)
-        if not values:
-            return None
-        created = parse_rfc3339(values["createdAt"])
-        assert created is not None
-        return User(
-            id=values["userId"],
-            issuer=values["issuer"],
-            subject=values["subject"],
-            created_at=created,
-            email=values.get("email"),
-            name=values.get("name"),
-        )
 
     def exists(self, user_id: str) -> bool:
         """Whether this user has ever signed in (its profile is written at the first login)."""
@@ -95,7 +69,7 @@ class UserStore:
         return self._create(identity, now)
 
     def _create(self, identity: Identity, now: datetime) -> str:
-        user_id = ids.new_user_id()
+        user_id = ids.new_user_id(now)
         login = to_item({"userId": user_id, "issuer": identity.issuer, "subject": identity.subject})
         login.update(key(login_pk(identity.issuer, identity.subject), LOGIN_SK))
         profile = to_item(

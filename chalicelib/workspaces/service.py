@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from chalicelib import ids
-from chalicelib.access.policy import refused, require_manager
+from chalicelib import errors, ids
+from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
-from chalicelib.access.resolution import NOT_A_MEMBER
 from chalicelib.clock import Clock
-from chalicelib.errors import ServiceError, forbidden, not_found
 from chalicelib.workspaces.model import Member, Workspace
 from chalicelib.workspaces.store import WorkspaceStore
 
@@ -26,7 +24,8 @@ class WorkspaceService:
 
     def create(self, principal: Principal, name: str) -> Workspace:
         require_manager(principal)
-        workspace = Workspace(ids.new_workspace_id(), name, principal.user_id, self._clock.now())
+        now = self._clock.now()
+        workspace = Workspace(ids.new_workspace_id(now), name, principal.user_id, now)
         self._workspaces.create(workspace)
         return workspace
 
@@ -37,20 +36,18 @@ class WorkspaceService:
     def _workspace_of_member(self, principal: Principal, workspace_id: str) -> Workspace:
         require_manager(principal)
         if not ids.is_workspace_id(workspace_id):
-            raise ServiceError(
-                400, "invalid_workspace_id", "A workspace id is ws_ and 26 characters."
-            )
+            raise errors.INVALID_WORKSPACE_ID.error("A workspace id is ws_ and 26 characters.")
         if not self._workspaces.is_member(workspace_id, principal.user_id):
-            raise refused(NOT_A_MEMBER)
+            raise errors.NOT_A_MEMBER.error()
         workspace = self._workspaces.get(workspace_id)
         if workspace is None:
-            raise refused(NOT_A_MEMBER)
+            raise errors.NOT_A_MEMBER.error()
         return workspace
 
     def _owned_workspace(self, principal: Principal, workspace_id: str) -> Workspace:
         workspace = self._workspace_of_member(principal, workspace_id)
         if workspace.owner_id != principal.user_id:
-            raise forbidden("owner_required", "Only the workspace owner can change its members.")
+            raise errors.OWNER_REQUIRED.error()
         return workspace
 
     def members(self, principal: Principal, workspace_id: str) -> list[Member]:
@@ -62,10 +59,10 @@ class WorkspaceService:
     ) -> tuple[Member, bool]:
         workspace = self._owned_workspace(principal, workspace_id)
         if not ids.is_user_id(user_id):
-            raise ServiceError(400, "invalid_user_id", "userId must look like usr_….")
+            raise errors.INVALID_USER_ID.error()
         if not self._users.exists(user_id):
             # A member who can never sign in would only be a placeholder for a typo.
-            raise ServiceError(404, "user_not_found", "No user with this id has signed in.")
+            raise errors.USER_NOT_FOUND.error()
         now = self._clock.now()
         added = self._workspaces.add_member(workspace, user_id, now)
         member = next(
@@ -76,6 +73,6 @@ class WorkspaceService:
     def remove_member(self, principal: Principal, workspace_id: str, user_id: str) -> None:
         workspace = self._owned_workspace(principal, workspace_id)
         if user_id == workspace.owner_id:
-            raise ServiceError(409, "owner_cannot_leave", "The owner cannot remove itself.")
+            raise errors.OWNER_CANNOT_LEAVE.error()
         if not ids.is_user_id(user_id) or not self._workspaces.remove_member(workspace_id, user_id):
-            raise not_found("This user is not a member of the workspace.")
+            raise errors.NOT_FOUND.error("This user is not a member of the workspace.")

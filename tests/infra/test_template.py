@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from chalicelib import table
-from chalicelib.api.edge import PROBLEM_JSON, REALM
-from chalicelib.errors import TITLES, problem_body
+from chalicelib.access.principal import REALM
+from chalicelib.api.edge import PROBLEM_JSON
+from chalicelib.errors import PROBLEMS, TITLES, problem_body
 from tests.infra.conftest import Packaged
 from tools.infra import PROJECT_DIR
 
@@ -322,6 +323,23 @@ def test_gateway_responses_are_the_service_problem_bodies(
         f"'{PROBLEM_JSON}'"
     )
     assert rendered(response, **{"authorizer.code": sample_code}) == expected
+
+
+@pytest.mark.parametrize(
+    "response_type",
+    [name for name, (_, code, _) in sorted(GATEWAY_RESPONSES.items()) if not code.startswith("$")]
+    + ["DEFAULT_4XX", "DEFAULT_5XX"],
+)
+def test_every_code_api_gateway_answers_is_in_the_error_catalogue(
+    packaged: Packaged, response_type: str
+) -> None:
+    response = gateway_responses(packaged)[response_type]
+    body = rendered(response)
+    problem = PROBLEMS.get(body["code"])
+
+    assert problem is not None, body["code"]
+    if "statusCode" in response:
+        assert int(response["statusCode"]) == problem.status
 
 
 def test_401_challenges_like_the_service_does(packaged: Packaged) -> None:

@@ -1,24 +1,38 @@
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from chalicelib import ids
 from chalicelib.keys.store import decode_cursor, encode_cursor
 
+NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 
-def test_ulids_sort_by_creation_time() -> None:
-    first = ids.ulid(now_ms=1_000)
-    second = ids.ulid(now_ms=2_000)
-    assert first < second
-    assert len(first) == 26
+
+def test_ulids_sort_by_the_creation_time_they_are_given_not_by_when_they_are_made() -> None:
+    later = ids.ulid(NOW)
+    earlier = ids.ulid(NOW - timedelta(milliseconds=1))
+    assert earlier < later
+    assert len(later) == 26
+
+
+def test_a_ulid_starts_with_its_milliseconds_in_crockford_base32() -> None:
+    epoch_plus_one_ms = datetime(1970, 1, 1, 0, 0, 0, 1000, tzinfo=UTC)
+    assert ids.ulid(epoch_plus_one_ms).startswith("0000000001")
+
+
+def test_a_time_before_1970_makes_no_ulid() -> None:
+    with pytest.raises(ValueError, match="1970"):
+        ids.ulid(datetime(1969, 12, 31, tzinfo=UTC))
 
 
 def test_new_ids_have_their_prefixes() -> None:
-    assert ids.is_key_id(ids.new_key_id())
-    assert ids.is_workspace_id(ids.new_workspace_id())
-    assert ids.is_user_id(ids.new_user_id())
+    assert ids.is_key_id(ids.new_key_id(NOW))
+    assert ids.is_workspace_id(ids.new_workspace_id(NOW))
+    assert ids.is_user_id(ids.new_user_id(NOW))
 
 
 def test_cursor_round_trips_a_key_id() -> None:
-    key_id = ids.new_key_id()
+    key_id = ids.new_key_id(NOW)
     assert decode_cursor(encode_cursor(key_id)) == key_id
 
 

@@ -24,4 +24,4 @@ def test_issued_key_repr_hides_the_plaintext() -> None:
 
 def test_minted_token_repr_hides_the_token() -> None:
     token = "ey" + "J" + "x" * 40
-    assert token not in repr(MintedToken(token, 3600, {}))
+    assert token not in repr(MintedToken(token, 3600))

@@ -282,9 +282,11 @@ def test_user_token_without_a_workspace_is_denied_workspace_required(
 
 
 def test_expired_user_token_is_unauthorized(
-    api: Api, authorize: Invoke, services: Services
+    api: Api, authorize: Invoke, services: Services, clock: FrozenClock
 ) -> None:
-    expired = services.signer.mint("usr_alice", lifetime=-120).token
+    clock.advance(hours=-2)  # minted two hours ago: an hour past its expiry
+    expired = services.signer.mint("usr_alice").token
+    clock.advance(hours=2)
     assert_unauthorized(authorize, request_event(MEMORY, bearer(expired), None))
 
 

@@ -28,6 +28,7 @@ CHILD = textwrap.dedent(
     import app
     from botocore.stub import Stubber
 
+    from chalicelib.ids import new_workspace_id
     from chalicelib.keys.plaintext import generate_key, hash_key
     from chalicelib.keys.store import KeyStore
     from chalicelib.keys.model import KEY_LIFETIME, ApiKey
@@ -45,15 +46,16 @@ CHILD = textwrap.dedent(
     svc = services()
     now = svc.clock.now()
     plaintext = generate_key()
+    workspace_id = new_workspace_id(now)
     api_key = ApiKey(
         id="key_01", owner_id="usr_alice", label="cold", category="workspace",
-        workspace_id="ws_team", scopes=("memory",), key_hash=hash_key(plaintext),
+        workspace_id=workspace_id, scopes=("memory",), key_hash=hash_key(plaintext),
         created_at=now, expires_at=now + KEY_LIFETIME,
     )
     credential = KeyStore(None, svc.settings.table_name)._credential_item(api_key)
     stubber = Stubber(svc.dynamodb)
     stubber.add_response("get_item", {"Item": credential})
-    stubber.add_response("get_item", {"Item": {"pk": {"S": "WS#ws_team"}}})
+    stubber.add_response("get_item", {"Item": {"pk": {"S": "WS#" + workspace_id}}})
     with stubber:
         answer = app.authorizer(request_event(authorization=bearer(plaintext)), None)
     after_key = loaded(HEAVY)

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from chalicelib.errors import PROBLEMS
 from tests.functional.conftest import Api
 
 KEYS = "/v1/auth/api-keys"
@@ -19,6 +20,7 @@ def assert_problem(answer, status: int, code: str) -> None:
     assert set(body) == {"type", "title", "status", "detail", "code"}
     assert (body["status"], body["code"]) == (status, code)
     assert body["type"].endswith("/" + code)
+    assert PROBLEMS[code].status == status  # a documented pair, from the one catalogue
 
 
 # -- 401 ----------------------------------------------------------------------------------------
@@ -58,12 +60,15 @@ def test_401_for_a_non_bearer_scheme(api: Api) -> None:
 
 
 def test_401_expired_user_token(api: Api) -> None:
-    from chalicelib.clock import Clock
+    from datetime import UTC, datetime, timedelta
+
+    from chalicelib.clock import FrozenClock
     from chalicelib.login.access_tokens import TokenSigner
 
     svc = api.services
-    signer = TokenSigner(svc.kms, svc.signing_keys, svc.settings.issuer, Clock())
-    expired = signer.mint("usr_alice", lifetime=-120).token
+    two_hours_ago = FrozenClock(datetime.now(UTC) - timedelta(hours=2))
+    signer = TokenSigner(svc.kms, svc.signing_keys, svc.settings.issuer, two_hours_ago)
+    expired = signer.mint("usr_alice").token
     assert_problem(api.call("GET", WHOAMI, expired), 401, "expired_credentials")
 
 
@@ -190,6 +195,15 @@ def test_400_both_workspace_spellings_disagree(api: Api, alice: str) -> None:
 def test_400_invalid_category(api: Api, alice: str, category: object) -> None:
     answer = api.call("POST", KEYS, alice, body={"label": "x", "category": category})
     assert_problem(answer, 400, "invalid_category")
+
+
+@pytest.mark.parametrize("category", ["root", 3])
+def test_the_category_is_judged_once_after_the_caller_may_create_keys(
+    api: Api, alice: str, category: object
+) -> None:
+    key = api.create_key(alice, category="workspace", workspaceId=api.workspace(alice))
+    answer = api.call("POST", KEYS, key["key"], body={"label": "x", "category": category})
+    assert_problem(answer, 403, "insufficient_scope")
 
 
 @pytest.mark.parametrize(

@@ -84,11 +84,49 @@ def test_bad_lines_are_rejected(line: str) -> None:
         LegacyKey("usr_a", "x"),
         LegacyKey("usr_a", "x", category="admin", workspace_id="ws_1", plaintext=LEGACY),
         LegacyKey("usr_a", "x", category="workspace", plaintext=LEGACY),
+        LegacyKey("usr_a", "bell\x07", plaintext=LEGACY),
+        LegacyKey("usr_a", "line\nbreak", plaintext=LEGACY),
+        LegacyKey("usr_a", "   ", plaintext=LEGACY),
+        LegacyKey("usr_a", "x" * 101, plaintext=LEGACY),
+        LegacyKey("usr_a", "x", category="workspace", workspace_id="team-1", plaintext=LEGACY),
+        LegacyKey("usr_a", "x", plaintext=LEGACY, created_at="1969-12-31T00:00:00Z"),
+    ],
+    ids=[
+        "owner",
+        "not-legacy",
+        "short-sha256",
+        "neither",
+        "admin-with-workspace",
+        "workspace-without",
+        "label-control-character",
+        "label-newline",
+        "label-blank",
+        "label-too-long",
+        "workspace-id-not-ours",
+        "created-before-1970",
     ],
 )
 def test_invalid_keys_are_refused(api: Api, legacy: LegacyKey) -> None:
     with pytest.raises(InvalidLine):
         import_keys(api.services, [legacy])
+
+
+def test_a_label_is_held_to_the_apis_rule_and_stored_trimmed(api: Api) -> None:
+    import_keys(api.services, [LegacyKey("usr_carol", "  old key  ", plaintext=LEGACY)])
+    carol = api.token("usr_carol")
+    assert api.call("GET", "/v1/auth/api-keys", carol).json["keys"][0]["label"] == "old key"
+
+
+def test_an_imported_key_lists_by_its_created_at_not_by_when_it_was_imported(
+    api: Api, alice: str
+) -> None:
+    newer = api.create_key(alice, label="made today")
+    old = LegacyKey("usr_alice", "old", plaintext=LEGACY, created_at="2025-01-02T03:04:05Z")
+    import_keys(api.services, [old])
+    listed = api.call("GET", "/v1/auth/api-keys", alice).json["keys"]
+    assert [key["label"] for key in listed] == ["made today", "old"]
+    assert listed[1]["createdAt"] == "2025-01-02T03:04:05Z"
+    assert listed[0]["id"] == newer["id"]
 
 
 def test_command_reports_counts_and_never_prints_the_key(

@@ -107,10 +107,13 @@ def test_first_login_keeps_email_and_name_and_later_logins_update_them(
 ) -> None:
     user_id = user_of(api, exchange(api, idp.id_token("alice", email="a@example.test")))
     exchange(api, idp.id_token("alice", email="new@example.test", name=None))
-    user = api.services.users.get(user_id)
-    assert user is not None
-    assert (user.issuer, user.subject) == (idp.issuer, "alice")
-    assert (user.email, user.name) == ("new@example.test", "Alice")
+    profile = api.services.dynamodb.get_item(
+        TableName=api.services.settings.table_name,
+        Key={"pk": {"S": f"USER#{user_id}"}, "sk": {"S": "PROFILE"}},
+        ConsistentRead=True,
+    )["Item"]
+    assert (profile["issuer"]["S"], profile["subject"]["S"]) == (idp.issuer, "alice")
+    assert (profile["email"]["S"], profile["name"]["S"]) == ("new@example.test", "Alice")
 
 
 def test_rfc_8693_form_exchange_answers_the_issued_token_type(api: Api, idp: FakeIssuer) -> None:

@@ -10,7 +10,7 @@ import pytest
 from botocore.exceptions import EndpointConnectionError
 
 from chalicelib.clock import FrozenClock, epoch
-from chalicelib.login.refresh import RefreshRejected
+from chalicelib.login.refresh import REUSED, RefreshRejected
 from chalicelib.runtime import Services
 from tests.functional.conftest import Api
 from tests.functional.oauth import REFRESH, assert_oauth_error, exchange, form, refresh, trust
@@ -81,7 +81,7 @@ def test_two_concurrent_refreshes_with_one_token_revoke_the_family(
     successor = store.rotate(first, now)
     with pytest.raises(RefreshRejected) as rejected:
         store.rotate(second, now)
-    assert rejected.value.reused
+    assert rejected.value.description == REUSED
     with pytest.raises(RefreshRejected):
         store.find(successor, now)
 

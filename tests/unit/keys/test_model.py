@@ -1,5 +1,6 @@
 from datetime import UTC, datetime, timedelta
 
+from chalicelib.ids import ulid
 from chalicelib.keys.model import KEY_LIFETIME, REVOKED_RETENTION, ApiKey
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
@@ -39,3 +40,21 @@ def test_resource_has_no_key_unless_given() -> None:
 
 def test_repr_shows_no_hash() -> None:
     assert "0" * 64 not in repr(make_key())
+
+
+def test_a_new_key_expires_after_its_lifetime_and_its_id_carries_its_creation_time() -> None:
+    created = NOW - timedelta(days=400)
+    key = ApiKey.new(
+        owner_id="usr_a",
+        label="old",
+        category="admin",
+        workspace_id=None,
+        scopes=("memory",),
+        key_hash="0" * 64,
+        hint=None,
+        created_at=created,
+        revealable=False,
+    )
+    assert key.expires_at == created + KEY_LIFETIME
+    assert key.id.startswith("key_" + ulid(created)[:10])  # the 48-bit time part
+    assert key.id < "key_" + ulid(NOW)

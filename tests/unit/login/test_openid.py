@@ -1,21 +1,13 @@
-"""ID-token verification against trusted issuers, and their configuration (no I/O)."""
+"""ID-token verification against trusted issuers (no I/O)."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
 from unittest import mock
 
 import pytest
 
-from chalicelib.config import ConfigurationError, Settings
 from chalicelib.errors import DependencyUnavailable
-from chalicelib.login.openid import (
-    IdTokenRejected,
-    IdTokenVerifier,
-    TrustedIssuer,
-    parse_trusted_issuers,
-)
+from chalicelib.login.openid import IdTokenRejected, IdTokenVerifier
 from tests.oidc_issuer import (
     FakeIssuer,
     hs256_with_public_key,
@@ -24,93 +16,6 @@ from tests.oidc_issuer import (
     unsigned,
     with_foreign_signature,
 )
-
-# -- configuration -------------------------------------------------------------------------
-
-GOOD = {
-    "issuer": "https://login.example.com/",
-    "audience": "dashboard",
-    "jwksUri": "https://login.example.com/.well-known/jwks.json",
-}
-
-
-def entries(*items: dict[str, Any]) -> str:
-    return json.dumps(list(items))
-
-
-def test_several_issuers_are_parsed_in_order_and_kept_verbatim() -> None:
-    other = {**GOOD, "issuer": "https://accounts.example.org", "audience": "x"}
-    parsed = parse_trusted_issuers(entries(GOOD, other), local_mode=False)
-    assert parsed == (
-        TrustedIssuer("https://login.example.com/", "dashboard", GOOD["jwksUri"]),
-        TrustedIssuer("https://accounts.example.org", "x", GOOD["jwksUri"]),
-    )
-
-
-@pytest.mark.parametrize("text", ["", "  ", "[]"])
-def test_no_trusted_issuers_is_a_valid_configuration(text: str) -> None:
-    assert parse_trusted_issuers(text, local_mode=False) == ()
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "{",  # not JSON
-        json.dumps(GOOD),  # not a list
-        entries({**GOOD, "jwks_uri": "https://x.example/jwks"}),  # a misspelt field
-        entries({k: v for k, v in GOOD.items() if k != "audience"}),
-        entries({**GOOD, "audience": ""}),
-        entries({**GOOD, "audience": ["a", "b"]}),
-        entries({**GOOD, "issuer": "ftp://login.example.com"}),
-        entries({**GOOD, "issuer": "https://login.example.com/#frag"}),
-        entries({**GOOD, "issuer": "https://login.example.com/?tenant=1"}),
-        entries({**GOOD, "jwksUri": "file:///etc/passwd"}),
-        entries(GOOD, GOOD),  # the same issuer twice
-    ],
-)
-def test_malformed_trusted_issuers_are_refused(text: str) -> None:
-    with pytest.raises(ValueError):
-        parse_trusted_issuers(text, local_mode=True)
-
-
-def test_http_issuer_is_refused_outside_local_mode() -> None:
-    local = {**GOOD, "issuer": "http://127.0.0.1:8001", "jwksUri": "http://127.0.0.1:8001/jwks.json"}
-    with pytest.raises(ValueError, match="https"):
-        parse_trusted_issuers(entries(local), local_mode=False)
-    assert parse_trusted_issuers(entries(local), local_mode=True)[0].issuer == local["issuer"]
-
-
-def test_http_issuer_on_another_host_is_refused_even_in_local_mode() -> None:
-    remote = {**GOOD, "issuer": "http://login.example.com"}
-    with pytest.raises(ValueError, match="loopback"):
-        parse_trusted_issuers(entries(remote), local_mode=True)
-
-
-BASE_ENV = {
-    "AUTH_TABLE": "t",
-    "KEY_ENCRYPTION_KEY_ID": "alias/k",
-    "TOKEN_SIGNING_KEY_ID": "alias/s",
-    "TOKEN_ISSUER": "https://auth.example.com",
-}
-LOCAL_ISSUER = entries(
-    {"issuer": "http://127.0.0.1:8001", "audience": "a", "jwksUri": "http://127.0.0.1:8001/jwks.json"}
-)
-
-
-def test_settings_trust_the_development_issuer_only_in_local_mode() -> None:
-    local = Settings.from_env({**BASE_ENV, "LOCAL_MODE": "1", "TRUSTED_ISSUERS": LOCAL_ISSUER})
-    assert local.local_mode is True
-    assert local.trusted_issuers[0].issuer == "http://127.0.0.1:8001"
-    with pytest.raises(ConfigurationError):
-        Settings.from_env({**BASE_ENV, "TRUSTED_ISSUERS": LOCAL_ISSUER})
-
-
-def test_local_mode_is_ignored_inside_lambda() -> None:
-    env = {**BASE_ENV, "LOCAL_MODE": "1", "AWS_LAMBDA_FUNCTION_NAME": "memory-auth-prod"}
-    assert Settings.from_env(env).local_mode is False
-    with pytest.raises(ConfigurationError):
-        Settings.from_env({**env, "TRUSTED_ISSUERS": LOCAL_ISSUER})
-
 
 # -- verification --------------------------------------------------------------------------
 
