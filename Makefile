@@ -72,6 +72,9 @@ lint: venv
 	@echo "==> ruff and mypy"
 	$(BIN)/ruff check app.py chalicelib local tools tests bench
 	$(BIN)/mypy
+	@echo "==> the OpenAPI document (GET /openapi.json) against the OpenAPI 3.1 specification"
+	$(BIN)/python -m tools.openapi build/openapi.json
+	$(BIN)/openapi-spec-validator build/openapi.json
 
 test-unit: venv
 	@echo "==> unit tests"

@@ -19,7 +19,7 @@ def authorizer(event: dict[str, Any], context: Any) -> dict[str, Any]:
 # Lambda names each function's handler in `_HANDLER`. The authorizer's function (handler
 # `app.authorizer`) never routes HTTP, so its cold start skips the routes and their imports.
 if os.environ.get("_HANDLER") != "app.authorizer":
-    from chalicelib.api import cors, edge, identity, keys, login, workspaces
+    from chalicelib.api import cors, edge, identity, keys, login, reference, workspaces
 
     # The first registered middleware is the outermost: CORS headers go on every answer,
     # the problems the next one renders included.
@@ -29,4 +29,5 @@ if os.environ.get("_HANDLER") != "app.authorizer":
     app.register_blueprint(identity.blueprint)
     app.register_blueprint(workspaces.blueprint)
     app.register_blueprint(login.blueprint)
+    app.register_blueprint(reference.blueprint)
     cors.register_preflights(app)  # last: one OPTIONS route beside every route above

@@ -89,7 +89,7 @@ class Load:
         self.endpoint = endpoint
         self.token = token
         self.workspace_id = workspace_id
-        self.random = random.Random(seed)
+        self.random = random.Random(seed)  # noqa: S311 - a reproducible plan, not a secret
         self.keys: dict[str, TrackedKey] = {}
         self.samples: list[Sample] = []
         self.races: list[list[int]] = []
@@ -221,7 +221,7 @@ class Load:
         if 201 in statuses:
             self._acknowledged(key)
 
-    def operation(self, name: str) -> Callable[[], None]:
+    def operation(self, name: str) -> Callable[[], object]:
         token, ws = self.token, self.workspace_id
         return {
             "whoami admin key": lambda: self.whoami_with_key(name, "admin"),
@@ -332,7 +332,7 @@ def local_stack() -> Iterator[dict[str, Any]]:
         ready = Path(tmp) / "ready.json"
         log = Path(tmp) / "stack.log"
         with log.open("wb") as out:
-            process = subprocess.Popen(
+            process = subprocess.Popen(  # noqa: S603 - a fixed argument list, no shell
                 [sys.executable, "-m", "local.stack", "--port", "0", "--quiet",
                  "--ready-file", str(ready)],
                 cwd=PROJECT_DIR, stdout=out, stderr=subprocess.STDOUT,

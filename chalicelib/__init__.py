@@ -9,6 +9,8 @@ Code map (docs/architecture.md walks a request through it):
     identity.py    /v1/auth/whoami, /.well-known/jwks.json
     login.py       /v1/auth/exchange, /v1/auth/refresh (OAuth-shaped answers)
     workspaces.py  /v1/workspaces and their members
+    openapi.py     the OpenAPI 3.1 document of every route
+    reference.py   /openapi.json and /docs/errors (what each error code means)
   access/      who is calling and what they may do
     principal.py   the resolved caller (Principal) and a refusal (Refusal)
     scopes.py      scopes per category and per data-plane path segment

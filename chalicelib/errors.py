@@ -14,7 +14,10 @@ from dataclasses import dataclass
 
 from chalice.app import ChaliceUnhandledError
 
-PROBLEM_TYPE_BASE = "https://docs.memory-auth.dev/errors/"
+# Each problem's `type` is its code's entry in the error reference, which the service serves
+# at /docs/errors (docs/errors.md is the same page in the repository). A relative reference
+# with the full path (RFC 9457 §3.1.1): it resolves against the API's own origin.
+PROBLEM_TYPE_BASE = "/docs/errors#"
 
 # One title per status, so that every problem body reads the same way.
 TITLES = {

@@ -359,7 +359,7 @@ def test_every_other_gateway_error_is_problem_json_without_api_gateway_text(
     # $context.error.message(String) can echo the Authorization header (unknown routes).
     assert "$context" not in template
     assert set(body) == {"type", "title", "detail", "code"}
-    assert body["type"].endswith("/" + body["code"])
+    assert body["type"] == "/docs/errors#" + body["code"]
     assert response["responseParameters"]["gatewayresponse.header.Content-Type"] == (
         f"'{PROBLEM_JSON}'"
     )
