@@ -9,6 +9,7 @@ behave as the deployed API does where a client can tell the difference.
   echoes it into the body; `unknown_route` answers it instead.
 - A `HEAD` answer and a 204 carry no body (RFC 9110): a keep-alive client would read a stray
   body as the start of the next answer. A 204 carries no `Content-Type` either.
+- A method the app has no route for (TRACE too) is its 405 with `Allow`, not a 501 page.
 - No log line prints a query string: a credential sent in the URL by mistake must not land
   in a log.
 """
@@ -88,7 +89,10 @@ class LocalApiGatewayHandler(ChaliceRequestHandler):
         super()._generic_handle()
 
     # The base class binds its own _generic_handle to each do_<METHOD>; bind ours instead.
+    # TRACE, CONNECT and QUERY too: the app answers them 405 with Allow (http.server's own answer to
+    # a method it has no handler for is a 501 HTML page).
     do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = do_PATCH = do_OPTIONS = _generic_handle
+    do_TRACE = do_CONNECT = do_QUERY = _generic_handle
 
     def unknown_route(self) -> None:
         """The answer to a path no route matches (subclasses answer as the gateway does)."""

@@ -73,7 +73,8 @@ class Resolver:
         if isinstance(token, Refusal):
             return token
         if workspace_id is not None:
-            workspace_id = workspace_id.strip() or None
+            # Sent but blank is not "no workspace": it is a malformed one (400 below).
+            workspace_id = workspace_id.strip()
         if looks_like_key(token):
             principal = self._resolve_key(token, workspace_id)
         else:

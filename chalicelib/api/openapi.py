@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import errors
-from chalicelib.access.scopes import ALL_SCOPES
+from chalicelib import errors, parsing
+from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES
 from chalicelib.errors import Problem
 
 Schema = dict[str, Any]
@@ -36,12 +36,35 @@ WORKSPACE_ID = {
 USER_ID = {"type": "string", "pattern": "^usr_[0-9A-Za-z]{1,40}$", "examples": ["usr_01JQ0000"]}
 TIME = {"type": "string", "format": "date-time", "examples": ["2026-11-21T12:00:00Z"]}
 NULLABLE_TIME = {"type": ["string", "null"], "format": "date-time"}
-# A label or a name: 1 to 100 characters after trimming, none of them a control character.
+
+
+def _unprintable_ranges() -> str:
+    """The characters `parsing.clean_text` refuses, as a regex class body, from this
+    interpreter's Unicode tables so the two never disagree: control and format characters of
+    the BMP. Not lone surrogates: no UTF-8 body can carry one, and regex engines that generate
+    test data refuse a class that names them."""
+    ranges: list[tuple[int, int]] = []
+    for point in range(0x10000):
+        if 0xD800 <= point <= 0xDFFF:
+            continue
+        if not parsing.is_printable(chr(point)):
+            if ranges and ranges[-1][1] == point - 1:
+                ranges[-1] = (ranges[-1][0], point)
+            else:
+                ranges.append((point, point))
+    return "".join(
+        f"\\u{a:04x}" + (f"-\\u{b:04x}" if b != a else "") for a, b in ranges
+    )
+
+
+_UNPRINTABLE = _unprintable_ranges()
+# A label or a name: 1 to 100 characters once trimmed (so the trimmed text starts and ends
+# with a visible character), none of them a control or format character.
+_VISIBLE = rf"[^\s{_UNPRINTABLE}]"
 TEXT = {
     "type": "string",
-    "minLength": 1,
-    "maxLength": 100,
-    "pattern": r"^\s*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$",
+    "pattern": rf"^\s*(?:{_VISIBLE}[^{_UNPRINTABLE}]{{0,98}}{_VISIBLE}|{_VISIBLE})\s*$",
+    "description": "1 to 100 characters after trimming; no control characters.",
 }
 SECURED: list[Schema] = [{"apiKey": []}, {"userToken": []}]
 
@@ -597,19 +620,45 @@ def schemas() -> dict[str, Schema]:
             "required": ["label"],
             "properties": {
                 "label": {**TEXT, "examples": ["ci deploys"]},
-                "category": {"type": "string", "enum": ["admin", "workspace"], "default": "admin"},
-                "workspaceId": {**WORKSPACE_ID, "description": "Workspace keys only."},
+                "category": {
+                    "type": ["string", "null"],
+                    "enum": ["admin", "workspace", None],
+                    "default": "admin",
+                    "description": "null, like omitting it, means `admin`.",
+                },
+                "workspaceId": {
+                    **WORKSPACE_ID,
+                    "type": ["string", "null"],
+                    "description": "Workspace keys only (null: none).",
+                },
                 "workspace_id": {
                     **WORKSPACE_ID,
+                    "type": ["string", "null"],
                     "description": "Older clients' spelling of `workspaceId`.",
                     "deprecated": True,
                 },
                 "scopes": {
-                    "type": "array",
+                    "type": ["array", "null"],
                     "minItems": 1,
                     "items": {"type": "string", "enum": all_scopes},
-                    "description": "A subset of the category's scopes; default all of them.",
+                    "description": "A subset of the category's scopes; omitted or null: all.",
                 },
+            },
+            # A workspace key names its workspace (either spelling, not both) and takes only
+            # data-plane scopes; an admin key names none.
+            "not": {"required": ["workspaceId", "workspace_id"]},
+            "if": {"required": ["category"], "properties": {"category": {"const": "workspace"}}},
+            "then": {
+                "anyOf": [
+                    {"required": ["workspaceId"], "properties": {"workspaceId": {"type": "string"}}},
+                    {"required": ["workspace_id"], "properties": {"workspace_id": {"type": "string"}}},
+                ],
+                "properties": {
+                    "scopes": {"items": {"enum": list(DATA_PLANE_SCOPES)}},
+                },
+            },
+            "else": {
+                "properties": {"workspaceId": {"type": "null"}, "workspace_id": {"type": "null"}},
             },
         },
         "KeyPage": {

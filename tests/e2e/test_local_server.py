@@ -190,3 +190,16 @@ def test_a_busy_port_stops_the_stack_with_one_line_before_anything_starts(
     assert len(lines) == 1
     assert str(busy) in lines[0] and what in lines[0] and f"{variable}=" in lines[0]
     assert result.stdout == ""  # nothing was started
+
+
+@pytest.mark.parametrize("method", ["TRACE", "CONNECT"])
+def test_an_unrouted_method_is_the_apps_405_not_a_501_page(stack: Stack, method: str) -> None:
+    conn = connection(stack)
+    conn.request(method, "/.well-known/jwks.json")
+    answer = conn.getresponse()
+    body = answer.read()
+
+    assert answer.status == 405
+    assert answer.getheader("Content-Type") == "application/problem+json"
+    assert b'"code":"method_not_allowed"' in body
+    assert "GET" in (answer.getheader("Allow") or "")

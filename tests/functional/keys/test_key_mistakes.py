@@ -106,3 +106,14 @@ def test_rotating_a_workspace_key_of_a_removed_member_is_403_not_a_member(
     assert answer.code == "not_a_member"
     listed = api.call("GET", KEYS, alice).json["keys"]
     assert [(k["id"], k["status"]) for k in listed] == [(key["id"], "active")]  # no successor
+
+
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_a_blank_workspace_header_is_400_not_no_workspace(
+    api: Api, alice: str, blank: str
+) -> None:
+    answer = api.call("GET", "/v1/auth/whoami", alice, headers={"X-Workspace-Id": blank})
+
+    assert answer.status == 400
+    assert answer.code == "invalid_workspace_id"
+
