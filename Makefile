@@ -12,7 +12,8 @@ PYTEST := $(BIN)/python -m pytest
 STAGE ?= dev
 
 .PHONY: help venv run test lint test-unit test-functional test-e2e test-python \
-        test-sdk-python test-sdk-typescript test-infra bench load package deploy import-legacy clean
+        test-sdk-python test-sdk-typescript test-infra test-contract bench load package deploy \
+        import-legacy clean
 
 help:
 	@echo "Targets:"
@@ -24,7 +25,8 @@ help:
 	@echo "  make test-functional     the app through chalice's test client on moto"
 	@echo "  make test-infra          package every stage, then hold the templates against the code"
 	@echo "  make test-e2e            the local stack over real HTTP (incl. the fault test)"
-	@echo "  make test-python         lint, unit, functional, infra and e2e"
+	@echo "  make test-contract       schemathesis against the local stack (admin key, user token)"
+	@echo "  make test-python         lint, unit, functional, infra, e2e and contract"
 	@echo "  make test-sdk-python     the Python SDK's tests"
 	@echo "  make test-sdk-typescript the TypeScript SDK's tests"
 	@echo "  make bench               authorizer benchmark against moto"
@@ -88,7 +90,13 @@ test-e2e: venv
 	@echo "==> end-to-end tests (the local stack over real HTTP)"
 	$(PYTEST) tests/e2e -q
 
-test-python: lint test-unit test-functional test-infra test-e2e
+# schemathesis against the running local stack with tests/contract/schemathesis.toml, once
+# as an admin key and once as a user token; it prints operations and test-case counts.
+test-contract: venv
+	@echo "==> contract tests: schemathesis against the local stack (every check, bounded examples)"
+	$(BIN)/python -m tests.contract.stage $(ARGS)
+
+test-python: lint test-unit test-functional test-infra test-e2e test-contract
 
 test-sdk-python: venv
 	@if [ -f sdks/python/Makefile ]; then $(MAKE) -C sdks/python test PYTHON=$(abspath $(BIN)/python); fi

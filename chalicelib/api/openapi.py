@@ -650,8 +650,8 @@ def schemas() -> dict[str, Schema]:
             "if": {"required": ["category"], "properties": {"category": {"const": "workspace"}}},
             "then": {
                 "anyOf": [
-                    {"required": ["workspaceId"], "properties": {"workspaceId": {"type": "string"}}},
-                    {"required": ["workspace_id"], "properties": {"workspace_id": {"type": "string"}}},
+                    {"required": [name], "properties": {name: {"type": "string"}}}
+                    for name in ("workspaceId", "workspace_id")
                 ],
                 "properties": {
                     "scopes": {"items": {"enum": list(DATA_PLANE_SCOPES)}},
