@@ -10,16 +10,18 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-local.txt 
 PIP_INSTALL := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar on
 PYTEST := $(BIN)/python -m pytest
 STAGE ?= dev
+CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: help venv run test lint test-unit test-functional test-e2e test-python \
         test-sdk-python test-sdk-typescript test-infra test-contract bench load package deploy \
-        import-legacy clean
+        import-legacy clean dashboard chromium test-dashboard
 
 help:
 	@echo "Targets:"
-	@echo "  make run                 the service on http://127.0.0.1:8000 with moto and a development"
-	@echo "                           OpenID issuer (installs only what they need: requirements-local.txt)"
-	@echo "  make test                lint, type-check and every test tier, then both SDKs' tests"
+	@echo "  make run                 the service on http://127.0.0.1:8000 (the dashboard at /dashboard/)"
+	@echo "                           with moto, a development OpenID issuer and MCP server (installs"
+	@echo "                           only what they need: requirements-local.txt)"
+	@echo "  make test                lint, type-check and every test tier, both SDKs', the dashboard's"
 	@echo "  make lint                ruff, mypy and the OpenAPI document's validation"
 	@echo "  make test-unit           unit tests (no I/O)"
 	@echo "  make test-functional     the app through chalice's test client on moto"
@@ -34,12 +36,16 @@ help:
 	@echo "  make package             chalice package for STAGE, merged with infra/, then cfn-lint"
 	@echo "  make deploy              package, then deploy STAGE (README, Deploy)"
 	@echo "  make import-legacy       import legacy keys: ARGS=\"keys.jsonl [--dry-run]\""
+	@echo "  make dashboard           build the dashboard's static files (npm)"
+	@echo "  make chromium            install Debian's chromium for the browser tests (root)"
+	@echo "  make test-dashboard      the dashboard's unit and browser tests"
 	@echo "  make venv                the virtualenv with every tool (.venv)"
 	@echo "  make clean               remove the virtualenv, caches and build/"
 	@echo "  make help                this list"
 	@echo "Variables (make VAR=value target, or in the environment):"
 	@echo "  PORT=8000                make run: the service's port"
 	@echo "  IDP_PORT=8001            make run: the development OpenID issuer's port"
+	@echo "  MCP_PORT=8002            make run: the development MCP server's port"
 	@echo "  MOTO_PORT=(free)         make run: moto's port (DynamoDB and KMS)"
 	@echo "  TRUSTED_ISSUERS=[...]    make run: more OpenID issuers to trust (README, Configuration)"
 	@echo "  ALLOWED_ORIGINS=[...]    make run: browser origins allowed to call the API (CORS)"
@@ -47,6 +53,7 @@ help:
 	@echo "  DEPLOY_BUCKET, AWS_REGION  deploy: the artifact bucket and region"
 	@echo "  ARGS=...                 extra arguments for bench, load, deploy, import-legacy"
 	@echo "  PYTHON=python3.11        the interpreter the virtualenv is made from"
+	@echo "  CHROMIUM=/usr/bin/chromium  test-dashboard: the browser binary"
 
 $(BIN)/python:
 	@echo "==> creating the virtualenv in $(VENV) with $(PYTHON)"
@@ -67,12 +74,12 @@ $(STAMP): $(LOCAL_STAMP) requirements-dev.txt
 
 venv: $(STAMP)
 
-run: $(LOCAL_STAMP)
+run: $(LOCAL_STAMP) dashboard
 	$(BIN)/python -m local.stack
 
 lint: venv
 	@echo "==> ruff and mypy"
-	$(BIN)/ruff check app.py chalicelib local tools tests bench
+	$(BIN)/ruff check app.py chalicelib infra local tools tests bench
 	$(BIN)/mypy
 	@echo "==> the OpenAPI document (GET /openapi.json) against the OpenAPI 3.1 specification"
 	$(BIN)/python -m tools.openapi build/openapi.json
@@ -104,16 +111,40 @@ test-sdk-python: venv
 test-sdk-typescript: venv
 	@if [ -f sdks/typescript/Makefile ]; then $(MAKE) -C sdks/typescript test PYTHON=$(abspath $(BIN)/python); fi
 
-test: test-python test-sdk-python test-sdk-typescript
+test: test-python test-sdk-python test-sdk-typescript test-dashboard
+
+# The dashboard's static files, built from dashboard/ into chalicelib/dashboard/static/
+# (never committed): `make run` serves them, `make package` ships them in the Lambda.
+dashboard:
+	@$(MAKE) --no-print-directory -C dashboard build
+
+# Debian's Chromium for the browser tests. Browser downloads (`playwright install`) do not
+# work where only the package registries are reachable, so the system package it is.
+chromium:
+	@if [ -x "$(CHROMIUM)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "==> installing Debian's chromium (apt-get)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+		echo "The browser tests need Chromium at $(CHROMIUM). Install it as root with" >&2; \
+		echo "  apt-get update && apt-get install -y chromium" >&2; \
+		echo "or point CHROMIUM at a Chrome or Chromium binary: make test-dashboard CHROMIUM=/path" >&2; \
+		exit 1; \
+	fi
+
+test-dashboard: venv dashboard chromium
+	@echo "==> dashboard: type-check and unit tests, then the browser tests (Playwright, Chromium)"
+	@$(MAKE) --no-print-directory -C dashboard check
+	CHROMIUM=$(CHROMIUM) $(PYTEST) tests/browser -q
 
 # The packaged templates held against the code; the AWS operations it checks the IAM policy
 # against are those test-functional recorded (build/aws-operations.json).
-test-infra: venv
+test-infra: venv dashboard
 	@echo "==> infrastructure tests (package every stage, then hold the templates against the code)"
 	@for stage in dev staging prod; do $(BIN)/python -m tools.package --stage $$stage || exit 1; done
 	$(PYTEST) tests/infra -q
 
-package: venv
+package: venv dashboard
 	@echo "==> chalice package, stage $(STAGE), merged with infra/resources.json; then cfn-lint"
 	$(BIN)/python -m tools.package --stage $(STAGE)
 
@@ -135,4 +166,5 @@ import-legacy: venv
 	$(BIN)/python -m tools.import_legacy_keys $(ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist chalicelib/dashboard/static
+	@$(MAKE) --no-print-directory -C dashboard clean

@@ -19,7 +19,17 @@ def authorizer(event: dict[str, Any], context: Any) -> dict[str, Any]:
 # Lambda names each function's handler in `_HANDLER`. The authorizer's function (handler
 # `app.authorizer`) never routes HTTP, so its cold start skips the routes and their imports.
 if os.environ.get("_HANDLER") != "app.authorizer":
-    from chalicelib.api import cors, edge, identity, keys, login, reference, workspaces
+    from chalicelib.api import (
+        cors,
+        dashboard,
+        edge,
+        identity,
+        keys,
+        login,
+        oauth,
+        reference,
+        workspaces,
+    )
 
     # The first registered middleware is the outermost: CORS headers go on every answer,
     # the problems the next one renders included.
@@ -29,5 +39,7 @@ if os.environ.get("_HANDLER") != "app.authorizer":
     app.register_blueprint(identity.blueprint)
     app.register_blueprint(workspaces.blueprint)
     app.register_blueprint(login.blueprint)
+    app.register_blueprint(oauth.blueprint)
+    app.register_blueprint(dashboard.blueprint)
     app.register_blueprint(reference.blueprint)
     cors.register_preflights(app)  # last: one OPTIONS route beside every route above

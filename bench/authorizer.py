@@ -31,17 +31,18 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+from infra.template import PROJECT_DIR
+from tests.fixtures.authorizer_path import NOT_ON_THE_AUTHORIZER_PATH
+
 OWNER = "usr_bench"
 PATH = "/v1/memory/items"
 MAX_ROUND_TRIPS = 2
 MAX_CPU_RATIO = 1.3
 MAX_COLD_START_RATIO = 1.5
 # Loaded by the cold start only if something leaks into the authorizer's import path.
-HEAVY_MODULES = ("jwt", "cryptography", "aws_lambda_powertools", "chalicelib.api")
+HEAVY_MODULES = NOT_ON_THE_AUTHORIZER_PATH
 
 # Both children read the event first, so that their clocks start at the same point.
 _PREAMBLE = """

@@ -8,9 +8,11 @@ Code map (docs/architecture.md walks a request through it):
     keys.py        /v1/auth/api-keys            create, list, get, reveal, rotate, revoke
     identity.py    /v1/auth/whoami, /.well-known/jwks.json
     login.py       /v1/auth/exchange, /v1/auth/refresh (OAuth-shaped answers)
+    oauth.py       /v1/oauth/*, /.well-known/oauth-*: the MCP authorization server
     workspaces.py  /v1/workspaces and their members
     openapi.py     the OpenAPI 3.1 document of every route
     reference.py   /openapi.json and /docs/errors (what each error code means)
+    dashboard.py   /dashboard/: the dashboard's files, security headers, sign-in settings
   access/      who is calling and what they may do
     principal.py   the resolved caller (Principal) and a refusal (Refusal)
     scopes.py      scopes per category and per data-plane path segment
@@ -30,6 +32,22 @@ Code map (docs/architecture.md walks a request through it):
     refresh.py     refresh tokens: hashed, single use, rotated, family revocation
     access_tokens.py  RS256 access tokens signed by KMS, verified locally, the JWKS
     service.py     the exchange and refresh flows
+  oauth/       the authorization server of the memory service's MCP endpoint
+    settings.py    MCP_RESOURCES and LOGIN_PROVIDER
+    metadata.py    RFC 8414 and RFC 9728 metadata
+    fetch.py       SSRF-safe fetching of Client ID Metadata Documents, with a cache
+    clients.py     metadata-document clients, Dynamic Client Registration, redirect rules
+    ratelimit.py   registrations per source address
+    browser.py     the cookie that binds an authorization to its browser; PKCE and CSRF
+    signin.py      this service as an OpenID Connect client of the login provider
+    pending.py     authorizations under way (until consent)
+    codes.py       authorization codes: 60 s, single use, hashed
+    pages.py       the consent and error pages (no script, strict CSP)
+    grants.py      whether an MCP grant is in force (read per MCP token by the authorizer)
+    service.py     authorize, callback, consent, token grants, revocation
+  dashboard/   the web console (source in dashboard/ at the root; built into static/)
+    login.py       DASHBOARD_LOGIN: the provider it signs people in with
+    assets.py      the built files and the page's security headers
 
 The shared floor, used by every package: config.py (settings from the environment),
 runtime.py (services built once per container), errors.py (the error catalogue), table.py

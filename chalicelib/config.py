@@ -10,6 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from chalicelib.oauth.settings import (
+    LoginProvider,
+    McpResource,
+    parse_login_provider,
+    parse_mcp_resources,
+)
+
 
 class ConfigurationError(Exception):
     pass
@@ -26,7 +33,7 @@ class TrustedIssuer:
     jwks_uri: str
 
 
-def _check_url(value: Any, name: str, local_mode: bool) -> str:
+def check_url(value: Any, name: str, local_mode: bool) -> str:
     if not isinstance(value, str) or not value.strip() or value != value.strip():
         raise ValueError(f"{name} must be a non-empty URL without surrounding spaces")
     parts = urlsplit(value)
@@ -57,13 +64,13 @@ def parse_trusted_issuers(text: str, local_mode: bool) -> tuple[TrustedIssuer, .
         where = f"TRUSTED_ISSUERS[{position}]"
         if not isinstance(entry, dict) or set(entry) != _ISSUER_FIELDS:
             raise ValueError(f"{where} must have exactly the fields issuer, audience, jwksUri")
-        issuer = _check_url(entry["issuer"], f"{where}.issuer", local_mode)
+        issuer = check_url(entry["issuer"], f"{where}.issuer", local_mode)
         if urlsplit(issuer).query:
             raise ValueError(f"{where}.issuer must not have a query (OIDC Discovery §3)")
         audience = entry["audience"]
         if not isinstance(audience, str) or not audience.strip():
             raise ValueError(f"{where}.audience must be a non-empty string")
-        jwks_uri = _check_url(entry["jwksUri"], f"{where}.jwksUri", local_mode)
+        jwks_uri = check_url(entry["jwksUri"], f"{where}.jwksUri", local_mode)
         if issuer in issuers:
             raise ValueError(f"{where}.issuer is listed twice")
         issuers[issuer] = TrustedIssuer(issuer, audience, jwks_uri)
@@ -85,6 +92,13 @@ class Settings:
     local_mode: bool = False
     # Web origins whose pages may call the API from a browser (ALLOWED_ORIGINS, exact).
     allowed_origins: tuple[str, ...] = ()
+    # The MCP resources this service issues tokens for (MCP_RESOURCES), and the OpenID
+    # Connect provider people sign in at during an MCP authorization (LOGIN_PROVIDER).
+    mcp_resources: tuple[McpResource, ...] = ()
+    login_provider: LoginProvider | None = None
+    # DASHBOARD_LOGIN as written: parsed by chalicelib/dashboard/login.py when the dashboard
+    # is asked for, so that a mistake in it cannot stop the API or the authorizer.
+    dashboard_login: str = ""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -102,6 +116,10 @@ class Settings:
         try:
             trusted_issuers = parse_trusted_issuers(env.get("TRUSTED_ISSUERS", ""), local_mode)
             allowed_origins = parse_allowed_origins(env.get("ALLOWED_ORIGINS", ""))
+            mcp_resources = parse_mcp_resources(env.get("MCP_RESOURCES", ""), local_mode)
+            login_provider = parse_login_provider(
+                env.get("LOGIN_PROVIDER", ""), local_mode, trusted_issuers
+            )
         except ValueError as error:
             raise ConfigurationError(str(error)) from None
 
@@ -115,6 +133,9 @@ class Settings:
             trusted_issuers=trusted_issuers,
             local_mode=local_mode,
             allowed_origins=allowed_origins,
+            mcp_resources=mcp_resources,
+            login_provider=login_provider,
+            dashboard_login=env.get("DASHBOARD_LOGIN", "").strip(),
         )
 
     @property

@@ -184,6 +184,9 @@ INTERNAL_ERROR = Problem(500, "internal_error", "An internal error occurred.")
 DEPENDENCY_UNAVAILABLE = Problem(
     503, "dependency_unavailable", "A dependency is unavailable; retry later."
 )
+DASHBOARD_NOT_CONFIGURED = Problem(
+    503, "dashboard_not_configured", "The dashboard cannot sign anyone in: see DASHBOARD_LOGIN."
+)
 
 PROBLEMS: dict[str, Problem] = {
     problem.code: problem
@@ -224,6 +227,7 @@ PROBLEMS: dict[str, Problem] = {
         TOO_MANY_REQUESTS,
         INTERNAL_ERROR,
         DEPENDENCY_UNAVAILABLE,
+        DASHBOARD_NOT_CONFIGURED,
     )
 }
 
@@ -239,6 +243,21 @@ TEMPORARILY_UNAVAILABLE = Problem(
     503, "temporarily_unavailable", DEPENDENCY_UNAVAILABLE.detail
 )
 
+# ...and the MCP authorization server's (chalicelib/oauth/): its token, registration and
+# revocation endpoints, and the errors it redirects back to a client with.
+INVALID_CLIENT = Problem(401, "invalid_client", "Clients here are public: send no secret.")
+OAUTH_INVALID_SCOPE = Problem(400, "invalid_scope", "scope may only hold scopes_supported.")
+UNSUPPORTED_RESPONSE_TYPE = Problem(400, "unsupported_response_type", "response_type must be code.")
+ACCESS_DENIED = Problem(400, "access_denied", "The user or the login provider refused.")
+SERVER_ERROR = Problem(500, "server_error", "Sign-in is not configured.")
+INVALID_REDIRECT_URI = Problem(400, "invalid_redirect_uri", "A redirect URI is not allowed.")
+INVALID_CLIENT_METADATA = Problem(
+    400, "invalid_client_metadata", "The client metadata is not valid."
+)
+REGISTRATION_LIMITED = Problem(
+    429, "too_many_requests", "Too many registrations from this address; retry later."
+)
+
 OAUTH_ERRORS: tuple[Problem, ...] = (
     OAUTH_INVALID_REQUEST,
     UNSUPPORTED_GRANT_TYPE,
@@ -246,6 +265,14 @@ OAUTH_ERRORS: tuple[Problem, ...] = (
     INVALID_GRANT,
     OAUTH_PAYLOAD_TOO_LARGE,
     TEMPORARILY_UNAVAILABLE,
+    INVALID_CLIENT,
+    OAUTH_INVALID_SCOPE,
+    UNSUPPORTED_RESPONSE_TYPE,
+    ACCESS_DENIED,
+    SERVER_ERROR,
+    INVALID_REDIRECT_URI,
+    INVALID_CLIENT_METADATA,
+    REGISTRATION_LIMITED,
 )
 
 

@@ -6,6 +6,7 @@ verifier (and with them PyJWT and cryptography) are built when first needed.
 
 from __future__ import annotations
 
+from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,11 @@ if TYPE_CHECKING:
     from chalicelib.login.refresh import RefreshTokenStore
     from chalicelib.login.service import LoginService
     from chalicelib.login.users import UserStore
+    from chalicelib.oauth.clients import ClientStore
+    from chalicelib.oauth.grants import GrantReader
+    from chalicelib.oauth.ratelimit import RegistrationLimit
+    from chalicelib.oauth.service import OAuthService
+    from chalicelib.oauth.signin import ProviderTransport
     from chalicelib.workspaces.service import WorkspaceService
 
 
@@ -91,11 +97,19 @@ class Services:
 
     @cached_property
     def resolver(self) -> Resolver:
-        return Resolver(self.keys, self.workspaces, self.clock, self.verify_user_token)
+        return Resolver(
+            self.keys, self.workspaces, self.clock, self.verify_token, _LazyGrants(self)
+        )
 
-    def verify_user_token(self, token: str) -> dict[str, Any]:
+    def verify_token(self, token: str, audience: str | None = None) -> dict[str, Any]:
         """The verifier (and with it the KMS client and PyJWT) is built for the first JWT."""
-        return self.verifier.verify(token)
+        return self.verifier.verify(token, audience)
+
+    @cached_property
+    def grants(self) -> GrantReader:
+        from chalicelib.oauth.grants import GrantReader
+
+        return GrantReader(self.dynamodb, self.settings.table_name)
 
     @cached_property
     def key_service(self) -> KeyService:
@@ -128,12 +142,68 @@ class Services:
         return RefreshTokenStore(self.dynamodb, self.settings.table_name)
 
     @cached_property
+    def oauth_clients(self) -> ClientStore:
+        from chalicelib.oauth.clients import ClientStore
+        from chalicelib.oauth.fetch import CachedFetcher, SafeFetcher
+
+        documents = CachedFetcher(SafeFetcher(local_mode=self.settings.local_mode))
+        return ClientStore(self.dynamodb, self.settings.table_name, documents)
+
+    @cached_property
+    def registration_limit(self) -> RegistrationLimit:
+        from chalicelib.oauth.ratelimit import RegistrationLimit
+
+        return RegistrationLimit(self.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def login_provider_transport(self) -> ProviderTransport:
+        from chalicelib.oauth.signin import HttpTransport
+
+        return HttpTransport()
+
+    @cached_property
+    def oauth_service(self) -> OAuthService:
+        from chalicelib.oauth.codes import CodeStore
+        from chalicelib.oauth.pending import PendingStore
+        from chalicelib.oauth.service import OAuthService, login_client
+
+        settings = self.settings
+        return OAuthService(
+            issuer=settings.issuer,
+            resources=settings.mcp_resources,
+            login=login_client(
+                settings.login_provider, settings.issuer, self.login_provider_transport
+            ),
+            clients=self.oauth_clients,
+            pending=PendingStore(self.dynamodb, settings.table_name),
+            codes=CodeStore(self.dynamodb, settings.table_name),
+            refresh_tokens=self.refresh_tokens,
+            signer=self.signer,
+            verifier=self.verifier,
+            id_tokens=self.id_tokens,
+            users=self.users,
+            workspaces=self.workspaces,
+            dynamodb=self.dynamodb,
+            clock=self.clock,
+        )
+
+    @cached_property
     def login_service(self) -> LoginService:
         from chalicelib.login.service import LoginService
 
         return LoginService(
             self.id_tokens, self.users, self.refresh_tokens, self.signer, self.clock
         )
+
+
+class _LazyGrants:
+    """Defers importing the grant reader until an MCP token arrives."""
+
+    def __init__(self, services: Services):
+        self._services = services
+
+    def is_active(self, grant_id: str, now: datetime) -> bool:
+        return self._services.grants.is_active(grant_id, now)
 
 
 _current: Services | None = None

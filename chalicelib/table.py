@@ -10,6 +10,13 @@ Items:
   WS#<wsId>       WS                 a workspace
   WS#<wsId>       MEMBER#<userId>    a membership, as the workspace sees it
   USER#<userId>   WS#<wsId>          the same membership, as the member sees it
+
+and those of the packages that keep their own (each module's docstring has the details):
+  login/users.py, login/refresh.py   IDP#…, USER#…/PROFILE, REFRESH#…, RFAMILY#… (grants)
+  oauth/clients.py                   OAUTHCLIENT#<clientId>      a registered MCP client
+  oauth/pending.py                   OAUTHREQ#<requestId>        an authorization under way
+  oauth/codes.py                     OAUTHCODE#<sha256>          an authorization code
+  oauth/ratelimit.py                 DCRLIMIT#<address>          registrations per hour
 """
 
 from __future__ import annotations

@@ -59,6 +59,15 @@ AUTHORIZE_PARAMETERS = (
 PAGE_CSP = "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 
+def sign_in_page_csp(redirect_uri: str) -> str:
+    """PAGE_CSP for the form: Chromium holds a form's redirect to form-action too, so the
+    client's (loopback, already checked) redirect origin is allowed besides ourselves."""
+    parts = urlsplit(redirect_uri)
+    return PAGE_CSP.replace(
+        "form-action 'self'", f"form-action 'self' {parts.scheme}://{parts.netloc}"
+    )
+
+
 class NotLocal(RuntimeError):
     pass
 
@@ -291,10 +300,10 @@ def _handler(
             extra = {"Cache_Control": "no-store"} if no_store else {}
             self._send(status, json.dumps(body).encode(), "application/json", **extra)
 
-        def _page(self, status: int, body: str) -> None:
+        def _page(self, status: int, body: str, csp: str = PAGE_CSP) -> None:
             self._send(
                 status, body.encode(), "text/html; charset=utf-8",
-                Content_Security_Policy=PAGE_CSP, X_Frame_Options="DENY",
+                Content_Security_Policy=csp, X_Frame_Options="DENY",
                 Cache_Control="no-store", Referrer_Policy="no-referrer",
             )
 
@@ -376,7 +385,7 @@ def _handler(
                 if name in parameters
             )
             page = SIGN_IN_PAGE.format(client=html.escape(parameters["client_id"]), hidden=hidden)
-            self._page(200, page)
+            self._page(200, page, sign_in_page_csp(parameters["redirect_uri"]))
 
         def _sign_in(self, form: dict[str, str]) -> None:
             try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.infra import stack
+from infra.template import stack
 
 TABLE_STRUCTURE = (
     "AttributeDefinitions",

@@ -2,17 +2,22 @@
 
 Starts moto (single-threaded, in its own process) as DynamoDB and KMS on loopback, creates
 the table and keys from `infra/resources.json`, starts the development OpenID issuer
-(`local/idp.py`) on 127.0.0.1:8001 and trusts it, serves the Chalice app with chalice local's
-server on 127.0.0.1:8000 (`PORT` overrides), mints a token for a development user and
-prints how to make a first call. Ctrl-C stops everything it started.
+(`local/idp.py`) on 127.0.0.1:8001 and trusts it (also as the dashboard's login provider and
+the LOGIN_PROVIDER of MCP authorizations), starts the development MCP server
+(`local/mcp_server.py`) on 127.0.0.1:8002 as the only MCP_RESOURCES entry, serves the Chalice
+app with chalice local's server on 127.0.0.1:8000 (`PORT` overrides), mints a token for a
+development user and prints the dashboard's URL, the MCP server's and how to make a first
+call. Ctrl-C stops everything it started.
 
-    python -m local.stack [--port 8000] [--idp-port 8001] [--ready-file stack.json] [--quiet]
+    python -m local.stack [--port 8000] [--idp-port 8001] [--mcp-port 8002]
+                          [--ready-file stack.json] [--quiet]
 
-`--port 0` picks free ports for the service and (unless `--idp-port` says otherwise) the
-issuer. TRUSTED_ISSUERS in the calling environment adds issuers to the development one.
+`--port 0` picks free ports for the service and (unless `--idp-port` or `--mcp-port` say
+otherwise) the issuer and the MCP server. TRUSTED_ISSUERS in the calling environment adds
+issuers to the development one.
 
 With `--ready-file`, it writes a JSON object (endpoint, token, ports) once it is serving,
-which is how tests and benchmarks find it.
+whole or not at all (`local/running.py`, which is also how every test suite starts it).
 """
 
 from __future__ import annotations
@@ -29,7 +34,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+from infra.template import PROJECT_DIR, stage_environment
+from local.running import write_ready_file
+
 DEV_SUBJECT = "developer"  # the development user's `sub` at the development issuer
 LOCAL_CREDENTIALS = {
     # moto accepts any credentials; these are placeholders, not secrets.
@@ -78,14 +85,6 @@ def busy_port(host: str, wanted: list[tuple[int, str, str]]) -> str | None:
     return None
 
 
-def stage_environment(stage: str) -> dict[str, str]:
-    """The stage's environment variables from .chalice/config.json (global, then stage)."""
-    config = json.loads((PROJECT_DIR / ".chalice" / "config.json").read_text())
-    env = dict(config.get("environment_variables", {}))
-    env.update(config["stages"][stage].get("environment_variables", {}))
-    return env
-
-
 def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
     process = subprocess.Popen(
         [sys.executable, "-m", "local.moto_server", "--host", host, "--port", str(port)],
@@ -102,7 +101,12 @@ def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
 
 
 def local_environment(
-    stage: str, endpoint: str, moto_endpoint: str, trusted_issuers: str | None = None
+    stage: str,
+    endpoint: str,
+    moto_endpoint: str,
+    trusted_issuers: str | None = None,
+    dashboard_login: str | None = None,
+    mcp: dict[str, str] | None = None,
 ) -> dict[str, str]:
     env = stage_environment(stage)
     env.update(LOCAL_CREDENTIALS)
@@ -111,7 +115,33 @@ def local_environment(
     env["LOCAL_MODE"] = "1"
     if trusted_issuers is not None:
         env["TRUSTED_ISSUERS"] = trusted_issuers
+    if dashboard_login is not None:
+        env["DASHBOARD_LOGIN"] = dashboard_login
+    env.update(mcp or {})
     return env
+
+
+def local_dashboard_login(idp: Any) -> str:
+    """DASHBOARD_LOGIN for the local service: the development issuer and its client id."""
+    return json.dumps({"issuer": idp.endpoint, "clientId": idp.provider.audience})
+
+
+def mcp_environment(idp: Any, mcp_resource: str) -> dict[str, str]:
+    """MCP_RESOURCES and LOGIN_PROVIDER of the local stack: the development MCP server, and
+    the development issuer as the login provider (its audience is the client id)."""
+    trusted = idp.provider.trusted_issuer()
+    return {
+        "MCP_RESOURCES": json.dumps([mcp_resource]),
+        "LOGIN_PROVIDER": json.dumps(
+            {"issuer": trusted["issuer"], "clientId": trusted["audience"]}
+        ),
+    }
+
+
+def start_mcp_server(host: str, port: int, service_endpoint: str) -> Any:
+    from local.mcp_server import DevMcpServer
+
+    return DevMcpServer(host, port, service_endpoint).start()
 
 
 def start_idp(host: str, port: int, service_endpoint: str) -> Any:
@@ -131,6 +161,13 @@ def local_trusted_issuers(idp: Any, stage: str, callers: str | None) -> str:
     return json.dumps([*issuers, idp.provider.trusted_issuer()])
 
 
+def unknown_route_body() -> dict[str, Any]:
+    """The problem+json 404 for a route the API does not have, as its gateway answers it."""
+    from chalicelib.errors import problem_body
+
+    return problem_body(404, "not_found", "No such route.")
+
+
 def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
     """chalice local's server, with unknown routes answered as the API's gateway would."""
     from chalice.cli.factory import CLIFactory
@@ -142,7 +179,6 @@ def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
     )
 
     from chalicelib.api.cors import cors_headers
-    from chalicelib.errors import problem_body
     from local.gateway import LocalApiGatewayHandler
 
     class RequestHandler(LocalApiGatewayHandler):
@@ -153,9 +189,7 @@ def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
             # chalice local imitates API Gateway's "Missing Authentication Token" 403 (and
             # echoes the Authorization header in it). Our deployed API answers unknown
             # routes with a problem+json 404 (a gateway response in infra/); so do we here.
-            body = json.dumps(
-                problem_body(404, "not_found", "No such route."), separators=(",", ":")
-            )
+            body = json.dumps(unknown_route_body(), separators=(",", ":"))
             headers = {"Content-Type": "application/problem+json"}
             headers.update(cors_headers(self.headers.get("Origin")))
             self._send_http_response(404, headers, body)
@@ -187,6 +221,8 @@ def banner(info: dict[str, Any]) -> str:
 memory-auth is running on {endpoint}  (DynamoDB and KMS: moto on {info["motoEndpoint"]})
 Development OpenID issuer (trusted here, local mode only): {idp}
 
+Dashboard: {endpoint}/dashboard/  (sign in with any name at the development issuer's form)
+
 Sign in as anyone in three steps (ID token -> exchange -> call):
 
   ID_TOKEN=$(curl -s -X POST {idp}/token -H 'Content-Type: application/json' \\
@@ -194,6 +230,11 @@ Sign in as anyone in three steps (ID token -> exchange -> call):
   TOKEN=$(curl -s -X POST {endpoint}/v1/auth/exchange -H 'Content-Type: application/json' \\
        -d "{{\\"id_token\\": \\"$ID_TOKEN\\"}}" | {read.format("access_token")})
   curl -s {endpoint}/v1/auth/whoami -H "Authorization: Bearer $TOKEN"
+
+Development MCP server, protected by this service's OAuth (its authorization server):
+  {info["mcpResource"]}
+Point an MCP client at it (e.g. `npx @modelcontextprotocol/inspector`, Streamable HTTP);
+it discovers us from the 401, and the development issuer signs you in.
 
 A development user ({info["userId"]}) with a workspace ({info["workspaceId"]}) is ready.
 Its user token, valid for one hour:
@@ -223,6 +264,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--idp-port", type=int, default=None, help="development OpenID issuer (0: a free port)"
     )
+    parser.add_argument(
+        "--mcp-port", type=int, default=None, help="development MCP server (0: a free port)"
+    )
     parser.add_argument("--stage", default="dev")
     parser.add_argument("--ready-file", type=Path)
     parser.add_argument("--quiet", action="store_true", help="no request log lines")
@@ -233,11 +277,14 @@ def main(argv: list[str] | None = None) -> int:
     moto_port = args.moto_port or free_port(args.host)
     if args.idp_port is None:  # 8001 for `make run`; a free port when --port 0 asks for them
         args.idp_port = int(os.environ.get("IDP_PORT", "8001")) if args.port else 0
+    if args.mcp_port is None:
+        args.mcp_port = int(os.environ.get("MCP_PORT", "8002")) if args.port else 0
     busy = busy_port(
         args.host,
         [
             (args.port, "the service", "PORT"),
             (args.idp_port, "the development OpenID issuer", "IDP_PORT"),
+            (args.mcp_port, "the development MCP server", "MCP_PORT"),
             (args.moto_port, "moto, DynamoDB and KMS", "MOTO_PORT"),
         ],
     )
@@ -250,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"[1/4] starting moto (DynamoDB, KMS) on {moto_endpoint}", flush=True)
     moto = start_moto(args.host, moto_port)
     idp = None
+    mcp_server = None
     # SIGTERM (from tests, or a supervisor) stops us the same way Ctrl-C does.
     signal.signal(signal.SIGTERM, _interrupt)
     try:
@@ -258,24 +306,38 @@ def main(argv: list[str] | None = None) -> int:
         idp = start_idp(args.host, args.idp_port, endpoint)
         trusted_issuers = local_trusted_issuers(idp, args.stage, callers_issuers)
         os.environ["TRUSTED_ISSUERS"] = trusted_issuers  # before the services read settings
+        dashboard_login = local_dashboard_login(idp)
+        os.environ["DASHBOARD_LOGIN"] = dashboard_login
         print(f"      development OpenID issuer on {idp.endpoint}", flush=True)
+        mcp_server = start_mcp_server(args.host, args.mcp_port, endpoint)
+        mcp = mcp_environment(idp, mcp_server.resource)
+        os.environ.update(mcp)
+        print(f"      development MCP server on {mcp_server.resource}", flush=True)
         print("[2/4] creating the table and keys from infra/resources.json", flush=True)
         bootstrap(args.stage)
         print(f"[3/4] starting the service on {endpoint}", flush=True)
         server = make_server(args.host, port, args.stage, args.quiet)
         # The stage's config has just been applied to os.environ; local values win again.
-        os.environ.update(local_environment(args.stage, endpoint, moto_endpoint, trusted_issuers))
+        os.environ.update(
+            local_environment(
+                args.stage, endpoint, moto_endpoint, trusted_issuers, dashboard_login, mcp
+            )
+        )
         print("[4/4] preparing a development user", flush=True)
         info = prepare_developer(endpoint, moto_endpoint, port, moto_port, idp.provider.issuer)
         info["idpEndpoint"] = idp.endpoint
+        info["dashboard"] = f"{endpoint}/dashboard/"
+        info["mcpResource"] = mcp_server.resource
         info["motoPid"] = moto.pid  # the fault test freezes it (SIGSTOP) and resumes it
         if args.ready_file:
-            args.ready_file.write_text(json.dumps(info))
+            write_ready_file(args.ready_file, info)
         print(banner(info), flush=True)
         server.server.serve_forever()
     except KeyboardInterrupt:
         print("\nstopping", flush=True)
     finally:
+        if mcp_server is not None:
+            mcp_server.stop()
         if idp is not None:
             idp.stop()
         moto.terminate()

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tools.infra import STAGES
+from infra.template import STAGES
 from tools.package import package_dir
 
 APP_NAME = "memory-auth"

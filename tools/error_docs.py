@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from chalicelib.api.reference import anchor, error_entries
 from chalicelib.errors import TITLES
-from tools.infra import PROJECT_DIR
+from infra.template import PROJECT_DIR
 
 ERRORS_MD = PROJECT_DIR / "docs" / "errors.md"
 

@@ -2,7 +2,7 @@
 
     python -m tools.package --stage dev|staging|prod
 
-1. Renders `infra/resources.json` for the stage (tools/infra.py) into `merge.json`.
+1. Renders `infra/resources.json` for the stage (infra/template.py) into `merge.json`.
 2. Runs `chalice package --merge-template merge.json`, which writes `sam.json` and
    `deployment.zip`. Chalice prints a warning and still exits 0 when it could not build a
    dependency for Lambda; that warning fails the package here.
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from chalice.constants import MISSING_DEPENDENCIES_TEMPLATE
 
-from tools.infra import PROJECT_DIR, STAGES, merge_template
+from infra.template import PROJECT_DIR, STAGES, merge_template
 
 BUILD_DIR = PROJECT_DIR / "build" / "package"
 BIN_DIR = Path(sys.executable).parent

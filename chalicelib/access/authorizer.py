@@ -10,6 +10,12 @@ must hold the scope, and a data-plane call must name a workspace. Then:
 - anything else raised (`DependencyUnavailable` when DynamoDB fails), which API Gateway
   answers with 500: a failed dependency never yields Allow.
 
+A path under an MCP resource (MCP_RESOURCES, e.g. `/mcp`) is the memory service's MCP
+endpoint: it accepts API keys and the access tokens issued for that resource (never user
+tokens, never another resource's tokens), needs `MCP_SCOPE` and a workspace, and every Deny
+there carries the `WWW-Authenticate` value its gateway response sends (`wwwAuthenticate`:
+`resource_metadata`, and for a missing scope `error="insufficient_scope"` with the scope).
+
 This module is on the authorizer's cold-start path: it imports only what the API-key path
 needs (no Chalice routes, no logging framework, no PyJWT).
 """
@@ -19,8 +25,14 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from chalicelib.access.principal import Principal, Refusal
-from chalicelib.access.scopes import DATA_PLANE_SCOPES, SCOPE_BY_PATH_SEGMENT, ordered
+from chalicelib.access.scopes import (
+    DATA_PLANE_SCOPES,
+    MCP_SCOPE,
+    SCOPE_BY_PATH_SEGMENT,
+    ordered,
+)
 from chalicelib.errors import INSUFFICIENT_SCOPE, WORKSPACE_REQUIRED
+from chalicelib.oauth.settings import McpResource, resource_for_path
 from chalicelib.runtime import services
 
 API_PREFIX = "/v1/"
@@ -40,7 +52,10 @@ class Unauthorized(Exception):
 
 class Resolves(Protocol):
     def resolve(
-        self, authorization: str | None, workspace_id: str | None
+        self,
+        authorization: str | None,
+        workspace_id: str | None,
+        resource: McpResource | None = None,
     ) -> Principal | Refusal: ...
 
 
@@ -79,8 +94,13 @@ def identity(event: Event) -> tuple[str | None, str | None]:
     return found.get(AUTHORIZATION), found.get(WORKSPACE_HEADER)
 
 
-def authorize(event: Event, resolver: Resolves) -> Answer:
+def authorize(
+    event: Event, resolver: Resolves, resources: tuple[McpResource, ...] = ()
+) -> Answer:
     method_arn: str = event["methodArn"]
+    resource = resource_for_path(event.get("path"), resources)
+    if resource is not None:
+        return authorize_mcp(event, resolver, resource)
     scope = required_scope(event.get("path"))
     if scope is None:
         return deny(method_arn, "anonymous", INSUFFICIENT_SCOPE.code)
@@ -95,6 +115,36 @@ def authorize(event: Event, resolver: Resolves) -> Answer:
     if scope in DATA_PLANE_SCOPES and resolved.workspace_id is None:
         return deny(method_arn, resolved.user_id, WORKSPACE_REQUIRED.code)
     return allow(method_arn, resolved)
+
+
+def authorize_mcp(event: Event, resolver: Resolves, resource: McpResource) -> Answer:
+    """A request to an MCP endpoint: the same checks, with its own audience and answers."""
+    method_arn: str = event["methodArn"]
+    authorization, workspace_id = identity(event)
+    resolved = resolver.resolve(authorization, workspace_id, resource)
+    if isinstance(resolved, Refusal):
+        if resolved.status == 401:
+            raise Unauthorized()
+        return deny(method_arn, "anonymous", resolved.code, challenge(resource))
+    if MCP_SCOPE not in resolved.scopes:
+        return deny(
+            method_arn,
+            resolved.user_id,
+            INSUFFICIENT_SCOPE.code,
+            challenge(resource, error=INSUFFICIENT_SCOPE.code, scope=MCP_SCOPE),
+        )
+    if resolved.workspace_id is None:  # an admin key without X-Workspace-Id
+        return deny(method_arn, resolved.user_id, WORKSPACE_REQUIRED.code, challenge(resource))
+    return allow(method_arn, resolved)
+
+
+def challenge(resource: McpResource, error: str | None = None, scope: str | None = None) -> str:
+    """The WWW-Authenticate value at an MCP resource (RFC 6750 §3, RFC 9728 §5.1)."""
+    parts = [f'error="{error}"'] if error else []
+    if scope:
+        parts.append(f'scope="{scope}"')
+    parts.append(f'resource_metadata="{resource.metadata_url}"')
+    return "Bearer " + ", ".join(parts)
 
 
 def policy(effect: str, method_arn: str) -> dict[str, Any]:
@@ -116,17 +166,24 @@ def allow(method_arn: str, principal: Principal) -> Answer:
             "category": principal.category or "",
             "workspaceId": principal.workspace_id or "",
             "scopes": " ".join(ordered(principal.scopes)),
+            "clientId": principal.client_id or "",
         },
     }
 
 
-def deny(method_arn: str, principal_id: str, code: str) -> Answer:
+def deny(
+    method_arn: str, principal_id: str, code: str, www_authenticate: str | None = None
+) -> Answer:
+    context = {"code": code}
+    if www_authenticate is not None:
+        context["wwwAuthenticate"] = www_authenticate
     return {
         "principalId": principal_id,
         "policyDocument": policy("Deny", method_arn),
-        "context": {"code": code},
+        "context": context,
     }
 
 
 def handle(event: Event) -> Answer:
-    return authorize(event, services().resolver)
+    svc = services()
+    return authorize(event, svc.resolver, svc.settings.mcp_resources)

@@ -8,7 +8,9 @@ from typing import Literal
 from chalicelib.access.scopes import ordered
 from chalicelib.errors import Problem, ServiceError
 
-CredentialKind = Literal["user_token", "api_key"]
+# An `mcp_token` is an access token this service issued to an MCP client: it is resolved only
+# at its own resource (the data-plane authorizer), never by this service's routes.
+CredentialKind = Literal["user_token", "api_key", "mcp_token"]
 
 # RFC 6750 §3: a 401 names the scheme, and says `invalid_token` when a credential was sent.
 REALM = 'Bearer realm="svc"'
@@ -24,6 +26,7 @@ class Principal:
     workspace_id: str | None = None
     key_id: str | None = None
     category: str | None = None
+    client_id: str | None = None  # the MCP client an mcp_token was issued to
 
     def resource(self) -> dict[str, object]:
         return {

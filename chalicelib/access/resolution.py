@@ -4,11 +4,17 @@ Spec §5.3 rules 1–8 live here once. The service's routes and the data-plane a
 call `Resolver.resolve`. One straight sequence: parse, hash, one strongly consistent read,
 ordered checks, then (when a workspace is named or bound) one membership read. A bad
 credential is a `Refusal` (a result); only a broken dependency raises.
+
+A JWT is judged by where it is presented (its audience): without a `resource`, only this
+service's user tokens resolve; at an MCP resource, only the access tokens issued for that
+resource do. Those are bound to their workspace like a workspace key, and their grant is
+read on every request, so revoking it takes effect on the next one.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
 
 from chalicelib import errors, ids
 from chalicelib.access.principal import Principal, Refusal
@@ -17,6 +23,9 @@ from chalicelib.clock import Clock
 from chalicelib.keys.plaintext import looks_like_key, parse_key
 from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
+
+if TYPE_CHECKING:
+    from chalicelib.oauth.settings import McpResource
 
 MISSING = Refusal(errors.MISSING_CREDENTIALS)
 INVALID = Refusal(errors.INVALID_CREDENTIALS)
@@ -35,12 +44,19 @@ INVALID_WORKSPACE_ID = Refusal(
 )
 
 
-class VerifiesUserTokens(Protocol):
-    """Checks a user token: its claims, or `TokenRejected`; `DependencyUnavailable` when the
-    signing keys cannot be loaded. Any callable of this shape will do: the runtime passes one
-    that builds the verifier (KMS client, PyJWT) only when the first user token arrives."""
+class VerifiesTokens(Protocol):
+    """Checks a token of ours for an audience (default: this service, i.e. a user token):
+    its claims, or `TokenRejected`; `DependencyUnavailable` when the signing keys cannot be
+    loaded. Any callable of this shape will do: the runtime passes one that builds the
+    verifier (KMS client, PyJWT) only when the first token arrives."""
 
-    def __call__(self, token: str) -> dict[str, Any]: ...
+    def __call__(self, token: str, audience: str | None = None) -> dict[str, Any]: ...
+
+
+class GrantStatus(Protocol):
+    """Whether an MCP grant (the `sid` of an MCP access token) is still in force."""
+
+    def is_active(self, grant_id: str, now: datetime) -> bool: ...
 
 
 def bearer_token(authorization: str | None) -> str | Refusal:
@@ -61,14 +77,22 @@ class Resolver:
         keys: KeyStore,
         workspaces: WorkspaceStore,
         clock: Clock,
-        verify_user_token: VerifiesUserTokens,
+        verify_token: VerifiesTokens,
+        grants: GrantStatus | None = None,
     ):
         self._keys = keys
         self._workspaces = workspaces
         self._clock = clock
-        self._verify_user_token = verify_user_token
+        self._verify_token = verify_token
+        self._grants = grants
 
-    def resolve(self, authorization: str | None, workspace_id: str | None) -> Principal | Refusal:
+    def resolve(
+        self,
+        authorization: str | None,
+        workspace_id: str | None,
+        resource: McpResource | None = None,
+    ) -> Principal | Refusal:
+        """`resource`: the MCP resource the request is for, if any (the authorizer knows)."""
         token = bearer_token(authorization)
         if isinstance(token, Refusal):
             return token
@@ -77,6 +101,8 @@ class Resolver:
             workspace_id = workspace_id.strip()
         if looks_like_key(token):
             principal = self._resolve_key(token, workspace_id)
+        elif resource is not None:
+            principal = self._resolve_mcp_token(token, workspace_id, resource)
         else:
             principal = self._resolve_user_token(token, workspace_id)
         if isinstance(principal, Refusal):
@@ -119,7 +145,7 @@ class Resolver:
         if not looks_like_jwt(token):
             return INVALID
         try:
-            claims = self._verify_user_token(token)
+            claims = self._verify_token(token)
         except TokenRejected as rejected:
             return EXPIRED if rejected.expired else INVALID
         if workspace_id is not None and not ids.is_workspace_id(workspace_id):
@@ -129,6 +155,35 @@ class Resolver:
             credential="user_token",
             scopes=frozenset(ALL_SCOPES),  # a user token carries every scope of its user
             workspace_id=workspace_id,
+        )
+
+    def _resolve_mcp_token(
+        self, token: str, workspace_id: str | None, resource: McpResource
+    ) -> Principal | Refusal:
+        from chalicelib.login.access_tokens import TokenRejected, looks_like_jwt
+
+        if self._grants is None or not looks_like_jwt(token):
+            return INVALID
+        try:
+            claims = self._verify_token(token, resource.uri)
+        except TokenRejected as rejected:
+            return EXPIRED if rejected.expired else INVALID
+        grant_id, bound, scope, client_id = (
+            claims.get(name) for name in ("sid", "workspace_id", "scope", "client_id")
+        )
+        if not all(isinstance(v, str) and v for v in (grant_id, bound, scope, client_id)):
+            return INVALID  # signed by us for this resource, yet not an MCP access token
+        assert isinstance(grant_id, str) and isinstance(bound, str) and isinstance(scope, str)
+        if not self._grants.is_active(grant_id, self._clock.now()):
+            return REVOKED  # the user revoked the grant, or a reused code or token did
+        if workspace_id is not None and workspace_id != bound:
+            return MISMATCH  # bound to its workspace, like a workspace key
+        return Principal(
+            user_id=claims["sub"],
+            credential="mcp_token",
+            scopes=frozenset(scope.split()) & frozenset(ALL_SCOPES),
+            workspace_id=bound,
+            client_id=str(client_id),
         )
 
     def _check_membership(self, principal: Principal) -> Principal | Refusal:

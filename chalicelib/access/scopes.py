@@ -24,6 +24,11 @@ SCOPE_BY_PATH_SEGMENT: dict[str, str] = {
 }
 
 
+# The memory service's MCP endpoint needs this scope at its gateway; its tools check the rest
+# (the authorizer's context carries every scope the caller holds).
+MCP_SCOPE = "memory"
+
+
 def ordered(scopes: Iterable[str]) -> list[str]:
     """Scopes in their canonical order, so that answers are stable."""
     wanted = set(scopes)

@@ -544,6 +544,188 @@ def workspace_operations() -> dict[str, Schema]:
     }
 
 
+def html(description: str) -> Schema:
+    return {"description": description, "content": {"text/html": {"schema": {"type": "string"}}}}
+
+
+REDIRECT = {
+    "description": "To the next step of the sign-in (Location).",
+    "headers": {"Location": LOCATION_HEADER},
+}
+
+
+def oauth_operations() -> dict[str, Schema]:
+    """The MCP authorization server (README, "MCP clients"): RFC 8414 and RFC 9728 metadata,
+    client registration, the browser steps of the code flow, token and revocation."""
+    json_object = {"type": "object"}
+    not_served = {"404": problem("No protected resource is served here.", errors.NOT_FOUND)}
+    def protected(segments: str, suffix: str) -> Schema:
+        return {
+            "get": operation(
+                f"protectedResourceMetadata{suffix}",
+                "RFC 9728 metadata of an MCP resource served here",
+                "MCP authorization",
+                {"200": ok("The resource's metadata.", json_object), **not_served},
+                parameters=[
+                    {"name": n, "in": "path", "required": True, "schema": {"type": "string"}}
+                    for n in segments
+                ],
+                secured=False,
+            )
+        }
+    token_failures = {
+        "400": oauth_error(
+            "RFC 6749 error.",
+            errors.OAUTH_INVALID_REQUEST,
+            errors.INVALID_GRANT,
+            errors.UNSUPPORTED_GRANT_TYPE,
+            errors.INVALID_TARGET,
+            errors.OAUTH_INVALID_SCOPE,
+        ),
+        "401": oauth_error("Clients here are public: no client secret.", errors.INVALID_CLIENT),
+        "413": oauth_error("The body is larger than 16 KiB.", errors.OAUTH_PAYLOAD_TOO_LARGE),
+        "415": problem("Send an OAuth form.", errors.UNSUPPORTED_MEDIA_TYPE),
+        "503": oauth_error("Try again later.", errors.TEMPORARILY_UNAVAILABLE),
+    }
+    browser = {
+        "400": html("An error page: the request cannot be served (never redirected)."),
+        "503": html("An error page: try again later."),
+    }
+    form = {"type": "object", "additionalProperties": {"type": "string"}}
+    return {
+        "/.well-known/oauth-authorization-server": {
+            "get": operation(
+                "authorizationServerMetadata",
+                "RFC 8414 metadata of the MCP authorization server",
+                "MCP authorization",
+                {"200": ok("The metadata.", json_object)},
+                secured=False,
+            )
+        },
+        "/.well-known/oauth-protected-resource/{a}": protected("a", "1"),
+        "/.well-known/oauth-protected-resource/{a}/{b}": protected("ab", "2"),
+        "/.well-known/oauth-protected-resource/{a}/{b}/{c}": protected("abc", "3"),
+        "/v1/oauth/register": {
+            "post": operation(
+                "registerClient",
+                "RFC 7591 dynamic client registration",
+                "MCP authorization",
+                {
+                    "201": ok("The client, with its `client_id`.", json_object),
+                    "400": oauth_error(
+                        "The metadata is not acceptable.",
+                        errors.INVALID_CLIENT_METADATA,
+                        errors.INVALID_REDIRECT_URI,
+                        errors.OAUTH_INVALID_REQUEST,
+                    ),
+                    "413": oauth_error("Over 16 KiB.", errors.OAUTH_PAYLOAD_TOO_LARGE),
+                    "415": problem("Send application/json.", errors.UNSUPPORTED_MEDIA_TYPE),
+                    "429": oauth_error("Too many registrations.", errors.REGISTRATION_LIMITED),
+                    "503": oauth_error("Try again later.", errors.TEMPORARILY_UNAVAILABLE),
+                },
+                body=json_body(json_object),
+                secured=False,
+            )
+        },
+        "/v1/oauth/authorize": {
+            "get": operation(
+                "authorize",
+                "Start an authorization (PKCE S256): on to the login provider",
+                "MCP authorization",
+                {"302": REDIRECT, **browser},
+                secured=False,
+            )
+        },
+        "/v1/oauth/callback": {
+            "get": operation(
+                "loginCallback",
+                "Back from the login provider: on to the consent page",
+                "MCP authorization",
+                {"303": REDIRECT, **browser},
+                secured=False,
+            )
+        },
+        "/v1/oauth/consent": {
+            "get": operation(
+                "consentPage",
+                "The consent page",
+                "MCP authorization",
+                {"200": html("The consent form."), **browser},
+                secured=False,
+            ),
+            "post": operation(
+                "consent",
+                "The person's decision: back to the client with a code or an error",
+                "MCP authorization",
+                {"303": REDIRECT, **browser},
+                body={"required": True, "content": {FORM: {"schema": form}}},
+                secured=False,
+            ),
+        },
+        "/v1/oauth/token": {
+            "post": operation(
+                "oauthToken",
+                "Authorization code and refresh token grants (RFC 6749)",
+                "MCP authorization",
+                {
+                    "200": ok(
+                        "An access token for the resource and a refresh token.",
+                        json_object,
+                        {"Cache-Control": NO_STORE_HEADER},
+                    ),
+                    **token_failures,
+                },
+                body={"required": True, "content": {FORM: {"schema": form}}},
+                secured=False,
+            )
+        },
+        "/v1/oauth/revoke": {
+            "post": operation(
+                "oauthRevoke",
+                "RFC 7009 revocation of a refresh token (and its family)",
+                "MCP authorization",
+                {"200": {"description": "Revoked, or nothing to revoke."}, **token_failures},
+                body={"required": True, "content": {FORM: {"schema": form}}},
+                secured=False,
+            )
+        },
+    }
+
+
+def dashboard_operations() -> dict[str, Schema]:
+    missing = {"404": problem("No such file (or the dashboard is not built).", errors.NOT_FOUND)}
+    return {
+        "/dashboard": {
+            "get": operation(
+                "dashboard",
+                "The dashboard (people sign in there)",
+                "Dashboard",
+                {"200": html("The dashboard's page."), "301": REDIRECT, **missing},
+                secured=False,
+            )
+        },
+        "/dashboard/{name}": {
+            "get": operation(
+                "dashboardFile",
+                "A file of the dashboard, or its sign-in settings (config.json)",
+                "Dashboard",
+                parameters=[
+                    {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}
+                ],
+                responses={
+                    "200": {"description": "The file."},
+                    **missing,
+                    "503": problem(
+                        "DASHBOARD_LOGIN does not name a trusted issuer.",
+                        errors.DASHBOARD_NOT_CONFIGURED,
+                    ),
+                },
+                secured=False,
+            )
+        },
+    }
+
+
 # -- schemas ------------------------------------------------------------------------------
 
 
@@ -885,7 +1067,7 @@ errors); each code is explained at `/docs/errors`. Every path also answers CORS 
 def document(server_url: str | None = None) -> Schema:
     paths: dict[str, Schema] = {}
     for group in (key_operations(), identity_operations(), token_operations(),
-                  workspace_operations()):
+                  workspace_operations(), oauth_operations(), dashboard_operations()):
         paths.update(group)
     found: Schema = {
         "openapi": "3.1.0",
@@ -895,6 +1077,8 @@ def document(server_url: str | None = None) -> Schema:
             {"name": "Workspaces"},
             {"name": "Identity"},
             {"name": "Login"},
+            {"name": "MCP authorization"},
+            {"name": "Dashboard"},
         ],
         "paths": dict(sorted(paths.items())),
         "components": components(),

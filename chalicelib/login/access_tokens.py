@@ -134,12 +134,20 @@ class TokenSigner:
         self._issuer = issuer
         self._clock = clock
 
-    def mint(self, user_id: str) -> MintedToken:
+    def mint(
+        self,
+        user_id: str,
+        audience: str | None = None,
+        extra: dict[str, str] | None = None,
+    ) -> MintedToken:
+        """A user token by default; with `audience` (an MCP resource) and `extra` claims
+        (`client_id`, `scope`, `workspace_id`, `sid`), a token for that resource only."""
         now = epoch(self._clock.now())
         header = {"alg": ALGORITHM, "typ": TOKEN_TYPE, "kid": self._keys.current_kid()}
-        claims = {
+        claims: dict[str, Any] = {
+            **(extra or {}),
             "iss": self._issuer,
-            "aud": self._issuer,
+            "aud": audience or self._issuer,
             "sub": user_id,
             "iat": now,
             "nbf": now,
@@ -180,8 +188,12 @@ class TokenVerifier:
         self._keys = keys
         self._issuer = issuer
 
-    def verify(self, token: str) -> dict[str, Any]:
-        """The verified claims, or TokenRejected. DependencyUnavailable if keys can't load."""
+    def verify(self, token: str, audience: str | None = None) -> dict[str, Any]:
+        """The verified claims, or TokenRejected. DependencyUnavailable if keys can't load.
+
+        `audience` is where the token is presented: this service (the default) or one MCP
+        resource. A token for any other audience is rejected, so no token works elsewhere.
+        """
         import jwt
 
         try:
@@ -199,10 +211,15 @@ class TokenVerifier:
                 token,
                 key=key,
                 algorithms=[ALGORITHM],
-                audience=self._issuer,
+                audience=audience or self._issuer,
                 issuer=self._issuer,
                 leeway=CLOCK_SKEW,
-                options={"require": ["exp", "iat", "nbf", "iss", "aud", "sub"]},
+                # strict_aud: `aud` is one string equal to the audience, never a list that
+                # would make one token good at two places.
+                options={
+                    "require": ["exp", "iat", "nbf", "iss", "aud", "sub"],
+                    "strict_aud": True,
+                },
             )
         except jwt.ExpiredSignatureError:
             raise TokenRejected("token expired", expired=True) from None

@@ -14,6 +14,7 @@ function's other routes never load it.
 
 from __future__ import annotations
 
+import hmac
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -112,10 +113,12 @@ class IdTokenVerifier:
             raise IdTokenRejected("The ID token's signing key is not an RS256 key.")
         return signing_key.key
 
-    def verify(self, id_token: str) -> Identity:
+    def verify(self, id_token: str, nonce: str | None = None) -> Identity:
         """The verified identity, or IdTokenRejected; DependencyUnavailable if JWKS fails.
 
-        RS256 only (never `none`, never HMAC), with the leeway of our own tokens.
+        RS256 only (never `none`, never HMAC), with the leeway of our own tokens. `nonce`:
+        the one this service sent in its own authorization request (OIDC Core §3.1.3.7),
+        which the token must carry, so a token from another sign-in is refused.
         """
         import jwt
 
@@ -163,6 +166,10 @@ class IdTokenVerifier:
         if len(audiences) > 1 and claims.get("azp") != trusted.audience:
             # OIDC Core §2: with several audiences, `azp` names the party it was issued to.
             raise IdTokenRejected("The ID token was issued to another party (azp).")
+        if nonce is not None:
+            sent = claims.get("nonce")
+            if not isinstance(sent, str) or not hmac.compare_digest(sent, nonce):
+                raise IdTokenRejected("The ID token is not from this sign-in (nonce).")
         subject = claims["sub"]
         if (
             not isinstance(subject, str)

@@ -7,7 +7,9 @@ nor the victim can refresh again, and the user signs in anew.
 
 Items (see `table.py`):
   REFRESH#<sha256>     REFRESH   one token: userId, familyId, issuedAt, expiresAt, usedAt, ttl
-  RFAMILY#<familyId>   FAMILY    its family: userId, createdAt, revokedAt, ttl
+  RFAMILY#<familyId>   FAMILY    its family: userId, createdAt, revokedAt, ttl, and for an
+                                 MCP grant (chalicelib/oauth/) its binding: clientId,
+                                 resource, scope, workspaceId
 
 A used token is kept until its own expiry, so that its reuse is still recognised. DynamoDB's
 TTL deletes lazily (expired items still come back from reads), so expiry is checked here.
@@ -17,7 +19,8 @@ from __future__ import annotations
 
 import re
 import secrets
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, NoReturn
 
@@ -43,6 +46,8 @@ PREFIX = "rt_"  # lets secret scanners (and people) tell a refresh token from an
 _SHAPE = re.compile(r"^rt_[A-Za-z0-9_-]{43}$")  # 32 random bytes, base64url without padding
 TOKEN_SK = "REFRESH"
 FAMILY_SK = "FAMILY"
+GRANT_CLIENT = "clientId"  # present on a family only when it is an MCP grant
+GRANT_FIELDS = (GRANT_CLIENT, "resource", "scope", "workspaceId")
 
 
 def new_refresh_token() -> str:
@@ -88,6 +93,9 @@ class RefreshToken:
     family_id: str
     expires_at: datetime
     used_at: datetime | None = None
+    # The family's binding when it is an MCP grant (clientId, resource, scope, workspaceId);
+    # None for a sign-in of the service itself.
+    grant: Mapping[str, Any] | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:  # the digest is not a secret, but it has no business in logs
         return f"RefreshToken(user_id={self.user_id!r}, family_id={self.family_id!r})"
@@ -117,12 +125,25 @@ class RefreshTokenStore:
 
     # -- operations ------------------------------------------------------------------------
 
-    def start_family(self, user_id: str, now: datetime) -> str:
-        """A new sign-in's first refresh token (plaintext, returned once, never stored)."""
-        family_id = ids.ulid(now)
+    def start_family(
+        self,
+        user_id: str,
+        now: datetime,
+        family_id: str | None = None,
+        grant: Mapping[str, str] | None = None,
+        together_with: Sequence[dict[str, Any]] = (),
+    ) -> str:
+        """A new sign-in's first refresh token (plaintext, returned once, never stored).
+
+        An MCP grant names its `family_id` (its access tokens carry it) and its `grant`
+        binding; `together_with` are transaction members written atomically with it (the
+        authorization code it consumes). A failed condition raises the ClientError.
+        """
+        family_id = family_id or ids.ulid(now)
         plaintext = new_refresh_token()
         family = to_item(
             {
+                **(grant or {}),
                 "userId": user_id,
                 "familyId": family_id,
                 "createdAt": rfc3339(now),
@@ -133,6 +154,7 @@ class RefreshTokenStore:
         with dynamodb_errors():
             self._client.transact_write_items(
                 TransactItems=[
+                    *together_with,
                     {"Put": {"TableName": self._table, "Item": family}},
                     self._token_item(token_hash(plaintext), user_id, family_id, now),
                 ]
@@ -164,6 +186,8 @@ class RefreshTokenStore:
         family = self._get(family_pk(token.family_id), FAMILY_SK)
         if family is None or family.get("revokedAt"):
             raise RefreshRejected(REVOKED)
+        if GRANT_CLIENT in family:
+            token = replace(token, grant={n: family[n] for n in GRANT_FIELDS if n in family})
         if token.used_at is not None:
             self._reused(token, now)
         return token

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from chalicelib.clock import Clock
 from chalicelib.login.access_tokens import MintedToken, TokenSigner
 from chalicelib.login.openid import IdTokenVerifier
-from chalicelib.login.refresh import RefreshTokenStore
+from chalicelib.login.refresh import UNKNOWN, RefreshRejected, RefreshTokenStore
 from chalicelib.login.users import UserStore
 from chalicelib.logs import logger
 
@@ -56,6 +56,10 @@ class LoginService:
         """RefreshRejected for an unknown, expired, revoked or reused refresh token."""
         now = self._clock.now()
         current = self._refresh_tokens.find(refresh_token, now)
+        if current.grant is not None:
+            # An MCP client's refresh token is good at /v1/oauth/token only: here it would
+            # turn a token for one resource and workspace into a user token with every scope.
+            raise RefreshRejected(UNKNOWN)
         access = self._signer.mint(current.user_id)
         successor = self._refresh_tokens.rotate(current, now)
         return TokenPair(current.user_id, access, successor)

@@ -56,6 +56,15 @@ class UserStore:
             self._client, self._table, user_pk(user_id), PROFILE_SK, projection="#pk"
         )
         return found is not None
+    def label(self, user_id: str) -> str | None:
+        """How to name the user to themselves (the MCP consent page): email, name or subject."""
+        profile = get_consistent(self._client, self._table, user_pk(user_id), PROFILE_SK)
+        if not profile:
+            return None
+        for attribute in ("email", "name", "subject"):
+            if isinstance(profile.get(attribute), str):
+                return str(profile[attribute])
+        return None
 
     def sign_in(self, identity: Identity, now: datetime) -> str:
         """The user id for this login, created on the first one. Safe under concurrency."""

@@ -15,21 +15,26 @@ from typing import Any
 import pytest
 
 NODE_DIR = Path(__file__).resolve().parent / "oidc"
-_INSTALLED = NODE_DIR / "node_modules" / ".package-lock.json"
 
 
 def node_tools() -> Path:
     """The folder holding provider.mjs and verify.mjs, with its dependencies installed."""
+    return installed(NODE_DIR)
+
+
+def installed(folder: Path) -> Path:
+    """`folder` with the dependencies of its package-lock.json installed (`npm ci`)."""
     for tool in ("node", "npm"):
         if shutil.which(tool) is None:
-            pytest.fail(f"{tool} is required for the login end-to-end tests (Node.js >= 20)")
-    lock = NODE_DIR / "package-lock.json"
-    if not _INSTALLED.exists() or _INSTALLED.stat().st_mtime < lock.stat().st_mtime:
+            pytest.fail(f"{tool} is required for the end-to-end tests (Node.js >= 20)")
+    lock = folder / "package-lock.json"
+    marker = folder / "node_modules" / ".package-lock.json"
+    if not marker.exists() or marker.stat().st_mtime < lock.stat().st_mtime:
         subprocess.run(
             ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=NODE_DIR, check=True, timeout=300,
+            cwd=folder, check=True, timeout=300,
         )
-    return NODE_DIR
+    return folder
 
 
 def verify_with_jose(jwks_url: str, issuer: str, tokens: list[str]) -> list[dict[str, Any]]:

@@ -163,6 +163,7 @@ def test_a_credential_in_the_url_is_refused_and_never_logged(
         ("--port", "PORT", "the service"),
         ("--idp-port", "IDP_PORT", "development OpenID issuer"),
         ("--moto-port", "MOTO_PORT", "moto"),
+        ("--mcp-port", "MCP_PORT", "development MCP server"),
     ],
 )
 def test_a_busy_port_stops_the_stack_with_one_line_before_anything_starts(
@@ -177,9 +178,7 @@ def test_a_busy_port_stops_the_stack_with_one_line_before_anything_starts(
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         busy = taken.getsockname()[1]
-        arguments = ["--port", "0", "--idp-port", "0", option, str(busy)]
-        if option != "--port":
-            arguments = ["--port", "0", option, str(busy)]
+        arguments = ["--port", "0", "--idp-port", "0", "--mcp-port", "0", option, str(busy)]
         result = subprocess.run(
             [sys.executable, "-m", "local.stack", *arguments],
             cwd=PROJECT_DIR, capture_output=True, text=True, timeout=60,

@@ -11,13 +11,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import secrets
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from html.parser import HTMLParser
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
@@ -25,7 +22,8 @@ import httpx
 import jwt
 import pytest
 
-from tests.e2e.conftest import Stack, start_stack, stop_stack
+from local.running import running_stack
+from tests.e2e.conftest import Stack
 from tests.e2e.node import node_tools
 
 # Where the provider sends the browser back to; the dashboard's page, never fetched here.
@@ -65,20 +63,11 @@ def provider() -> Iterator[Provider]:
 @pytest.fixture(scope="module")
 def trusting_stack(provider: Provider) -> Iterator[Stack]:
     """A local stack whose TRUSTED_ISSUERS names the provider (next to the dev IdP)."""
-    previous = os.environ.get("TRUSTED_ISSUERS")
-    os.environ["TRUSTED_ISSUERS"] = json.dumps([provider.trusted_issuer()])
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            process, info, log = start_stack(Path(tmp))
-            try:
-                yield Stack(info, log)
-            finally:
-                stop_stack(process)
-    finally:
-        if previous is None:
-            os.environ.pop("TRUSTED_ISSUERS", None)
-        else:
-            os.environ["TRUSTED_ISSUERS"] = previous
+    issuers = json.dumps([provider.trusted_issuer()])
+    with running_stack(environment={"TRUSTED_ISSUERS": issuers}) as info:
+        running = Stack(info)
+        yield running
+        running.http.close()
 
 
 class _Form(HTMLParser):

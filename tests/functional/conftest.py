@@ -1,26 +1,13 @@
 """The app through `chalice.test.Client`, on moto in-process, with a clock tests can move.
 
-Every AWS operation the app performs here is recorded (botocore's `before-parameter-build`
-event) and written to build/aws-operations.json when the session ends, so that the
-infrastructure tests can hold each function's IAM policy against what its code really calls.
-Only calls made by the deployed code (`app.py`, `chalicelib/`) count: a test reading the table
-directly, or an operator tool, does not run with the service's roles. Each operation is
-attributed to the Lambda function that would perform it: to `Authorizer` while the
-authorizer's handler (`app.authorizer`, `chalicelib/authorizer.py`) is on the call stack, to
-`APIHandler` otherwise. The file reads
-
-    {"format": "per-function",
-     "functions": {"APIHandler": [["dynamodb", "GetItem"], ...], "Authorizer": [...]}}
-
-with, per function, (service, operation) pairs plus (service, operation, member) for each
-kind of transaction member. An older file (one list, no attribution) is replaced, never
-merged: its operations cannot be attributed.
+Every AWS operation the deployed code performs here is recorded and, when the session ends,
+written to build/aws-operations.json for the infrastructure tests (aws_operations.py). The
+file is rewritten by each run; a run that left out some functional tests marks it incomplete.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,23 +21,14 @@ from chalicelib import runtime
 from chalicelib.clock import FrozenClock
 from chalicelib.config import Settings
 from chalicelib.runtime import Services
+from infra.template import stage_environment
 from local.resources import create_all
-from local.stack import stage_environment
+from tests.functional.aws_operations import OPERATIONS_FILE, Recording
 
 ISSUER = "https://auth.test.example"
-PROJECT_DIR = Path(__file__).resolve().parents[2]
-OPERATIONS_FILE = PROJECT_DIR / "build" / "aws-operations.json"
-APP_MODULE = str(PROJECT_DIR / "app.py")
-AUTHORIZER_MODULE = str(PROJECT_DIR / "chalicelib" / "authorizer.py")
-DEPLOYED_CODE = (str(PROJECT_DIR / "chalicelib") + "/", APP_MODULE)
-# The Lambda functions, by their logical ids in the packaged template.
-API_HANDLER = "APIHandler"
-AUTHORIZER = "Authorizer"
-FORMAT = "per-function"
-# function → (service, operation), plus (service, operation, member) for each kind of
-# transaction member, e.g. ("dynamodb", "TransactWriteItems", "ConditionCheck"): IAM
-# authorizes those.
-RECORDED: dict[str, set[tuple[str, ...]]] = {}
+FUNCTIONAL_TESTS = Path(__file__).resolve().parent
+RECORDING = Recording()
+_finished: set[str] = set()
 
 
 def test_settings() -> Settings:
@@ -66,64 +44,33 @@ def test_settings() -> Settings:
     )
 
 
-def calling_function() -> str | None:
-    """The Lambda function whose code makes the current AWS call; None if no deployed code does.
-
-    The authorizer's function runs only `app.authorizer` and what it calls; an operation
-    with the authorizer's handler anywhere on the stack is the authorizer's, any other one
-    the deployed code makes is the API handler's.
-    """
-    frame = sys._getframe(1)
-    deployed = False
-    while frame is not None:
-        code = frame.f_code
-        if code.co_filename == AUTHORIZER_MODULE or (
-            code.co_filename == APP_MODULE and code.co_name == "authorizer"
-        ):
-            return AUTHORIZER
-        deployed = deployed or code.co_filename.startswith(DEPLOYED_CODE)
-        frame = frame.f_back  # type: ignore[assignment]
-    return API_HANDLER if deployed else None
+# -- recording: complete only when every functional test ran ---------------------------
 
 
-def record_operations(client: Any) -> None:
-    service = client.meta.service_model.signing_name
-
-    def before_parameter_build(params: dict[str, Any], model: Any, **_: Any) -> None:
-        function = calling_function()
-        if function is None:
-            return
-        recorded = RECORDED.setdefault(function, set())
-        recorded.add((service, model.name))
-        for member in params.get("TransactItems", []):
-            recorded.update((service, model.name, kind) for kind in member)
-
-    client.meta.events.register("before-parameter-build", before_parameter_build)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    for argument in session.config.args:
+        path, _, selector = argument.partition("::")
+        named = (session.config.invocation_params.dir / path).resolve()
+        if selector or not FUNCTIONAL_TESTS.is_relative_to(named):
+            RECORDING.complete = False  # a file or test of the tier, not all of it
 
 
-def previously_recorded() -> dict[str, set[tuple[str, ...]]]:
-    """What an earlier session wrote, if it attributed its operations to functions."""
-    if not OPERATIONS_FILE.exists():
-        return {}
-    data = json.loads(OPERATIONS_FILE.read_text())
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        return {}  # the old single list: unattributable, so replaced
-    return {
-        function: {tuple(op) for op in operations}
-        for function, operations in data["functions"].items()
-    }
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    RECORDING.complete = False  # -k, -m, --lf
+
+
+def pytest_runtest_logfinish(nodeid: str) -> None:
+    _finished.add(nodeid)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    if RECORDED:
-        OPERATIONS_FILE.parent.mkdir(exist_ok=True)
-        merged = previously_recorded()
-        for function, operations in RECORDED.items():
-            merged.setdefault(function, set()).update(operations)
-        functions = {function: sorted(ops) for function, ops in sorted(merged.items())}
-        OPERATIONS_FILE.write_text(
-            json.dumps({"format": FORMAT, "functions": functions}, indent=1) + "\n"
-        )
+    functional = {i.nodeid for i in session.items if i.path.is_relative_to(FUNCTIONAL_TESTS)}
+    ran = functional & _finished
+    if not ran:
+        return  # collected only, or no functional test at all: keep the last run's record
+    if ran != functional:
+        RECORDING.complete = False  # stopped early (-x, --maxfail, Ctrl-C)
+    RECORDING.write(OPERATIONS_FILE)
 
 
 @pytest.fixture
@@ -136,8 +83,8 @@ def services(clock: FrozenClock) -> Iterator[Services]:
     with mock_aws():
         svc = Services(test_settings(), clock)
         create_all(svc.dynamodb, svc.kms, "dev")
-        record_operations(svc.dynamodb)
-        record_operations(svc.kms)
+        RECORDING.watch(svc.dynamodb)
+        RECORDING.watch(svc.kms)
         runtime.use(svc)
         try:
             yield svc
@@ -224,9 +171,10 @@ class Api:
         return str(answer.json["id"])
 
     def add_member(self, owner_token: str, workspace_id: str, user_id: str) -> None:
+        """Adds someone who is not a member yet (201; 200 would mean they already were)."""
         register_user(self.services, user_id)  # only users who signed in can be added
         answer = self.call("PUT", f"/v1/workspaces/{workspace_id}/members/{user_id}", owner_token)
-        assert answer.status in (200, 201), answer.body
+        assert answer.status == 201, answer.body
 
     def create_key(self, credential: str, **fields: Any) -> dict[str, Any]:
         fields.setdefault("label", "test key")

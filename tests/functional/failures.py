@@ -1,4 +1,5 @@
-"""Stand-ins for AWS calls that fail, for monkeypatching onto the services' boto3 clients."""
+"""Stand-ins for AWS calls that fail: every test that simulates a failing DynamoDB or KMS call
+uses these, monkeypatched onto the services' boto3 clients or raised from a botocore event."""
 
 from __future__ import annotations
 

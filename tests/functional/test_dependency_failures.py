@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tests.functional.conftest import Api
-from tests.functional.failures import broken, throttled
+from tests.functional.failures import broken, failing_with, throttled
 
 KEYS = "/v1/auth/api-keys"
 
@@ -77,6 +77,16 @@ def test_signing_key_unavailable_means_user_tokens_are_refused_with_503(
     api.services.__dict__.pop("verifier", None)
     answer = api.call("GET", "/v1/auth/whoami", token)
     assert answer.status == 503
+
+
+def test_a_dynamodb_validation_error_is_a_500_not_a_retryable_503(
+    api: Api, alice: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = api.create_key(alice)
+    monkeypatch.setattr(api.services.dynamodb, "get_item", failing_with("ValidationException"))
+    answer = api.call("GET", "/v1/auth/whoami", key["key"])
+    assert answer.status == 500
+    assert answer.code == "internal_error"
 
 
 def test_an_unexpected_error_is_a_problem_500_without_details(

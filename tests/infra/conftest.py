@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from local.stack import stage_environment
-from tools.infra import STAGES, Stack
+from infra.template import STAGES, Stack, stage_environment
 from tools.package import package_dir
 
 

@@ -3,7 +3,8 @@
 The functional tests record every operation the deployed code (`app.py`, `chalicelib/`)
 sends to AWS into build/aws-operations.json, attributed to the Lambda function that performs
 it: the authorizer's (`Authorizer`, while its handler runs) or the API handler's
-(`APIHandler`, everything else); see tests/functional/conftest.py. Here each operation must be
+(`APIHandler`, everything else); see tests/functional/aws_operations.py. Each functional run
+rewrites that file, so a grant the code stopped using fails here. Here each operation must be
 allowed by the packaged IAM policies of its function's role on the resource it acts on, and
 those policies may allow nothing else: no action the function never performs, no resource
 it never touches. Each KMS key's policy lets exactly those roles use it, for those actions.
@@ -19,17 +20,11 @@ import pytest
 
 from chalicelib.keys.vault import encryption_context
 from chalicelib.login.access_tokens import _KMS_ALGORITHM
+from infra.template import NO_PREVIOUS_SLOT, SIGNING_KEY_SLOTS, Stack, load_template
+from tests.functional import aws_operations
+from tests.functional.aws_operations import OPERATIONS_FILE, Operations
 from tests.infra.conftest import Packaged
-from tools.infra import (
-    NO_PREVIOUS_SLOT,
-    PROJECT_DIR,
-    SIGNING_KEY_SLOTS,
-    Stack,
-    load_template,
-)
 
-OPERATIONS_FILE = PROJECT_DIR / "build" / "aws-operations.json"
-RECORDING_FORMAT = "per-function"  # tests/functional/conftest.py writes it
 FUNCTIONS = ("APIHandler", "Authorizer")  # the packaged functions' logical ids
 LOGS_SID = "WriteOwnLogs"
 ACCOUNT_ROOT = "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"
@@ -80,24 +75,23 @@ KEY_USE_ACTIONS = [
 ]
 
 Grant = tuple[str, str]  # (IAM action, logical id of the resource)
-Operations = set[tuple[str, ...]]  # (service, operation) and (service, operation, member)
 
 
 @pytest.fixture(scope="session")
 def recorded() -> dict[str, Operations]:
-    """function → the operations its code was recorded performing."""
+    """function → the operations its code was recorded performing, by a whole functional run."""
     if not OPERATIONS_FILE.is_file():
         pytest.fail(f"{OPERATIONS_FILE} is missing: run `make test-functional` first")
-    data = json.loads(OPERATIONS_FILE.read_text())
-    if not isinstance(data, dict) or data.get("format") != RECORDING_FORMAT:
+    try:
+        recording = aws_operations.read(OPERATIONS_FILE)
+    except ValueError as unusable:
+        pytest.fail(f"{unusable} (an older recorder wrote it): run `make test-functional`")
+    if not recording.complete:
         pytest.fail(
-            f"{OPERATIONS_FILE} does not say which function performed each operation (an "
-            "older recorder wrote it): delete it and run `make test-functional`"
+            f"{OPERATIONS_FILE} comes from a run of only some functional tests, which cannot "
+            "show what the others need: run `make test-functional`"
         )
-    return {
-        function: {tuple(entry) for entry in entries}
-        for function, entries in data["functions"].items()
-    }
+    return recording.functions
 
 
 def actions_of(entry: tuple[str, ...], recorded: Operations) -> set[str]:

@@ -6,8 +6,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from infra.template import STAGES, stack
 from local.resources import create_all
-from tools.infra import STAGES, stack
 
 
 @pytest.mark.parametrize("stage", STAGES)

@@ -7,7 +7,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from tools.infra import PROJECT_DIR
+from infra.template import PROJECT_DIR
 
 MAKEFILE = (PROJECT_DIR / "Makefile").read_text()
 # Tools a running service never imports: `make run` must not wait for them.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tools.infra import PROJECT_DIR
+from infra.template import PROJECT_DIR
 
 README = (PROJECT_DIR / "README.md").read_text()
 

@@ -6,7 +6,6 @@ import ast
 import json
 from collections import Counter
 from http import HTTPStatus
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,11 +14,12 @@ from chalicelib import table
 from chalicelib.access.principal import REALM
 from chalicelib.api.edge import PROBLEM_JSON
 from chalicelib.errors import PROBLEMS, TITLES, problem_body
+from infra.template import CHALICE_CONFIG, PROJECT_DIR, TEMPLATE
+from local.stack import unknown_route_body
 from tests.infra.conftest import Packaged
-from tools.infra import PROJECT_DIR
 
 CHALICELIB = PROJECT_DIR / "chalicelib"
-CONFIG = json.loads((PROJECT_DIR / ".chalice" / "config.json").read_text())
+CONFIG = json.loads(CHALICE_CONFIG.read_text())
 
 
 def index_names_used_by_code() -> set[str]:
@@ -79,7 +79,7 @@ def test_parameters_are_pinned_to_the_stage_they_were_packaged_for(packaged: Pac
 
 
 def test_no_account_id_or_secret_is_committed_in_config_or_template() -> None:
-    for path in (PROJECT_DIR / ".chalice/config.json", PROJECT_DIR / "infra/resources.json"):
+    for path in (CHALICE_CONFIG, TEMPLATE):
         text = path.read_text()
         assert "arn:aws:" not in text  # ARNs are built with ${AWS::Partition}/${AWS::AccountId}
         assert not any(word.isdigit() and len(word) == 12 for word in _words(text)), path
@@ -387,7 +387,7 @@ def test_gateway_responses_carry_the_apps_cors_headers_where_the_stage_allows_or
     response_type: str,
 ) -> None:
     from chalicelib.api.cors import EXPOSED_HEADERS
-    from tools.infra import Stack, load_template, parameters
+    from infra.template import Stack, load_template, parameters
 
     template = load_template()
     stack = Stack(template, {**parameters("prod", template), "CrossOriginCalls": "on"})
@@ -407,8 +407,6 @@ def test_gateway_responses_carry_the_apps_cors_headers_where_the_stage_allows_or
 
 
 def test_unknown_routes_answer_as_the_local_stack_does(packaged: Packaged) -> None:
-    local_stack = (Path(PROJECT_DIR) / "local" / "stack.py").read_text()
     response = gateway_responses(packaged)["MISSING_AUTHENTICATION_TOKEN"]
 
-    assert 'problem_body(404, "not_found", "No such route.")' in local_stack
-    assert rendered(response) == problem_body(404, "not_found", "No such route.")
+    assert rendered(response) == unknown_route_body()

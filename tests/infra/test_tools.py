@@ -7,8 +7,18 @@ from pathlib import Path
 import pytest
 from chalice.constants import MISSING_DEPENDENCIES_TEMPLATE
 
+from infra.template import (
+    NO_PREVIOUS_SLOT,
+    STAGES,
+    TemplateError,
+    load_template,
+    merge_template,
+    parameters,
+    signing_key_aliases,
+    stack,
+    stage_environment,
+)
 from tools import deploy
-from tools.infra import STAGES, TemplateError, load_template, merge_template, parameters
 from tools.package import packaging_environment, unvendored_dependencies
 
 # -- package ------------------------------------------------------------------------------
@@ -46,14 +56,21 @@ def test_packaging_never_sees_the_callers_aws_credentials() -> None:
 
 @pytest.mark.parametrize("stage", STAGES)
 def test_stage_parameters_come_from_the_stage_configuration(stage: str) -> None:
+    configured = stage_environment(stage)
     values = parameters(stage)
+    aliases = signing_key_aliases(load_template(), stage)
 
-    assert values == {
-        "Stage": stage,
-        "SigningKeySlot": "a",
-        "PreviousSigningKeySlot": "none",
-        "CrossOriginCalls": "off",  # no stage lists ALLOWED_ORIGINS yet
-    }
+    # Whichever slot the stage signs with today (the runbook moves it): the one whose alias
+    # the configuration names, and the previous slot likewise, or none.
+    assert values["Stage"] == stage
+    assert aliases[values["SigningKeySlot"]] == configured["TOKEN_SIGNING_KEY_ID"]
+    previous = configured.get("TOKEN_PREVIOUS_SIGNING_KEY_ID", "").strip()
+    if previous:
+        assert aliases[values["PreviousSigningKeySlot"]] == previous
+    else:
+        assert values["PreviousSigningKeySlot"] == NO_PREVIOUS_SLOT
+    assert values["CrossOriginCalls"] == ("on" if configured.get("ALLOWED_ORIGINS", "[]") != "[]"
+                                          else "off")
     assert merge_template(stage)["Parameters"]["Stage"]["AllowedValues"] == [stage]
 
 
@@ -61,27 +78,49 @@ def test_a_signing_key_the_template_does_not_declare_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(
-        "tools.infra.stage_environment",
+        "infra.template.stage_environment",
         lambda stage: {"TOKEN_SIGNING_KEY_ID": "alias/memory-auth-dev-token-signing"},
     )
 
-    with pytest.raises(TemplateError) as refused:
+    with pytest.raises(TemplateError, match="TOKEN_SIGNING_KEY_ID"):
         parameters("dev", load_template())
-    assert "TOKEN_SIGNING_KEY_ID" in str(refused.value)
 
 
-def test_a_rotation_in_progress_publishes_both_slots(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(
-        "tools.infra.stage_environment",
-        lambda stage: {
-            "TOKEN_SIGNING_KEY_ID": f"alias/memory-auth-{stage}-token-signing-b",
-            "TOKEN_PREVIOUS_SIGNING_KEY_ID": f"alias/memory-auth-{stage}-token-signing-a",
-        },
-    )
+# The README's runbook ("Rotating the signing key") from a to b, and the next rotation back
+# to a: (signing slot, previous slot) as each deployment's configuration names them.
+RUNBOOK = [
+    ("a", None),  # before
+    ("a", "b"),  # 1. publish the new key
+    ("b", "a"),  # 3. sign with it
+    ("b", None),  # 5. retire the old key
+    ("b", "a"),  # the next rotation: publish a fresh key in slot a
+    ("a", "b"),
+    ("a", None),
+]
 
-    values = parameters("prod", load_template())
 
-    assert values["SigningKeySlot"] == "b" and values["PreviousSigningKeySlot"] == "a"
+@pytest.mark.parametrize("stage", STAGES)
+def test_each_step_of_the_rotation_runbook_packages_the_slots_it_names(
+    stage: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configured = stage_environment(stage)
+    aliases = signing_key_aliases(load_template(), stage)
+    for current, previous in RUNBOOK:
+        step = {**configured, "TOKEN_SIGNING_KEY_ID": aliases[current]}
+        step.pop("TOKEN_PREVIOUS_SIGNING_KEY_ID", None)
+        if previous is not None:
+            step["TOKEN_PREVIOUS_SIGNING_KEY_ID"] = aliases[previous]
+        monkeypatch.setattr("infra.template.stage_environment", lambda _, step=step: step)
+
+        template = merge_template(stage)
+        created = stack(stage, template)
+
+        pinned = {name: spec["AllowedValues"] for name, spec in template["Parameters"].items()}
+        assert pinned["SigningKeySlot"] == [current], (current, previous)
+        assert pinned["PreviousSigningKeySlot"] == [previous or NO_PREVIOUS_SLOT]
+        keys = {created.alias_of(key) for key in created.resources("AWS::KMS::Key")}
+        signing = {aliases[current]} | ({aliases[previous]} if previous else set())
+        assert keys == signing | {configured["KEY_ENCRYPTION_KEY_ID"]}, (current, previous)
 
 
 @pytest.mark.parametrize(("origins", "calls"), [("", "off"), ("[]", "off"),
@@ -90,7 +129,7 @@ def test_cross_origin_calls_follow_the_stage_allowed_origins(
     monkeypatch: pytest.MonkeyPatch, origins: str, calls: str
 ) -> None:
     monkeypatch.setattr(
-        "tools.infra.stage_environment",
+        "infra.template.stage_environment",
         lambda stage: {
             "TOKEN_SIGNING_KEY_ID": f"alias/memory-auth-{stage}-token-signing-a",
             "ALLOWED_ORIGINS": origins,
@@ -104,10 +143,10 @@ def test_a_stage_with_a_malformed_origin_list_is_not_packaged(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(
-        "tools.infra.stage_environment",
+        "infra.template.stage_environment",
         lambda stage: {
             "TOKEN_SIGNING_KEY_ID": f"alias/memory-auth-{stage}-token-signing-a",
-            "ALLOWED_ORIGINS": '["https://*.example.com"]',
+            "ALLOWED_ORIGINS": '"https://app.example.com"',  # not a list
         },
     )
 

@@ -109,4 +109,7 @@ def test_reading_the_configuration_loads_no_sign_in_code() -> None:
     result = subprocess.run(
         [sys.executable, "-c", child], cwd=project, capture_output=True, text=True, check=True
     )
-    assert result.stdout.strip() == "['chalicelib', 'chalicelib.config']"
+    # chalicelib.oauth.settings parses MCP_RESOURCES and LOGIN_PROVIDER: standard library only.
+    assert result.stdout.strip() == (
+        "['chalicelib', 'chalicelib.config', 'chalicelib.oauth', 'chalicelib.oauth.settings']"
+    )

@@ -2,14 +2,18 @@
 // refreshAccessToken), plus createApiKey, getApiKey, exchange and whoami.
 
 import { UnexpectedResponseError } from "./errors.js";
-import type { Transport } from "./transport.js";
+import type { Call, Transport } from "./transport.js";
 import type {
   ApiKey,
   ApiKeyPage,
+  ApiKeyUpdate,
   ApiKeyWithSecret,
+  EventPage,
   ListApiKeysOptions,
+  ListEventsOptions,
   NewApiKey,
   Principal,
+  RotateOptions,
   TokenSet,
 } from "./types.js";
 
@@ -120,6 +124,8 @@ export class AuthClient {
       input.workspaceId ?? (input.category === "workspace" ? this.#workspaceId : undefined);
     if (workspaceId !== undefined) body["workspaceId"] = workspaceId;
     if (input.scopes !== undefined) body["scopes"] = [...input.scopes];
+    if (input.expiresInDays !== undefined) body["expiresInDays"] = input.expiresInDays;
+    if (input.allowedCidrs !== undefined) body["allowedCidrs"] = [...input.allowedCidrs];
     const answer = await this.#transport.request({
       method: "POST",
       path: KEYS,
@@ -131,17 +137,54 @@ export class AuthClient {
   }
 
   /**
-   * Replaces a key: the answer is the new key with its plaintext; the old key is revoked
-   * (its `replacedBy` names the new one). Rotating a revoked key is a ConflictError (409).
+   * Replaces a key: the answer is the new key with its plaintext; the old key's `replacedBy`
+   * names the new one. The old key is revoked at once, or keeps working for
+   * `gracePeriodSeconds` when given. Rotating a key that is not active, or that already has
+   * a successor, is a ConflictError (409).
    */
-  async rotateApiKey(keyId: string): Promise<ApiKeyWithSecret> {
-    const answer = await this.#transport.request({
+  async rotateApiKey(keyId: string, options: RotateOptions = {}): Promise<ApiKeyWithSecret> {
+    const call: Call = {
       method: "POST",
       path: keyPath(keyId, "/rotate"),
       workspaceId: this.#workspace(undefined),
       authenticated: true,
-    });
+    };
+    if (options.gracePeriodSeconds !== undefined) {
+      call.body = { gracePeriodSeconds: options.gracePeriodSeconds };
+    }
+    const answer = await this.#transport.request(call);
     return answer.body as ApiKeyWithSecret;
+  }
+
+  /** Renames a key or changes its allow-list; answers the key. Only the fields given change. */
+  async updateApiKey(keyId: string, changes: ApiKeyUpdate): Promise<ApiKey> {
+    const body: Record<string, unknown> = {};
+    if (changes.label !== undefined) body["label"] = requireText(changes.label, "label");
+    if (changes.allowedCidrs !== undefined) {
+      body["allowedCidrs"] = changes.allowedCidrs === null ? null : [...changes.allowedCidrs];
+    }
+    const answer = await this.#transport.request({
+      method: "PATCH",
+      path: keyPath(keyId),
+      body,
+      workspaceId: this.#workspace(undefined),
+      authenticated: true,
+    });
+    return answer.body as ApiKey;
+  }
+
+  /**
+   * Audit events, newest first, one page at a time: those of the caller's own keys and of
+   * the workspaces it owns.
+   */
+  async listEvents(options: ListEventsOptions = {}): Promise<EventPage> {
+    const answer = await this.#transport.request({
+      method: "GET",
+      path: "/v1/auth/events",
+      query: { limit: options.limit, cursor: options.cursor, type: options.type, keyId: options.keyId },
+      authenticated: true,
+    });
+    return answer.body as EventPage;
   }
 
   /** Revokes a key, effective on its next use. Revoking a revoked key succeeds again. */

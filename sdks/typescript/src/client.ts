@@ -5,6 +5,7 @@ import { environmentDefaults } from "./environment.js";
 import { ConfigurationError } from "./errors.js";
 import { DEFAULT_RETRIES, MAX_RETRIES } from "./retry.js";
 import { Transport, type Credential, type FetchFunction, type TokenProvider } from "./transport.js";
+import { WorkspacesClient } from "./workspaces.js";
 
 export { DEFAULT_RETRIES } from "./retry.js";
 
@@ -105,6 +106,8 @@ export class MemoryClient {
   readonly retries: number;
   /** API-key management, whoami, and the token endpoints (exchange, refresh). */
   readonly auth: AuthClient;
+  /** Workspaces and their members. */
+  readonly workspaces: WorkspacesClient;
 
   constructor(options: ClientOptions = {}) {
     const defaults = environmentDefaults();
@@ -122,5 +125,6 @@ export class MemoryClient {
       fetch: options.fetch ?? platformFetch(),
     });
     this.auth = new AuthClient(transport, this.workspaceId);
+    this.workspaces = new WorkspacesClient(transport);
   }
 }

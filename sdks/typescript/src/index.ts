@@ -1,8 +1,10 @@
-// memory-sdk: the hosted memory service's `client.auth` for Node 20+ and browsers.
+// memory-sdk: the hosted memory service's `client.auth` and `client.workspaces` for Node 20+
+// and browsers.
 
 export { MemoryClient, DEFAULT_ENDPOINT, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "./client.js";
 export type { ClientOptions } from "./client.js";
 export { AuthClient } from "./auth.js";
+export { WorkspacesClient } from "./workspaces.js";
 export { Session, DEFAULT_REFRESH_MARGIN_MS } from "./session.js";
 export type { SessionOptions, SessionTokens, TokenRefresher } from "./session.js";
 export type { FetchFunction, FetchResponse, TokenContext, TokenProvider } from "./transport.js";
@@ -36,15 +38,23 @@ export {
 export type {
   ApiKey,
   ApiKeyPage,
+  ApiKeyUpdate,
   ApiKeyWithSecret,
+  AuditEvent,
   DataPlaneScope,
+  EventActor,
+  EventPage,
   KeyCategory,
   KeyStatus,
   ListApiKeysOptions,
+  ListEventsOptions,
+  Member,
   NewAdminKey,
   NewApiKey,
   NewWorkspaceKey,
   Principal,
+  RotateOptions,
   Scope,
   TokenSet,
+  Workspace,
 } from "./types.js";

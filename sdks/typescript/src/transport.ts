@@ -61,7 +61,7 @@ export interface TransportOptions {
 }
 
 export interface Call {
-  method: "GET" | "POST" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: Record<string, unknown>;

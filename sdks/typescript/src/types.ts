@@ -27,6 +27,10 @@ export interface ApiKey {
   replacedBy: string | null;
   /** Whether reveal can return the plaintext (keys created before encryption at rest cannot). */
   revealable: boolean;
+  /** When the key last authenticated (5-minute precision), once the service records it. */
+  lastUsedAt?: string | null;
+  /** The addresses (CIDRs) the key is accepted from, once the service has allow-lists. */
+  allowedCidrs?: string[] | null;
   key?: string;
 }
 
@@ -57,6 +61,10 @@ export interface ListApiKeysOptions {
 interface NewKeyCommon {
   /** 1 to 100 characters, no control characters. */
   label: string;
+  /** Lifetime in days, 1 to 90 (the service's default and maximum: 90). */
+  expiresInDays?: number;
+  /** IPv4/IPv6 CIDRs the key will be accepted from; default any address. */
+  allowedCidrs?: readonly string[];
 }
 
 /** An admin key: not bound to a workspace (the service refuses a workspaceId for it). */
@@ -101,4 +109,71 @@ export interface TokenSet {
   expiresAt: number;
   /** Single use: each refresh returns a new one; presenting a used one ends the session. */
   refreshToken: string;
+}
+
+/** Options of `rotateApiKey`. */
+export interface RotateOptions {
+  /**
+   * Seconds the old key keeps working after the rotation, 0 to 604 800 (7 days). Left out,
+   * the old key is revoked at once.
+   */
+  gracePeriodSeconds?: number;
+}
+
+/** The changes `updateApiKey` sends; only the fields given are changed. */
+export interface ApiKeyUpdate {
+  label?: string;
+  /** A new allow-list; an empty list or null accepts any address again. */
+  allowedCidrs?: readonly string[] | null;
+}
+
+/** Who did something recorded in an audit event: a caller, or the service itself. */
+export type EventActor =
+  | { userId: string; credential: "user_token" | "api_key"; keyId: string | null }
+  | { system: string };
+
+/** One audit event (`key.created`, `key.revoked`, `member.added`, ...). Never holds a secret. */
+export interface AuditEvent {
+  id: string;
+  type: string;
+  occurredAt: string;
+  actor: EventActor;
+  keyId: string | null;
+  workspaceId: string | null;
+  sourceIp: string | null;
+  userAgent: string | null;
+  data: Record<string, unknown>;
+}
+
+export interface EventPage {
+  events: AuditEvent[];
+  nextCursor: string | null;
+}
+
+export interface ListEventsOptions {
+  /** 1 to 100. */
+  limit?: number;
+  cursor?: string;
+  /** Only events of this type, e.g. `key.revoked`. */
+  type?: string;
+  /** Only events of this key. */
+  keyId?: string;
+}
+
+/** A workspace (`GET /v1/workspaces` adds the caller's `role`). */
+export interface Workspace {
+  id: string;
+  name: string;
+  ownerId: string;
+  createdAt: string;
+  /** The caller's role in it; present in lists. */
+  role?: "owner" | "member";
+}
+
+/** A member of a workspace. */
+export interface Member {
+  workspaceId: string;
+  userId: string;
+  role: "owner" | "member";
+  addedAt: string;
 }

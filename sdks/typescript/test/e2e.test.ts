@@ -7,6 +7,7 @@ import { consumerSuite } from "./e2e/consumer.js";
 import { keySuite } from "./e2e/keys.js";
 import { sessionSuite } from "./e2e/session.js";
 import { tokenSuite } from "./e2e/tokens.js";
+import { workspaceSuite } from "./e2e/workspaces.js";
 import { startStack, type RunningStack, type StackInfo } from "./stack.js";
 
 let running: RunningStack | undefined;
@@ -28,3 +29,4 @@ keySuite(stack);
 tokenSuite(stack);
 sessionSuite(stack);
 consumerSuite(stack);
+workspaceSuite(stack);

@@ -1,5 +1,7 @@
-// The local stack (`python -m local.stack`) as a child process, one for the whole e2e run.
-// The Makefile passes the repository's virtualenv python as MEMORY_STACK_PYTHON.
+// The local stack (`python -m local.stack`) as a child process, one for the whole e2e run:
+// the same command, arguments and ready file as the repository's Python suites use
+// (local/running.py). The Makefile passes the repository's virtualenv python as
+// MEMORY_STACK_PYTHON.
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -27,7 +29,7 @@ export interface RunningStack {
   stop(): Promise<void>;
 }
 
-const READY_TIMEOUT_MS = 60_000;
+const READY_TIMEOUT_MS = 90_000; // as local/running.py waits
 const STOP_TIMEOUT_MS = 10_000;
 // build-test/test/stack.js -> the repository root, four levels up.
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -83,15 +85,10 @@ export async function startStack(): Promise<RunningStack> {
       await stop();
       throw new Error(`The local stack exited (${child.exitCode}) before it was ready:\n${stderr}`);
     }
+    // The stack renames the ready file into place once written (local/running.py): whoever
+    // sees it sees all of it.
     if (existsSync(readyFile)) {
-      const text = readFileSync(readyFile, "utf8");
-      if (text.trim() !== "") {
-        try {
-          return { info: JSON.parse(text) as StackInfo, stop };
-        } catch {
-          // Caught mid-write; read it again on the next turn.
-        }
-      }
+      return { info: JSON.parse(readFileSync(readyFile, "utf8")) as StackInfo, stop };
     }
     await sleep(100);
   }

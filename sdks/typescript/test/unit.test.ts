@@ -412,6 +412,108 @@ describe("requests", () => {
   });
 });
 
+describe("workspaces, key updates, grace rotation and events", () => {
+  it("client.workspaces uses the workspace routes, escapes ids and sends no X-Workspace-Id", async () => {
+    const workspace = { id: "ws_1", name: "Team", ownerId: "usr_1", createdAt: "2026-01-01T00:00:00Z" };
+    const member = { workspaceId: "ws_1", userId: "usr_2", role: "member", addedAt: "2026-01-01T00:00:00Z" };
+    const script = scripted(
+      { status: 201, body: workspace },
+      { status: 200, body: { workspaces: [{ ...workspace, role: "owner" }] } },
+      { status: 200, body: { members: [member] } },
+      { status: 201, body: member },
+      { status: 204 },
+    );
+    const memory = client(script.fetch, { workspaceId: "ws_default" });
+
+    assert.deepEqual(await memory.workspaces.createWorkspace("Team"), workspace);
+    assert.equal((await memory.workspaces.listWorkspaces())[0]?.role, "owner");
+    assert.deepEqual(await memory.workspaces.listMembers("ws_1"), [member]);
+    assert.deepEqual(await memory.workspaces.addMember("ws_1", "usr_2"), member);
+    await memory.workspaces.removeMember("ws_1", "usr/2");
+
+    assert.deepEqual(
+      script.sent.map((call) => `${call.method} ${new URL(call.url).pathname}`),
+      [
+        "POST /v1/workspaces",
+        "GET /v1/workspaces",
+        "GET /v1/workspaces/ws_1/members",
+        "PUT /v1/workspaces/ws_1/members/usr_2",
+        "DELETE /v1/workspaces/ws_1/members/usr%2F2",
+      ],
+    );
+    assert.deepEqual(JSON.parse(script.sent[0]?.body ?? ""), { name: "Team" });
+    assert.equal(script.sent[3]?.body, undefined);
+    assert.ok(script.sent.every((call) => !("X-Workspace-Id" in call.headers)));
+  });
+
+  it("empty workspace or user ids are refused before any request", async () => {
+    const script = scripted();
+    const memory = client(script.fetch);
+
+    assert.ok((await rejection(memory.workspaces.addMember("ws_1", " "))) instanceof TypeError);
+    assert.ok((await rejection(memory.workspaces.listMembers(""))) instanceof TypeError);
+    assert.ok((await rejection(memory.workspaces.createWorkspace(""))) instanceof TypeError);
+    assert.equal(script.sent.length, 0);
+  });
+
+  it("createApiKey sends a lifetime and an allow-list only when given", async () => {
+    const script = scripted({ status: 201, body: {} });
+
+    await client(script.fetch).auth.createApiKey({ label: "short", expiresInDays: 7, allowedCidrs: ["10.0.0.0/8"] });
+
+    assert.deepEqual(JSON.parse(script.sent[0]?.body ?? ""), {
+      label: "short",
+      expiresInDays: 7,
+      allowedCidrs: ["10.0.0.0/8"],
+    });
+  });
+
+  it("rotateApiKey sends a grace period only when one is asked for", async () => {
+    const script = scripted({ status: 201, body: {} }, { status: 201, body: {} });
+    const memory = client(script.fetch);
+
+    await memory.auth.rotateApiKey("key_1", { gracePeriodSeconds: 3600 });
+    await memory.auth.rotateApiKey("key_2", {});
+
+    assert.deepEqual(JSON.parse(script.sent[0]?.body ?? ""), { gracePeriodSeconds: 3600 });
+    assert.equal(script.sent[1]?.body, undefined);
+  });
+
+  it("updateApiKey patches only the fields given; null clears the allow-list", async () => {
+    const script = scripted({ status: 200, body: {} }, { status: 200, body: {} });
+    const memory = client(script.fetch);
+
+    await memory.auth.updateApiKey("key_1", { label: "renamed" });
+    await memory.auth.updateApiKey("key_1", { allowedCidrs: null });
+
+    assert.equal(script.sent[0]?.method, "PATCH");
+    assert.equal(new URL(script.sent[0]?.url ?? "").pathname, "/v1/auth/api-keys/key_1");
+    assert.deepEqual(JSON.parse(script.sent[0]?.body ?? ""), { label: "renamed" });
+    assert.deepEqual(JSON.parse(script.sent[1]?.body ?? ""), { allowedCidrs: null });
+  });
+
+  it("a service without PATCH answers 405, thrown with its detail", async () => {
+    const script = scripted(problem(405, "method_not_allowed", "This method is not allowed here."));
+
+    const error = await rejection(client(script.fetch).auth.updateApiKey("key_1", { label: "x" }));
+
+    assert.ok(error instanceof ApiError);
+    assert.equal(error.status, 405);
+    assert.equal(error.detail, "This method is not allowed here.");
+  });
+
+  it("listEvents sends its filters as query parameters and no workspace", async () => {
+    const script = scripted({ status: 200, body: { events: [], nextCursor: null } });
+    const memory = client(script.fetch, { workspaceId: "ws_default" });
+
+    const page = await memory.auth.listEvents({ limit: 20, type: "key.revoked", keyId: "key_1", cursor: "c" });
+
+    assert.deepEqual(page, { events: [], nextCursor: null });
+    assert.equal(script.sent[0]?.url, `${ENDPOINT}/v1/auth/events?limit=20&cursor=c&type=key.revoked&keyId=key_1`);
+    assert.equal(script.sent[0]?.headers["X-Workspace-Id"], undefined);
+  });
+});
+
 describe("retries", () => {
   it("a 429 is retried after Retry-After for a GET", async () => {
     const script = scripted({ ...problem(429, "rate_limited"), headers: { "Retry-After": "1" } }, { status: 200, body: PRINCIPAL });

@@ -1,10 +1,10 @@
 """The authorizer's cold-start path, in a fresh interpreter as Lambda starts it.
 
 Lambda imports `app` with `_HANDLER=app.authorizer`; an API-key decision must then load
-neither the routes, nor Powertools (the authorizer does not log), nor PyJWT or cryptography,
-which load only once a JWT arrives. DynamoDB is
-a botocore `Stubber` here, so nothing but the code under test is imported. (Timing is
-`make bench`'s business, never a test's.)
+no route and none of the packages of tests/fixtures/authorizer_path.py (Powertools, PyJWT,
+cryptography), which `make bench` checks too. DynamoDB is a botocore `Stubber` here, so
+nothing but the code under test is imported. (Timing is `make bench`'s business, never a
+test's.)
 """
 
 from __future__ import annotations
@@ -14,12 +14,11 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 from typing import Any
 
-from local.stack import LOCAL_CREDENTIALS, stage_environment
-
-PROJECT_DIR = Path(__file__).resolve().parents[3]
+from infra.template import PROJECT_DIR, stage_environment
+from local.stack import LOCAL_CREDENTIALS
+from tests.fixtures.authorizer_path import NOT_ON_THE_AUTHORIZER_PATH
 
 CHILD = textwrap.dedent(
     """
@@ -35,9 +34,7 @@ CHILD = textwrap.dedent(
     from chalicelib.runtime import services
     from tests.fixtures.events import bearer, request_event
 
-    HEAVY = ("jwt", "cryptography", "aws_lambda_powertools", "chalicelib.api",
-             "chalicelib.login.access_tokens", "chalicelib.login.service",
-             "chalicelib.keys.service", "chalicelib.keys.vault")
+    HEAVY = tuple(sys.argv[1:])  # tests/fixtures/authorizer_path.py
 
     def loaded(packages):
         return sorted(m for m in sys.modules for p in packages if m == p or m.startswith(p + "."))
@@ -86,7 +83,7 @@ def run_child(extra_env: dict[str, str]) -> dict[str, Any]:
     env.update(LOCAL_CREDENTIALS)
     env.update({"TOKEN_ISSUER": "https://auth.test.example", **extra_env})
     result = subprocess.run(
-        [sys.executable, "-c", CHILD],
+        [sys.executable, "-c", CHILD, *NOT_ON_THE_AUTHORIZER_PATH],
         cwd=PROJECT_DIR,
         env=env,
         capture_output=True,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
+from urllib.parse import quote
 
 import pytest
 
@@ -249,6 +251,28 @@ def test_400_invalid_list_parameters(api: Api, alice: str, query: str) -> None:
 
 def test_400_unknown_query_parameter(api: Api, alice: str) -> None:
     assert_problem(api.call("GET", f"{KEYS}?owner=usr_bob", alice), 400, "unknown_parameter")
+
+
+@pytest.mark.parametrize("limit", ["²", "٣", "1" * 5000, "+5", " 5"])
+def test_400_not_500_for_a_limit_python_would_parse(api: Api, alice: str, limit: str) -> None:
+    answer = api.call("GET", f"{KEYS}?limit={quote(limit)}", alice)
+    assert_problem(answer, 400, "invalid_parameter")
+
+
+def test_400_not_500_for_a_cursor_of_deeply_nested_json(api: Api, alice: str) -> None:
+    cursor = base64.urlsafe_b64encode(b"[" * 5000 + b"]" * 5000).decode().rstrip("=")
+    answer = api.call("GET", f"{KEYS}?cursor={cursor}", alice)
+    assert_problem(answer, 400, "invalid_parameter")
+
+
+def test_400_not_500_for_deeply_nested_json(api: Api, alice: str) -> None:
+    raw = b"[" * 5000 + b"]" * 5000
+    assert_problem(api.call("POST", KEYS, alice, raw=raw), 400, "invalid_json")
+
+
+def test_400_not_503_for_a_label_with_a_lone_surrogate(api: Api, alice: str) -> None:
+    answer = api.call("POST", KEYS, alice, raw=b'{"label": "a\\ud800"}')
+    assert_problem(answer, 400, "invalid_label")
 
 
 # -- 413, 405, 415 ------------------------------------------------------------------------------

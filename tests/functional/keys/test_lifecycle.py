@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
+
+import pytest
 
 from chalicelib.clock import FrozenClock
 from tests.functional.conftest import Api
+from tests.functional.failures import transaction_conflict
 
 KEYS = "/v1/auth/api-keys"
 
@@ -161,6 +165,16 @@ def test_rotating_twice_in_a_row_second_is_409(api: Api, alice: str) -> None:
     assert api.call("POST", f"{KEYS}/{key['id']}/rotate", alice).status == 409
 
 
+def test_rotation_losing_a_transaction_conflict_is_409_not_503(
+    api: Api, alice: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = api.create_key(alice)
+    monkeypatch.setattr(api.services.dynamodb, "transact_write_items", transaction_conflict)
+    answer = api.call("POST", f"{KEYS}/{key['id']}/rotate", alice)
+    assert answer.status == 409
+    assert answer.code == "key_not_active"
+
+
 # -- §3: active --DELETE revoke--> revoked ---------------------------------------------------
 
 
@@ -187,6 +201,37 @@ def test_an_admin_key_can_revoke_itself(api: Api, alice: str) -> None:
     key = api.create_key(alice)
     assert api.call("DELETE", f"{KEYS}/{key['id']}", key["key"]).status == 204
     assert api.call("GET", "/v1/auth/whoami", key["key"]).status == 401
+
+
+def test_revocation_after_a_transaction_conflict_retries_until_the_key_is_revoked(
+    api: Api, alice: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = api.create_key(alice)
+    real = api.services.dynamodb.transact_write_items
+    calls = []
+
+    def conflict_once(**request: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            transaction_conflict()
+        return real(**request)
+
+    monkeypatch.setattr(api.services.dynamodb, "transact_write_items", conflict_once)
+    assert api.call("DELETE", f"{KEYS}/{key['id']}", alice).status == 204
+    monkeypatch.undo()
+    assert len(calls) == 2
+    assert api.call("GET", "/v1/auth/whoami", key["key"]).code == "revoked_credentials"
+
+
+def test_revocation_never_reports_success_while_conflicts_persist(
+    api: Api, alice: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = api.create_key(alice)
+    monkeypatch.setattr(api.services.dynamodb, "transact_write_items", transaction_conflict)
+    answer = api.call("DELETE", f"{KEYS}/{key['id']}", alice)
+    assert answer.status == 503
+    monkeypatch.undo()
+    assert api.call("GET", "/v1/auth/whoami", key["key"]).status == 200
 
 
 # -- §3: active --time--> expired ------------------------------------------------------------
@@ -248,6 +293,23 @@ def test_reveal_of_a_revoked_key_is_410_key_revoked(api: Api, alice: str) -> Non
     answer = api.call("GET", f"{KEYS}/{key['id']}/reveal", alice)
     assert answer.status == 410
     assert answer.code == "key_revoked"
+
+
+def test_a_narrower_admin_key_cannot_reveal_a_broader_key(api: Api, alice: str) -> None:
+    narrow = api.create_key(alice, scopes=["workspace:admin"])
+    broad = api.create_key(alice)
+    answer = api.call("GET", f"{KEYS}/{broad['id']}/reveal", narrow["key"])
+    assert answer.status == 403
+    assert answer.code == "insufficient_scope"
+    assert broad["key"].encode() not in answer.body
+
+
+def test_a_narrower_admin_key_may_reveal_a_key_within_its_scopes(api: Api, alice: str) -> None:
+    narrow = api.create_key(alice, scopes=["memory", "workspace:admin"])
+    ws = api.workspace(alice)
+    inside = api.create_key(alice, category="workspace", workspaceId=ws, scopes=["memory"])
+    answer = api.call("GET", f"{KEYS}/{inside['id']}/reveal", narrow["key"])
+    assert answer.status == 200
 
 
 # -- get and list ------------------------------------------------------------------------------

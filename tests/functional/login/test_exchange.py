@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from botocore.exceptions import ClientError, EndpointConnectionError
 
 from chalicelib.login.users import UserStore
 from chalicelib.runtime import Services
 from tests.functional.conftest import ISSUER, Answer, Api
+from tests.functional.failures import broken, failing_with
 from tests.functional.oauth import EXCHANGE, assert_oauth_error, exchange, form, trust
 from tests.oidc_issuer import (
     FakeIssuer,
@@ -183,6 +181,11 @@ def test_malformed_json_is_invalid_request(api: Api, idp: FakeIssuer, raw: bytes
     assert_oauth_error(answer, 400, "invalid_request")
 
 
+def test_deeply_nested_json_is_invalid_request_not_500(api: Api) -> None:
+    raw = b'{"id_token": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    assert_oauth_error(api.call("POST", EXCHANGE, raw=raw), 400, "invalid_request")
+
+
 def test_parameters_in_the_url_are_refused(api: Api, idp: FakeIssuer) -> None:
     answer = api.call("POST", EXCHANGE + "?id_token=x", body={"id_token": idp.id_token()})
     assert_oauth_error(answer, 400, "invalid_request")
@@ -248,14 +251,6 @@ def test_body_over_16_kib_is_413(api: Api, idp: FakeIssuer) -> None:
 # -- failed dependencies: 503, never 500, never a token -------------------------------------------
 
 
-def broken(*_: Any, **__: Any) -> Any:
-    raise EndpointConnectionError(endpoint_url="https://dependency.invalid")
-
-
-def throttled(*_: Any, **__: Any) -> Any:
-    raise ClientError({"Error": {"Code": "ThrottlingException", "Message": "slow"}}, "Sign")
-
-
 def test_unreachable_issuer_keys_are_503(api: Api, idp: FakeIssuer) -> None:
     idp.reachable = False
     answer = exchange(api, idp.id_token())
@@ -272,7 +267,7 @@ def test_dynamodb_failure_is_503(
 
 def test_kms_failure_is_503(api: Api, idp: FakeIssuer, monkeypatch: pytest.MonkeyPatch) -> None:
     api.services.signing_keys.jwks()  # public keys already cached: only Sign fails
-    monkeypatch.setattr(api.services.kms, "sign", throttled)
+    monkeypatch.setattr(api.services.kms, "sign", failing_with("ThrottlingException"))
     assert_oauth_error(exchange(api, idp.id_token()), 503, "temporarily_unavailable")
 
 

@@ -7,12 +7,12 @@ import json
 from typing import Any
 
 import pytest
-from botocore.exceptions import EndpointConnectionError
 
 from chalicelib.clock import FrozenClock, epoch
 from chalicelib.login.refresh import REUSED, RefreshRejected
 from chalicelib.runtime import Services
 from tests.functional.conftest import Api
+from tests.functional.failures import broken
 from tests.functional.oauth import REFRESH, assert_oauth_error, exchange, form, refresh, trust
 from tests.oidc_issuer import FakeIssuer
 
@@ -150,10 +150,6 @@ def test_malformed_refresh_request_gets_its_rfc_error(api: Api, body: Any, error
 
 def test_form_without_grant_type_is_invalid_request(api: Api) -> None:
     assert_oauth_error(form(api, REFRESH, {"refresh_token": "x"}), 400, "invalid_request")
-
-
-def broken(*_: Any, **__: Any) -> Any:
-    raise EndpointConnectionError(endpoint_url="https://dependency.invalid")
 
 
 def test_kms_failure_is_503_and_the_refresh_token_stays_usable(

@@ -37,11 +37,6 @@ def test_bearer_scheme_is_case_insensitive() -> None:
     assert bearer_token("bearer abc") == "abc"
 
 
-def test_refusals_are_results_with_status_and_code() -> None:
-    assert isinstance(MISSING, Refusal)
-    assert (MISSING.status, MISSING.code) == (401, "missing_credentials")
-
-
 class Members(WorkspaceStore):
     """A membership store that answers yes, and counts what it was asked."""
 

@@ -14,10 +14,13 @@ def test_generated_key_has_prefix_body_and_checksum() -> None:
     assert plaintext.parse_key(key) is not None
 
 
-def test_generated_keys_carry_at_least_256_bits() -> None:
+def test_generated_keys_carry_at_least_256_random_bits() -> None:
     import math
 
-    assert plaintext.BODY_LENGTH * math.log2(62) >= 256
+    key = plaintext.generate_key()
+    body = key[len(SVC) : -plaintext.CHECKSUM_LENGTH]
+    assert set(body) <= set(plaintext.BASE62)
+    assert len(body) * math.log2(len(plaintext.BASE62)) >= 256
 
 
 def test_generated_keys_differ() -> None:

@@ -130,3 +130,13 @@ def test_cors_only_for_the_services_origin(idp: DevIdpServer) -> None:
         f"{idp.endpoint}/.well-known/openid-configuration", headers={"Origin": "https://evil.test"}
     )
     assert "access-control-allow-origin" not in foreign.headers
+
+
+def test_the_form_may_be_sent_back_to_the_client_and_nowhere_else(idp: DevIdpServer) -> None:
+    # Chromium holds the form's redirect to form-action as well: the client's origin must be
+    # allowed, or the browser stops on our page after "Sign in".
+    _, challenge = pkce()
+    page = httpx.get(f"{idp.endpoint}/authorize", params=authorize_parameters(challenge))
+    policy = page.headers["content-security-policy"]
+    assert "form-action 'self' http://127.0.0.1:9;" in policy
+    assert "default-src 'none'" in policy

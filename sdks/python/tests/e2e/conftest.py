@@ -1,15 +1,16 @@
-"""The local stack (`python -m local.stack`), started once per test session, over real HTTP."""
+"""The repository's local stack, started once per test session, over real HTTP.
+
+It is started the way every suite of the repository starts it: `running_stack()` in
+local/running.py, imported from the repository root three levels up.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import json
+import importlib
 import os
-import signal
-import subprocess
 import sys
-import tempfile
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,6 @@ import pytest
 from memory_sdk import MemoryClient
 
 REPO_ROOT = Path(__file__).resolve().parents[4]
-STARTUP_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -40,60 +40,28 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def _read_ready(path: Path) -> dict[str, Any] | None:
-    try:
-        ready = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None  # not written yet, or half written
-    return ready if isinstance(ready, dict) else None
+def _local_stack() -> Any:
+    """The repository's local/running.py (appended to the path: nothing here is shadowed)."""
+    if str(REPO_ROOT) not in sys.path:
+        sys.path.append(str(REPO_ROOT))
+    return importlib.import_module("local.running")
 
 
 @pytest.fixture(scope="session")
 def stack() -> Iterator[Stack]:
-    with tempfile.TemporaryDirectory(prefix="memory-sdk-e2e-") as scratch:
-        ready_file = Path(scratch) / "stack.json"
-        errors = (Path(scratch) / "stack.err").open("wb")
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "local.stack",
-                "--port",
-                "0",
-                "--quiet",
-                "--ready-file",
-                str(ready_file),
-            ],
-            cwd=REPO_ROOT,
-            stdout=subprocess.DEVNULL,  # its banner prints the user token
-            stderr=errors,
-        )
+    local = _local_stack()
+    with contextlib.ExitStack() as running:
         try:
-            deadline = time.monotonic() + STARTUP_SECONDS
-            ready = _read_ready(ready_file)
-            while ready is None:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    errors.flush()
-                    tail = (Path(scratch) / "stack.err").read_text(errors="replace")[-2000:]
-                    pytest.fail(f"the local stack did not start:\n{tail}", pytrace=False)
-                time.sleep(0.1)
-                ready = _read_ready(ready_file)
-            yield Stack(
-                endpoint=ready["endpoint"],
-                user_id=ready["userId"],
-                workspace_id=ready["workspaceId"],
-                token=ready["token"],
-                ready=ready,
-            )
-        finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)  # it stops moto too
-                try:
-                    process.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
-            errors.close()
+            ready: dict[str, Any] = running.enter_context(local.running_stack())
+        except local.StackDidNotStart as failed:
+            pytest.fail(str(failed), pytrace=False)
+        yield Stack(
+            endpoint=ready["endpoint"],
+            user_id=ready["userId"],
+            workspace_id=ready["workspaceId"],
+            token=ready["token"],
+            ready=ready,
+        )
 
 
 @pytest.fixture

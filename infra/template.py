@@ -1,16 +1,21 @@
 """The infrastructure template (`infra/resources.json`) read for one stage.
 
 One template serves every stage. What differs per stage comes from `.chalice/config.json`,
-the same file that gives the Lambda functions their environment: the stage name, and which
-token-signing key slots the stage's `TOKEN_SIGNING_KEY_ID` and
+the same file that gives the Lambda functions their environment (`stage_environment`): the
+stage name, and which token-signing key slots the stage's `TOKEN_SIGNING_KEY_ID` and
 `TOKEN_PREVIOUS_SIGNING_KEY_ID` name. From those, `parameters` derives the template's
 parameter values, so that the packaged template, the deployed stack and the app's
 configuration cannot disagree.
 
 `Stack` evaluates the template the way CloudFormation would for those parameters (the
-intrinsic functions this template uses, and its conditions), for the local stack (which
-creates the tables and keys with API calls from it) and for the tests. References to
-resources' physical ids stay symbolic: `{"Ref": name}` and `{"Fn::GetAtt": [name, attr]}`.
+intrinsic functions this template uses, and its conditions), for packaging (`tools/`), for
+the local stack (`local/`, which creates the tables and keys with API calls from it) and for
+the tests. References to resources' physical ids stay symbolic: `{"Ref": name}` and
+`{"Fn::GetAtt": [name, attr]}`. Any other intrinsic function is refused: passed through, it
+would reach the local stack or a test as if it were a value.
+
+Both `local/` and `tools/` import this module and it imports neither, so the project
+directory is defined here once.
 """
 
 from __future__ import annotations
@@ -22,10 +27,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from chalicelib.config import parse_allowed_origins
-from local.stack import stage_environment
-
+# The repository's root: .chalice/config.json, infra/, app.py and chalicelib/ live here.
 PROJECT_DIR = Path(__file__).resolve().parent.parent
+CHALICE_CONFIG = PROJECT_DIR / ".chalice" / "config.json"
 TEMPLATE = PROJECT_DIR / "infra" / "resources.json"
 STAGES = ("dev", "staging", "prod")
 
@@ -34,6 +38,14 @@ STAGES = ("dev", "staging", "prod")
 # alias always names its own key, so no process ever holds a stale alias-to-key mapping.
 SIGNING_KEY_SLOTS = {"a": "TokenSigningKeyA", "b": "TokenSigningKeyB"}
 NO_PREVIOUS_SLOT = "none"
+
+
+def stage_environment(stage: str) -> dict[str, str]:
+    """The stage's environment variables from .chalice/config.json (global, then stage)."""
+    config = json.loads(CHALICE_CONFIG.read_text())
+    env = dict(config.get("environment_variables", {}))
+    env.update(config["stages"][stage].get("environment_variables", {}))
+    return env
 
 
 class TemplateError(Exception):
@@ -69,7 +81,10 @@ class Stack:
     # -- values ---------------------------------------------------------------------------
 
     def value(self, node: Any) -> Any:
-        """`node` with every intrinsic function this template uses evaluated."""
+        """`node` with every intrinsic function this template uses evaluated.
+
+        An `Fn::` function this reader does not know raises `TemplateError`.
+        """
         if isinstance(node, list):
             values = [self.value(item) for item in node]
             return [v for v in values if v != {"Ref": "AWS::NoValue"}]
@@ -100,6 +115,9 @@ class Stack:
                 return self.template["Mappings"][mapping][top][second]
             if function == "Fn::GetAtt":
                 return {"Fn::GetAtt": list(argument)}
+            if function.startswith("Fn::"):
+                # Passed through, it would look like a property value to whoever reads it.
+                raise TemplateError(f"{function} is not an intrinsic function this reader knows")
         evaluated = {key: self.value(item) for key, item in node.items()}
         return {k: v for k, v in evaluated.items() if v != {"Ref": "AWS::NoValue"}}
 
@@ -180,10 +198,14 @@ def parameters(stage: str, template: Mapping[str, Any] | None = None) -> dict[st
             f"stage {stage}: TOKEN_PREVIOUS_SIGNING_KEY_ID {previous!r} must name the other "
             "signing key slot's alias"
         )
+    # Only whether the stage allows any origin matters here; the service checks each origin
+    # itself when it starts (chalicelib/config.py).
     try:
-        origins = parse_allowed_origins(env.get("ALLOWED_ORIGINS", ""))
-    except ValueError as error:
-        raise TemplateError(f"stage {stage}: {error}") from None
+        origins = json.loads(env.get("ALLOWED_ORIGINS", "").strip() or "[]")
+    except ValueError:
+        origins = None
+    if not isinstance(origins, list):
+        raise TemplateError(f"stage {stage}: ALLOWED_ORIGINS must be a JSON list of origins")
     return {
         "Stage": stage,
         "SigningKeySlot": slot_of[current],

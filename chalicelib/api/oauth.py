@@ -1,0 +1,300 @@
+"""The MCP authorization server's routes (README, "MCP clients").
+
+  GET  /.well-known/oauth-authorization-server        RFC 8414 metadata
+  GET  /.well-known/oauth-protected-resource/<path>   RFC 9728 metadata of each MCP resource
+  POST /v1/oauth/register                             RFC 7591 (JSON), limited per address
+  GET  /v1/oauth/authorize                            validate, then sign in at the provider
+  GET  /v1/oauth/callback                             the provider's answer
+  GET  /v1/oauth/consent                              the consent page
+  POST /v1/oauth/consent                              the decision: back to the client
+  POST /v1/oauth/token                                authorization_code, refresh_token
+  POST /v1/oauth/revoke                               RFC 7009
+
+The browser steps answer HTML pages or redirects (a failed dependency is an error page with
+503, never a problem+json a person cannot read); the others answer JSON, the token and
+revocation endpoints in RFC 6749's error shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import parse_qsl
+
+from chalice import Blueprint, Response
+from chalice.app import Request
+
+from chalicelib import errors, parsing
+from chalicelib.api import edge
+from chalicelib.errors import OAuthError, ServiceError
+from chalicelib.oauth import metadata, pages
+from chalicelib.oauth.clients import InvalidClientMetadata
+from chalicelib.oauth.service import PageError, Redirect
+from chalicelib.runtime import services
+
+blueprint = Blueprint(__name__)
+
+FORM = "application/x-www-form-urlencoded"
+_TOKEN_HEADERS = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+_DISCOVERY_HEADERS = {"Cache-Control": "public, max-age=300"}
+AUTHORIZE_PARAMETERS = {
+    "response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method",
+    "state", "resource", "scope", "login_hint",
+}
+
+
+def page(status: int, html: str, redirect_uri: str | None = None) -> Response:
+    return Response(body=html, status_code=status, headers=dict(pages.headers(redirect_uri)))
+
+
+def redirect(to: Redirect, status: int = 302) -> Response:
+    headers: dict[str, str | list[str]] = {
+        "Location": to.location,
+        "Cache-Control": "no-store",
+        "Referrer-Policy": "no-referrer",
+    }
+    if to.set_cookie:
+        headers["Set-Cookie"] = to.set_cookie
+    return Response(body="", status_code=status, headers=headers)
+
+
+@contextmanager
+def shown_as_pages(responses: list[Response]) -> Iterator[None]:
+    """A browser step's refusals and failures as an error page (appended to `responses`)."""
+    try:
+        yield
+    except PageError as refused:
+        responses.append(page(refused.status, pages.error_page(refused.title, refused.message)))
+    except ServiceError as error:
+        title = "Try again later" if error.status == 503 else "Request refused"
+        responses.append(page(error.status, pages.error_page(title, error.detail)))
+
+
+def browser_step(step: Callable[[], Response]) -> Response:
+    responses: list[Response] = []
+    with shown_as_pages(responses):
+        return step()
+    return responses[0]
+
+
+def single_parameters(
+    pairs: list[tuple[str, str]], known: set[str] | None = None
+) -> dict[str, str]:
+    """Each parameter once (RFC 6749 §3.1: a repeated one is an error); unknown ones ignored."""
+    names = [name for name, _ in pairs if known is None or name in known]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise errors.OAUTH_INVALID_REQUEST.oauth_error(
+            f"Parameter {repeated[0][:64]!r} is repeated."
+        )
+    return {
+        name: value for name, value in pairs if value != "" and (known is None or name in known)
+    }
+
+
+def form(request: Request) -> dict[str, str]:
+    if request.query_params:
+        raise errors.OAUTH_INVALID_REQUEST.oauth_error(
+            "Send the parameters in the body, not in the URL."
+        )
+    try:
+        raw = edge.read_body(request).decode("utf-8")
+        return single_parameters(parse_qsl(raw, keep_blank_values=True))
+    except (UnicodeDecodeError, ValueError):
+        raise errors.OAUTH_INVALID_REQUEST.oauth_error("The form body is not valid.") from None
+    except ServiceError:  # 413
+        raise errors.OAUTH_PAYLOAD_TOO_LARGE.oauth_error() from None
+
+
+def query_pairs(request: Request) -> list[tuple[str, str]]:
+    """Every value of every query parameter, so that a repeated one is seen."""
+    params = request.query_params
+    if not params:
+        return []
+    return [(name, value) for name in params for value in params.getlist(name)]
+
+
+def cookie(request: Request) -> str | None:
+    return request.headers.get("cookie")
+
+
+# -- discovery ----------------------------------------------------------------------------
+
+
+@blueprint.route("/.well-known/oauth-authorization-server", methods=["GET"])
+def authorization_server_metadata() -> Response:
+    body = metadata.authorization_server(services().settings.issuer)
+    return edge.json_response(body, headers=_DISCOVERY_HEADERS)
+
+
+def _protected_resource(path: str) -> Response:
+    settings = services().settings
+    resource = next((r for r in settings.mcp_resources if r.path == path), None)
+    if resource is None:
+        raise errors.NOT_FOUND.error("No protected resource is served at this path.")
+    return edge.json_response(
+        metadata.protected_resource(resource, settings.issuer), headers=_DISCOVERY_HEADERS
+    )
+
+
+# Chalice routes have no greedy path parameter: resources one to three segments deep.
+@blueprint.route("/.well-known/oauth-protected-resource/{a}", methods=["GET"])
+def protected_resource_1(a: str) -> Response:
+    return _protected_resource(f"/{a}")
+
+
+@blueprint.route("/.well-known/oauth-protected-resource/{a}/{b}", methods=["GET"])
+def protected_resource_2(a: str, b: str) -> Response:
+    return _protected_resource(f"/{a}/{b}")
+
+
+@blueprint.route("/.well-known/oauth-protected-resource/{a}/{b}/{c}", methods=["GET"])
+def protected_resource_3(a: str, b: str, c: str) -> Response:
+    return _protected_resource(f"/{a}/{b}/{c}")
+
+
+# -- registration -------------------------------------------------------------------------
+
+
+@blueprint.route(metadata.REGISTER_PATH, methods=["POST"], content_types=[edge.JSON])
+def register() -> Response:
+    request = blueprint.current_request
+    svc = services()
+    context: dict[str, Any] = request.context or {}
+    address = (context.get("identity") or {}).get("sourceIp") or "unknown"
+    retry_after = svc.registration_limit.admit(str(address), svc.clock.now())
+    if retry_after is not None:
+        limited = errors.REGISTRATION_LIMITED
+        return edge.json_response(
+            {"error": limited.code, "error_description": limited.detail},
+            status=limited.status,
+            headers={"Retry-After": str(retry_after), **_TOKEN_HEADERS},
+        )
+    raw = edge.read_body(request)
+    try:
+        body: Any = parsing.json_value(raw) if raw.strip() else None
+    except parsing.MalformedJson:
+        body = None
+    if not isinstance(body, dict):
+        return _registration_error("invalid_client_metadata", "The body must be a JSON object.")
+    try:
+        client = svc.oauth_clients.register(body, svc.clock.now())
+    except InvalidClientMetadata as invalid:
+        return _registration_error(invalid.error, invalid.description)
+    return edge.json_response(client, status=201, headers=_TOKEN_HEADERS)
+
+
+def _registration_error(error: str, description: str) -> Response:
+    return edge.json_response(
+        {"error": error, "error_description": description}, status=400, headers=_TOKEN_HEADERS
+    )
+
+
+# -- the browser steps --------------------------------------------------------------------
+
+
+@blueprint.route(metadata.AUTHORIZE_PATH, methods=["GET"])
+def authorize() -> Response:
+    request = blueprint.current_request
+
+    def step() -> Response:
+        try:
+            parameters = single_parameters(query_pairs(request), AUTHORIZE_PARAMETERS)
+        except OAuthError as repeated:
+            # Before the client is known nothing may be redirected to.
+            raise PageError(400, "Invalid request", repeated.description) from None
+        return redirect(services().oauth_service.authorize(parameters, cookie(request)))
+
+    return browser_step(step)
+
+
+@blueprint.route(metadata.CALLBACK_PATH, methods=["GET"])
+def callback() -> Response:
+    request = blueprint.current_request
+
+    def step() -> Response:
+        parameters = dict(request.query_params or {})
+        to = services().oauth_service.callback(parameters, cookie(request))
+        return redirect(to, status=303)
+
+    return browser_step(step)
+
+
+@blueprint.route(metadata.CONSENT_PATH, methods=["GET"])
+def consent_page() -> Response:
+    request = blueprint.current_request
+
+    def step() -> Response:
+        params: dict[str, str] = dict(request.query_params or {})
+        consent = params.get("consent")
+        view = services().oauth_service.consent(consent, cookie(request))
+        return page(200, pages.consent_page(**view.html_parameters), view.redirect_uri)
+
+    return browser_step(step)
+
+
+@blueprint.route(metadata.CONSENT_PATH, methods=["POST"], content_types=[FORM])
+def decide() -> Response:
+    request = blueprint.current_request
+
+    def step() -> Response:
+        try:
+            fields = form(request)
+        except OAuthError as invalid:
+            raise PageError(400, "Request refused", invalid.description) from None
+        return redirect(services().oauth_service.decide(fields, cookie(request)), status=303)
+
+    return browser_step(step)
+
+
+# -- the token endpoint -------------------------------------------------------------------
+
+
+@contextmanager
+def oauth_errors() -> Iterator[None]:
+    try:
+        yield
+    except ServiceError as error:
+        if error.status == 503:
+            raise errors.TEMPORARILY_UNAVAILABLE.oauth_error(error.detail) from None
+        raise errors.OAUTH_INVALID_REQUEST.oauth_error(error.detail) from None
+
+
+@blueprint.route(metadata.TOKEN_PATH, methods=["POST"], content_types=[FORM])
+def token() -> Response:
+    request = blueprint.current_request
+    with oauth_errors():
+        parameters = form(request)
+        if "client_secret" in parameters or request.headers.get("authorization"):
+            raise errors.INVALID_CLIENT.oauth_error()
+        if "client_id" not in parameters:
+            raise errors.OAUTH_INVALID_REQUEST.oauth_error("client_id is required.")
+        grant_type = parameters.get("grant_type")
+        oauth = services().oauth_service
+        if grant_type == "authorization_code":
+            for name in ("code", "redirect_uri", "code_verifier"):
+                if name not in parameters:
+                    raise errors.OAUTH_INVALID_REQUEST.oauth_error(f"{name} is required.")
+            issued = oauth.redeem_code(parameters)
+        elif grant_type == "refresh_token":
+            if "refresh_token" not in parameters:
+                raise errors.OAUTH_INVALID_REQUEST.oauth_error("refresh_token is required.")
+            issued = oauth.refresh(parameters)
+        else:
+            raise errors.UNSUPPORTED_GRANT_TYPE.oauth_error(
+                "Use authorization_code or refresh_token."
+            )
+    return edge.json_response(issued.body(), headers=_TOKEN_HEADERS, secret=True)
+
+
+@blueprint.route(metadata.REVOKE_PATH, methods=["POST"], content_types=[FORM])
+def revoke() -> Response:
+    request = blueprint.current_request
+    with oauth_errors():
+        parameters = form(request)
+        if "token" not in parameters:
+            raise errors.OAUTH_INVALID_REQUEST.oauth_error("token is required.")
+        services().oauth_service.revoke(parameters)
+    headers: dict[str, str | list[str]] = {**_TOKEN_HEADERS}
+    return Response(body="", status_code=200, headers=headers)

@@ -1,0 +1,304 @@
+"""OAuth clients: Client ID Metadata Documents first, Dynamic Client Registration as fallback.
+
+A `client_id` that is an https URL names its own metadata document, fetched SSRF-safely
+(`fetch.py`) and used only if its `client_id` is exactly that URL. Any other `client_id` is a
+`cli_…` we issued at `POST /v1/oauth/register` (RFC 7591). Every client is public (no secret:
+`token_endpoint_auth_method` `none`) and must use PKCE.
+
+Items (see `table.py`):
+  OAUTHCLIENT#<clientId>  CLIENT   a registered client: its metadata, createdAt, ttl
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from chalicelib import ids
+from chalicelib.clock import epoch, rfc3339
+from chalicelib.errors import INVALID_CLIENT_METADATA as _METADATA
+from chalicelib.errors import INVALID_REDIRECT_URI as _REDIRECT
+from chalicelib.oauth.fetch import FetchRefused
+from chalicelib.parsing import is_printable
+from chalicelib.table import TTL_ATTRIBUTE, dynamodb_errors, get_consistent, key, to_item
+
+CLIENT_SK = "CLIENT"
+REGISTERED_PREFIX = "cli_"
+# A registered client nobody authorizes with is forgotten; each authorization extends it.
+REGISTRATION_LIFETIME = timedelta(days=180)
+MAX_REDIRECT_URIS = 10
+MAX_URI_LENGTH = 2000
+MAX_NAME_LENGTH = 100
+LOOPBACK_HOSTS = {"127.0.0.1", "[::1]", "::1", "localhost"}
+# Schemes that would run or read something in the browser instead of returning to an app.
+_FORBIDDEN_SCHEMES = {"javascript", "data", "file", "vbscript", "about", "blob", "ftp", "ws", "wss"}
+_SECRET_AUTH_METHODS = {"client_secret_basic", "client_secret_post", "client_secret_jwt"}
+APPLICATION_TYPES = ("web", "native")
+GRANT_TYPES = ("authorization_code", "refresh_token")
+
+
+def client_pk(client_id: str) -> str:
+    return f"OAUTHCLIENT#{client_id}"
+
+
+class ClientRejected(Exception):
+    """The client cannot be used. `description` is safe to show on the error page."""
+
+    def __init__(self, description: str):
+        super().__init__(description)
+        self.description = description
+
+
+class InvalidClientMetadata(Exception):
+    """RFC 7591 §3.2.2 `invalid_client_metadata` / `invalid_redirect_uri`."""
+
+    def __init__(self, error: str, description: str):
+        super().__init__(description)
+        self.error = error
+        self.description = description
+
+
+@dataclass(frozen=True)
+class Client:
+    client_id: str
+    redirect_uris: tuple[str, ...]
+    client_name: str | None = None
+    metadata_document: bool = False  # True: a Client ID Metadata Document
+
+    def redirect_allowed(self, redirect_uri: str) -> bool:
+        return any(matches_redirect(r, redirect_uri) for r in self.redirect_uris)
+
+
+def is_loopback_http(uri: str) -> bool:
+    parts = urlsplit(uri)
+    return parts.scheme == "http" and (parts.hostname or "") in LOOPBACK_HOSTS | {"::1"}
+
+
+def matches_redirect(registered: str, requested: str) -> bool:
+    """Exact string match; for a loopback http redirect the port may differ (RFC 8252 §7.3:
+    a native app picks a free port for each authorization)."""
+    if registered == requested:
+        return True
+    if not (is_loopback_http(registered) and is_loopback_http(requested)):
+        return False
+    try:
+        a, b = urlsplit(registered), urlsplit(requested)
+        a.port, b.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        return False
+    return (a.hostname, a.path, a.query) == (b.hostname, b.path, b.query) and not b.fragment
+
+
+def check_redirect_uri(uri: Any) -> str:
+    """A redirect URI a client may register, else InvalidClientMetadata."""
+    if not isinstance(uri, str) or not 0 < len(uri) <= MAX_URI_LENGTH or not is_printable(uri):
+        raise InvalidClientMetadata(_REDIRECT.code, "Each redirect URI must be a URL.")
+    try:
+        parts = urlsplit(uri)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        raise InvalidClientMetadata(
+            _REDIRECT.code, "A redirect URI is not valid."
+        ) from None
+    scheme = parts.scheme.lower()
+    if not scheme or scheme in _FORBIDDEN_SCHEMES or " " in uri:
+        raise InvalidClientMetadata(_REDIRECT.code, "A redirect URI is not allowed.")
+    if parts.fragment or "#" in uri:
+        raise InvalidClientMetadata(
+            _REDIRECT.code, "A redirect URI must not have a fragment."
+        )
+    if scheme == "https" and not parts.hostname:
+        raise InvalidClientMetadata(_REDIRECT.code, "An https redirect URI needs a host.")
+    if scheme == "http" and not is_loopback_http(uri):
+        # RFC 8252 §8.3 and OAuth 2.1: plain http only back to the user's own machine.
+        raise InvalidClientMetadata(
+            _REDIRECT.code, "http redirect URIs must be loopback (127.0.0.1 or [::1])."
+        )
+    return uri
+
+
+def check_redirect_uris(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not 0 < len(value) <= MAX_REDIRECT_URIS:
+        raise InvalidClientMetadata(
+            _REDIRECT.code, f"redirect_uris must list 1 to {MAX_REDIRECT_URIS} URIs."
+        )
+    return tuple(check_redirect_uri(uri) for uri in value)
+
+
+def client_name(value: Any) -> str | None:
+    """A name to show on the consent page, or None. Nothing verifies it: it is shown as
+    the client's claim, next to the host it redirects to."""
+    if not isinstance(value, str):
+        return None
+    name = value.strip()
+    if not 0 < len(name) <= MAX_NAME_LENGTH or not is_printable(name):
+        return None
+    return name
+
+
+def looks_like_metadata_url(client_id: str) -> bool:
+    return client_id.startswith(("https://", "http://"))
+
+
+def check_metadata_document(url: str, document: Any) -> Client:
+    """A fetched Client ID Metadata Document as a client, else ClientRejected."""
+    if not isinstance(document, dict):
+        raise ClientRejected("Its metadata document is not a JSON object.")
+    if document.get("client_id") != url:
+        raise ClientRejected("Its metadata document names another client_id than its URL.")
+    if "client_secret" in document or "client_secret_expires_at" in document:
+        raise ClientRejected("Its metadata document must not contain a client secret.")
+    method = document.get("token_endpoint_auth_method", "none")
+    if method in _SECRET_AUTH_METHODS or method not in ("none",):
+        raise ClientRejected("Its metadata document must use token_endpoint_auth_method none.")
+    try:
+        redirect_uris = check_redirect_uris(document.get("redirect_uris"))
+    except InvalidClientMetadata as invalid:
+        raise ClientRejected(
+            f"Its metadata document is not usable: {invalid.description}"
+        ) from None
+    return Client(url, redirect_uris, client_name(document.get("client_name")), True)
+
+
+def check_metadata_url(client_id: str) -> None:
+    """The shape rules of a client_id URL (no I/O); ClientRejected if broken."""
+    try:
+        parts = urlsplit(client_id)
+    except ValueError:
+        raise ClientRejected("The client_id is not a valid URL.") from None
+    if parts.path in ("", "/"):
+        raise ClientRejected("A client_id URL must have a path.")
+    if any(segment in (".", "..") for segment in parts.path.split("/")):
+        raise ClientRejected("A client_id URL must not have dot segments.")
+
+
+class FetchesJson(Protocol):
+    def fetch_json(self, url: str) -> Any: ...
+
+    def forget(self, url: str) -> None: ...
+
+
+class ClientStore:
+    def __init__(self, client: Any, table_name: str, documents: FetchesJson):
+        self._client = client
+        self._table = table_name
+        self._documents = documents
+
+    def find(self, client_id: str, now: datetime) -> Client:
+        """The client of an authorization request, or ClientRejected (shown, never redirected)."""
+        if not client_id or len(client_id) > MAX_URI_LENGTH or not is_printable(client_id):
+            raise ClientRejected("The request has no valid client_id.")
+        if looks_like_metadata_url(client_id):
+            check_metadata_url(client_id)
+            try:
+                document = self._documents.fetch_json(client_id)
+            except FetchRefused as refused:
+                raise ClientRejected(
+                    f"The client's metadata document could not be used: {refused.reason}."
+                ) from None
+            try:
+                return check_metadata_document(client_id, document)
+            except ClientRejected:
+                self._documents.forget(client_id)  # never keep an unusable document
+                raise
+        registered = self.registered(client_id, now)
+        if registered is None:
+            raise ClientRejected("This client_id is not known here.")
+        return registered
+
+    def registered(self, client_id: str, now: datetime) -> Client | None:
+        if not client_id.startswith(REGISTERED_PREFIX) or len(client_id) > 64:
+            return None
+        values = get_consistent(self._client, self._table, client_pk(client_id), CLIENT_SK)
+        if (
+            values is None
+            or "redirectUris" not in values
+            or int(values.get(TTL_ATTRIBUTE, 0)) <= epoch(now)
+        ):
+            return None
+        return Client(client_id, tuple(values["redirectUris"]), values.get("clientName"))
+
+    def register(self, metadata: Mapping[str, Any], now: datetime) -> dict[str, Any]:
+        """RFC 7591 §3.1: the registered client's metadata, with its new `client_id`."""
+        redirect_uris = check_redirect_uris(metadata.get("redirect_uris"))
+        method = metadata.get("token_endpoint_auth_method", "none")
+        if method != "none":
+            raise InvalidClientMetadata(
+                _METADATA.code,
+                "Only public clients are registered: token_endpoint_auth_method none.",
+            )
+        application_type = metadata.get("application_type", "native")
+        if application_type not in APPLICATION_TYPES:
+            raise InvalidClientMetadata(
+                _METADATA.code, "application_type must be web or native."
+            )
+        grant_types = metadata.get("grant_types", ["authorization_code"])
+        if (
+            not isinstance(grant_types, list)
+            or not grant_types
+            or not set(grant_types) <= set(GRANT_TYPES)
+            or "authorization_code" not in grant_types
+        ):
+            raise InvalidClientMetadata(
+                _METADATA.code,
+                "grant_types must include authorization_code, and at most refresh_token too.",
+            )
+        response_types = metadata.get("response_types", ["code"])
+        if response_types != ["code"]:
+            raise InvalidClientMetadata(
+                _METADATA.code, 'response_types must be ["code"].'
+            )
+        if "client_name" in metadata and client_name(metadata["client_name"]) is None:
+            raise InvalidClientMetadata(
+                _METADATA.code,
+                f"client_name must be 1 to {MAX_NAME_LENGTH} printable characters.",
+            )
+        name = client_name(metadata.get("client_name"))
+        client_id = REGISTERED_PREFIX + ids.ulid(now)
+        item = to_item(
+            {
+                "clientId": client_id,
+                "clientName": name,
+                "redirectUris": list(redirect_uris),
+                "applicationType": application_type,
+                "grantTypes": list(grant_types),
+                "createdAt": rfc3339(now),
+                TTL_ATTRIBUTE: epoch(now + REGISTRATION_LIFETIME),
+            }
+        )
+        item.update(key(client_pk(client_id), CLIENT_SK))
+        with dynamodb_errors():
+            # A ULID is never reused, so a plain put cannot overwrite another client.
+            self._client.put_item(TableName=self._table, Item=item)
+        answer: dict[str, Any] = {
+            "client_id": client_id,
+            "client_id_issued_at": epoch(now),
+            "redirect_uris": list(redirect_uris),
+            "token_endpoint_auth_method": "none",
+            "grant_types": list(grant_types),
+            "response_types": ["code"],
+            "application_type": application_type,
+        }
+        if name is not None:
+            answer["client_name"] = name
+        return answer
+
+    def extend(self, client_id: str, now: datetime) -> dict[str, Any] | None:
+        """A transaction member keeping a registered client for another lifetime (None for
+        a metadata-document client, which we do not store)."""
+        if not client_id.startswith(REGISTERED_PREFIX):
+            return None
+        return {
+            "Update": {
+                "TableName": self._table,
+                "Key": key(client_pk(client_id), CLIENT_SK),
+                "UpdateExpression": "SET #ttl = :ttl",
+                "ExpressionAttributeNames": {"#ttl": TTL_ATTRIBUTE},
+                "ExpressionAttributeValues": {
+                    ":ttl": {"N": str(epoch(now + REGISTRATION_LIFETIME))}
+                },
+            }
+        }

@@ -1,0 +1,47 @@
+"""Discovery: the authorization server's metadata (RFC 8414) and each resource's (RFC 9728)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES
+from chalicelib.oauth.settings import McpResource
+
+AUTHORIZE_PATH = "/v1/oauth/authorize"
+TOKEN_PATH = "/v1/oauth/token"
+REGISTER_PATH = "/v1/oauth/register"
+REVOKE_PATH = "/v1/oauth/revoke"
+CALLBACK_PATH = "/v1/oauth/callback"
+CONSENT_PATH = "/v1/oauth/consent"
+JWKS_PATH = "/.well-known/jwks.json"
+
+
+def authorization_server(issuer: str) -> dict[str, Any]:
+    return {
+        "issuer": issuer,
+        "authorization_endpoint": issuer + AUTHORIZE_PATH,
+        "token_endpoint": issuer + TOKEN_PATH,
+        "registration_endpoint": issuer + REGISTER_PATH,
+        "revocation_endpoint": issuer + REVOKE_PATH,
+        "jwks_uri": issuer + JWKS_PATH,
+        "response_types_supported": ["code"],
+        "response_modes_supported": ["query"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "code_challenge_methods_supported": ["S256"],
+        "token_endpoint_auth_methods_supported": ["none"],
+        "revocation_endpoint_auth_methods_supported": ["none"],
+        "scopes_supported": list(ALL_SCOPES),
+        "client_id_metadata_document_supported": True,
+        "authorization_response_iss_parameter_supported": True,
+    }
+
+
+def protected_resource(resource: McpResource, issuer: str) -> dict[str, Any]:
+    return {
+        "resource": resource.uri,
+        "authorization_servers": [issuer],
+        # What an MCP client asks for by default (MCP clients request the resource's
+        # scopes_supported): the data-plane scopes, not workspace administration.
+        "scopes_supported": list(DATA_PLANE_SCOPES),
+        "bearer_methods_supported": ["header"],
+    }

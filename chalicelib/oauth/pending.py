@@ -1,0 +1,164 @@
+"""Pending authorizations: an MCP client's validated request, from `/authorize` to consent.
+
+Created once the request passed every check, before the browser leaves for the login
+provider; signed in when the provider's answer was verified; consumed (deleted) by the
+consent decision, in the transaction that writes the code. It lives `LIFETIME`.
+
+It is tied to the browser that started it: its `bindingHash` is the SHA-256 of a secret in
+that browser's cookie (`browser.py`), so another browser cannot finish it, and nothing
+secret is stored here.
+
+Items (see `table.py`):
+  OAUTHREQ#<requestId>  REQ   clientId, clientName, redirectUri, codeChallenge, state,
+                              resource, scope, nonce, bindingHash, status, userId, ttl
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import asdict, dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from chalicelib.clock import epoch
+from chalicelib.table import (
+    PARTITION_KEY,
+    TTL_ATTRIBUTE,
+    dynamodb_errors,
+    get_consistent,
+    is_condition_failure,
+    key,
+    to_item,
+)
+
+LIFETIME = timedelta(minutes=10)
+REQUEST_SK = "REQ"
+SIGNING_IN = "signing_in"  # at the login provider
+CONSENTING = "consenting"  # signed in, the consent page shown
+
+
+def request_pk(request_id: str) -> str:
+    return f"OAUTHREQ#{request_id}"
+
+
+def new_request_id() -> str:
+    return secrets.token_urlsafe(24)
+
+
+@dataclass(frozen=True)
+class PendingAuthorization:
+    request_id: str
+    client_id: str
+    redirect_uri: str
+    code_challenge: str
+    resource: str
+    scope: str
+    nonce: str
+    binding_hash: str
+    expires: int  # epoch seconds
+    client_name: str | None = None
+    state: str | None = None
+    status: str = SIGNING_IN
+    user_id: str | None = None
+
+    def __repr__(self) -> str:
+        return f"PendingAuthorization(client_id={self.client_id!r}, status={self.status!r})"
+
+
+_ATTRIBUTES = {
+    "client_id": "clientId",
+    "redirect_uri": "redirectUri",
+    "code_challenge": "codeChallenge",
+    "resource": "resource",
+    "scope": "scope",
+    "nonce": "nonce",
+    "binding_hash": "bindingHash",
+    "client_name": "clientName",
+    "state": "state",
+    "status": "status",
+    "user_id": "userId",
+}
+
+
+class PendingStore:
+    def __init__(self, client: Any, table_name: str):
+        self._client = client
+        self._table = table_name
+
+    def create(self, pending: PendingAuthorization) -> None:
+        values = asdict(pending)
+        item = to_item({_ATTRIBUTES[n]: values[n] for n in _ATTRIBUTES})
+        item[TTL_ATTRIBUTE] = {"N": str(pending.expires)}
+        item.update(key(request_pk(pending.request_id), REQUEST_SK))
+        with dynamodb_errors():
+            self._client.put_item(
+                TableName=self._table,
+                Item=item,
+                # A 192-bit id never collides; the condition makes that an error, not a merge.
+                ConditionExpression="attribute_not_exists(#pk)",
+                ExpressionAttributeNames={"#pk": PARTITION_KEY},
+            )
+
+    def get(self, request_id: str, now: datetime) -> PendingAuthorization | None:
+        """The unexpired pending authorization, or None (DynamoDB's TTL deletes late)."""
+        if not request_id or len(request_id) > 64:
+            return None
+        values = get_consistent(self._client, self._table, request_pk(request_id), REQUEST_SK)
+        if values is None or int(values[TTL_ATTRIBUTE]) <= epoch(now):
+            return None
+        fields: dict[str, Any] = {n: values.get(a) for n, a in _ATTRIBUTES.items()}
+        return PendingAuthorization(
+            request_id=request_id, expires=int(values[TTL_ATTRIBUTE]), **fields
+        )
+
+    def signed_in(self, pending: PendingAuthorization, user_id: str) -> PendingAuthorization:
+        """Records who signed in; False-y races (a second callback) raise ClientError."""
+        with dynamodb_errors():
+            self._client.update_item(
+                TableName=self._table,
+                Key=key(request_pk(pending.request_id), REQUEST_SK),
+                UpdateExpression="SET #status = :consenting, #user = :user",
+                # One sign-in per authorization: a replayed callback finds it taken.
+                ConditionExpression="#status = :signing_in",
+                ExpressionAttributeNames={"#status": "status", "#user": "userId"},
+                ExpressionAttributeValues={
+                    ":consenting": {"S": CONSENTING},
+                    ":signing_in": {"S": SIGNING_IN},
+                    ":user": {"S": user_id},
+                },
+            )
+        return replace(pending, status=CONSENTING, user_id=user_id)
+
+    def consume(self, pending: PendingAuthorization) -> dict[str, Any]:
+        """A transaction member deleting it, only while it awaits consent: of two decisions
+        posted at once (a double click), exactly one is taken."""
+        return {
+            "Delete": {
+                "TableName": self._table,
+                "Key": key(request_pk(pending.request_id), REQUEST_SK),
+                "ConditionExpression": "#status = :consenting AND #user = :user",
+                "ExpressionAttributeNames": {"#status": "status", "#user": "userId"},
+                "ExpressionAttributeValues": {
+                    ":consenting": {"S": CONSENTING},
+                    ":user": {"S": pending.user_id or ""},
+                },
+            }
+        }
+
+    def discard(self, pending: PendingAuthorization) -> bool:
+        """Deletes it (a denial, a failed sign-in); False if it was already gone."""
+        try:
+            with dynamodb_errors():
+                self._client.delete_item(
+                    TableName=self._table,
+                    Key=key(request_pk(pending.request_id), REQUEST_SK),
+                    ConditionExpression="attribute_exists(#pk)",
+                    ExpressionAttributeNames={"#pk": PARTITION_KEY},
+                )
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            return False
+        return True

@@ -1,0 +1,510 @@
+"""The MCP authorization server's flows: authorize, sign-in callback, consent, token, revoke.
+
+Order at `/v1/oauth/authorize`: the client and its redirect URI first (`PageError`: shown,
+never redirected to, since the redirect target is what is in doubt); then everything else,
+whose failures go back to the client (`Redirect` with `error`, `state` and `iss`).
+
+The token grants answer RFC 6749 errors (`OAuthError`). Like the login flows, they mint the
+access token before they write, so a KMS failure (503) leaves the code or refresh token
+unused. A grant is a refresh-token family of `chalicelib/login/refresh.py` bound to client,
+resource, workspace and scope; its access tokens name it (`sid`), and the resource reads it
+on every request (`grants.py`).
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, NoReturn
+from urllib.parse import urlencode, urlsplit
+
+from botocore.exceptions import ClientError
+
+from chalicelib import errors, ids
+from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES, ordered
+from chalicelib.clock import Clock, epoch
+from chalicelib.errors import OAuthError
+from chalicelib.login.access_tokens import MintedToken, TokenRejected, TokenSigner, TokenVerifier
+from chalicelib.login.openid import IdTokenRejected, IdTokenVerifier
+from chalicelib.login.refresh import (
+    GRANT_CLIENT,
+    RefreshRejected,
+    RefreshTokenStore,
+    looks_like_refresh_token,
+)
+from chalicelib.login.users import UserStore
+from chalicelib.logs import logger
+from chalicelib.oauth import browser, metadata
+from chalicelib.oauth.clients import ClientRejected, ClientStore
+from chalicelib.oauth.codes import AuthorizationCode, CodeStore
+from chalicelib.oauth.pending import (
+    CONSENTING,
+    LIFETIME,
+    SIGNING_IN,
+    PendingAuthorization,
+    PendingStore,
+    new_request_id,
+)
+from chalicelib.oauth.settings import LoginProvider, McpResource
+from chalicelib.oauth.signin import LoginProviderClient, SignInFailed, s256
+from chalicelib.table import dynamodb_errors, is_condition_failure
+from chalicelib.workspaces.model import Workspace
+from chalicelib.workspaces.store import WorkspaceStore
+
+_PKCE = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")  # RFC 7636 §4.1 and §4.2 (S256 output)
+MAX_STATE_LENGTH = 500
+MAX_HINT_LENGTH = 255
+
+
+class PageError(Exception):
+    """Shown to the person in the browser as an error page; never redirected."""
+
+    def __init__(self, status: int, title: str, message: str):
+        super().__init__(message)
+        self.status = status
+        self.title = title
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Redirect:
+    location: str
+    set_cookie: str | None = None
+
+
+@dataclass(frozen=True)
+class ConsentView:
+    html_parameters: dict[str, Any]
+    redirect_uri: str
+
+
+@dataclass(frozen=True)
+class IssuedTokens:
+    access: MintedToken
+    refresh_token: str = field(repr=False)
+    scope: str
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "access_token": self.access.token,
+            "token_type": "Bearer",
+            "expires_in": self.access.expires_in,
+            "refresh_token": self.refresh_token,
+            "scope": self.scope,
+        }
+
+
+def invalid_grant(description: str) -> OAuthError:
+    return errors.INVALID_GRANT.oauth_error(description)
+
+
+def with_parameters(uri: str, parameters: dict[str, str | None]) -> str:
+    present = {name: value for name, value in parameters.items() if value is not None}
+    separator = "&" if urlsplit(uri).query else "?"
+    return uri + separator + urlencode(present)
+
+
+def parse_scope(requested: str | None) -> list[str] | None:
+    """The requested scopes in canonical order; default the data-plane ones; None if unknown."""
+    if requested is None or not requested.strip():
+        return list(DATA_PLANE_SCOPES)
+    names = requested.split()
+    if not set(names) <= set(ALL_SCOPES):
+        return None
+    return ordered(names)
+
+
+class OAuthService:
+    def __init__(
+        self,
+        *,
+        issuer: str,
+        resources: tuple[McpResource, ...],
+        login: LoginProviderClient | None,
+        clients: ClientStore,
+        pending: PendingStore,
+        codes: CodeStore,
+        refresh_tokens: RefreshTokenStore,
+        signer: TokenSigner,
+        verifier: TokenVerifier,
+        id_tokens: IdTokenVerifier,
+        users: UserStore,
+        workspaces: WorkspaceStore,
+        dynamodb: Any,
+        clock: Clock,
+    ):
+        self._issuer = issuer
+        self._resources = {resource.uri: resource for resource in resources}
+        self._login = login
+        self._clients = clients
+        self._pending = pending
+        self._codes = codes
+        self._refresh_tokens = refresh_tokens
+        self._signer = signer
+        self._verifier = verifier
+        self._id_tokens = id_tokens
+        self._users = users
+        self._workspaces = workspaces
+        self._dynamodb = dynamodb
+        self._clock = clock
+        self._secure = issuer.startswith("https://")
+
+    # -- the browser's part ----------------------------------------------------------------
+
+    def _back(self, redirect_uri: str, state: str | None, **outcome: str) -> Redirect:
+        """To the client, with the outcome, its `state` and our `iss` (RFC 9207)."""
+        return Redirect(
+            with_parameters(redirect_uri, {**outcome, "state": state, "iss": self._issuer})
+        )
+
+    def authorize(self, parameters: dict[str, str], cookie: str | None) -> Redirect:
+        now = self._clock.now()
+        try:
+            client = self._clients.find(parameters.get("client_id", ""), now)
+        except ClientRejected as rejected:
+            raise PageError(400, "Unknown application", rejected.description) from None
+        redirect_uri = parameters.get("redirect_uri")
+        if not redirect_uri or not client.redirect_allowed(redirect_uri):
+            raise PageError(
+                400,
+                "Unknown redirect address",
+                "The redirect_uri is not registered for this application.",
+            )
+        state = parameters.get("state")
+        if state is not None and len(state) > MAX_STATE_LENGTH:
+            return self._back(redirect_uri, None, error=errors.OAUTH_INVALID_REQUEST.code,
+                              error_description="state is too long.")
+
+        def refuse(problem: errors.Problem, description: str | None = None) -> Redirect:
+            return self._back(
+                redirect_uri, state, error=problem.code,
+                error_description=description or problem.detail,
+            )
+
+        if parameters.get("response_type") != "code":
+            return refuse(errors.UNSUPPORTED_RESPONSE_TYPE)
+        if parameters.get("code_challenge_method") != "S256":
+            return refuse(
+                errors.OAUTH_INVALID_REQUEST,
+                "PKCE is required, with code_challenge_method S256.",
+            )
+        challenge = parameters.get("code_challenge", "")
+        if not _PKCE.match(challenge):
+            return refuse(
+                errors.OAUTH_INVALID_REQUEST, "code_challenge must be an S256 challenge."
+            )
+        resource = parameters.get("resource")
+        if resource is None or resource not in self._resources:
+            return refuse(errors.INVALID_TARGET, "resource must name an MCP server served here.")
+        scopes = parse_scope(parameters.get("scope"))
+        if scopes is None:
+            return refuse(errors.OAUTH_INVALID_SCOPE)
+        if self._login is None:
+            logger.error("MCP authorization without LOGIN_PROVIDER")
+            return refuse(errors.SERVER_ERROR)
+        hint = parameters.get("login_hint")
+        if hint is not None and len(hint) > MAX_HINT_LENGTH:
+            hint = None
+        secret = browser.secret_from(cookie, self._secure) or browser.new_secret()
+        pending = PendingAuthorization(
+            request_id=new_request_id(),
+            client_id=client.client_id,
+            client_name=client.client_name,
+            redirect_uri=redirect_uri,
+            code_challenge=challenge,
+            resource=resource,
+            scope=" ".join(scopes),
+            state=state,
+            nonce=secrets.token_urlsafe(16),
+            binding_hash=browser.binding_hash(secret),
+            expires=epoch(now + LIFETIME),
+        )
+        location = self._login.authorization_url(
+            state=pending.request_id,
+            nonce=pending.nonce,
+            verifier=browser.login_verifier(secret, pending.request_id),
+            login_hint=hint,
+        )
+        self._pending.create(pending)
+        return Redirect(location, browser.set_cookie(secret, self._secure))
+
+    def _bound_pending(
+        self, request_id: str | None, cookie: str | None, status: str
+    ) -> tuple[PendingAuthorization, str]:
+        """The pending authorization this browser started, in the expected step."""
+        pending = self._pending.get(request_id or "", self._clock.now())
+        if pending is None:
+            raise PageError(
+                400, "Sign-in expired", "This authorization has expired or was already used."
+            )
+        secret = browser.secret_from(cookie, self._secure)
+        if secret is None or not browser.bound(secret, pending.binding_hash):
+            raise PageError(
+                403,
+                "Wrong browser",
+                "This authorization was started in another browser (or its cookie is gone).",
+            )
+        if pending.status != status:
+            raise PageError(400, "Sign-in already used", "This step was already completed.")
+        return pending, secret
+
+    def callback(self, parameters: dict[str, str], cookie: str | None) -> Redirect:
+        """The login provider's answer: verified, then on to the consent page."""
+        pending, secret = self._bound_pending(parameters.get("state"), cookie, SIGNING_IN)
+        assert self._login is not None  # a pending authorization exists only with one
+        issuer = parameters.get("iss")
+        if issuer is not None and issuer != self._login.provider.issuer:
+            # RFC 9207: an answer from another provider than the one we sent the user to.
+            raise PageError(400, "Sign-in failed", "The answer came from another provider.")
+        if "error" in parameters or "code" not in parameters:
+            self._pending.discard(pending)
+            return self._back(
+                pending.redirect_uri, pending.state, error=errors.ACCESS_DENIED.code,
+                error_description="The sign-in did not complete.",
+            )
+        try:
+            id_token = self._login.redeem(
+                parameters["code"], browser.login_verifier(secret, pending.request_id)
+            )
+            identity = self._id_tokens.verify(id_token, nonce=pending.nonce)
+        except (SignInFailed, IdTokenRejected) as failed:
+            logger.warning("MCP sign-in refused", extra={"client_id": pending.client_id})
+            self._pending.discard(pending)
+            description = getattr(failed, "description", "The sign-in was refused.")
+            return self._back(
+                pending.redirect_uri, pending.state, error=errors.ACCESS_DENIED.code,
+                error_description=description,
+            )
+        user_id = self._users.sign_in(identity, self._clock.now())
+        try:
+            self._pending.signed_in(pending, user_id)
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            raise PageError(
+                400, "Sign-in already used", "This step was already completed."
+            ) from None
+        return Redirect(
+            self._issuer + metadata.CONSENT_PATH + "?" + urlencode({"consent": pending.request_id})
+        )
+
+    def consent(self, request_id: str | None, cookie: str | None) -> ConsentView:
+        pending, secret = self._bound_pending(request_id, cookie, CONSENTING)
+        assert pending.user_id is not None
+        label = self._users.label(pending.user_id) or pending.user_id
+        workspaces: list[Workspace] = self._workspaces.list_for_user(pending.user_id)
+        return ConsentView(
+            {
+                "action": self._issuer + metadata.CONSENT_PATH,
+                "consent": pending.request_id,
+                "csrf": browser.csrf_token(secret, pending.request_id),
+                "client_name": pending.client_name,
+                "client_id": pending.client_id,
+                "redirect_uri": pending.redirect_uri,
+                "resource": pending.resource,
+                "scopes": pending.scope.split(),
+                "workspaces": sorted(workspaces, key=lambda w: w.name.lower()),
+                "user_label": label,
+            },
+            pending.redirect_uri,
+        )
+
+    def decide(self, form: dict[str, str], cookie: str | None) -> Redirect:
+        """The consent form: CSRF-checked, then a code (allow) or access_denied (deny)."""
+        pending, secret = self._bound_pending(form.get("consent"), cookie, CONSENTING)
+        if not browser.csrf_matches(secret, pending.request_id, form.get("csrf")):
+            raise PageError(403, "Request refused", "The consent form is not valid; try again.")
+        assert pending.user_id is not None
+        decision = form.get("decision")
+        if decision == "deny":
+            if not self._pending.discard(pending):
+                raise PageError(400, "Already decided", "This authorization was already decided.")
+            return self._back(
+                pending.redirect_uri, pending.state, error=errors.ACCESS_DENIED.code,
+                error_description="The user denied access.",
+            )
+        if decision != "allow":
+            raise PageError(400, "Request refused", "Choose Allow or Deny.")
+        workspace_id = form.get("workspace_id", "")
+        if not ids.is_workspace_id(workspace_id) or not self._workspaces.is_member(
+            workspace_id, pending.user_id
+        ):
+            raise PageError(403, "Not a member", "You are not a member of that workspace.")
+        now = self._clock.now()
+        code, store_code = self._codes.new(
+            client_id=pending.client_id,
+            redirect_uri=pending.redirect_uri,
+            code_challenge=pending.code_challenge,
+            resource=pending.resource,
+            scope=pending.scope,
+            user_id=pending.user_id,
+            workspace_id=workspace_id,
+            now=now,
+        )
+        members = [self._pending.consume(pending), store_code]
+        keep_client = self._clients.extend(pending.client_id, now)
+        if keep_client is not None:
+            members.append(keep_client)
+        try:
+            with dynamodb_errors():
+                self._dynamodb.transact_write_items(TransactItems=members)
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            raise PageError(
+                400, "Already decided", "This authorization was already decided."
+            ) from None
+        logger.info(
+            "MCP authorization granted",
+            extra={"user_id": pending.user_id, "client_id": pending.client_id,
+                   "workspace_id": workspace_id},
+        )
+        return self._back(pending.redirect_uri, pending.state, code=code)
+
+    # -- the token endpoint ----------------------------------------------------------------
+
+    def _mint(self, user_id: str, grant: dict[str, str], grant_id: str) -> MintedToken:
+        return self._signer.mint(
+            user_id,
+            audience=grant["resource"],
+            extra={
+                "client_id": grant[GRANT_CLIENT],
+                "scope": grant["scope"],
+                "workspace_id": grant["workspaceId"],
+                "sid": grant_id,
+            },
+        )
+
+    def redeem_code(self, parameters: dict[str, str]) -> IssuedTokens:
+        now = self._clock.now()
+        code = self._codes.find(parameters.get("code", ""))
+        if code is None:
+            raise invalid_grant("The authorization code is not valid.")
+        if code.used:
+            self._code_reused(code, now)
+        if code.expires_at <= epoch(now):
+            self._codes.spend(code, now)
+            raise invalid_grant("The authorization code has expired.")
+        problem = self._code_problem(code, parameters)
+        if problem is not None:
+            self._codes.spend(code, now)  # a code is presented once, right or wrong
+            raise problem
+        grant = {
+            GRANT_CLIENT: code.client_id,
+            "resource": code.resource,
+            "scope": code.scope,
+            "workspaceId": code.workspace_id,
+        }
+        grant_id = ids.ulid(now)
+        access = self._mint(code.user_id, grant, grant_id)
+        try:
+            refresh_token = self._refresh_tokens.start_family(
+                code.user_id, now, family_id=grant_id, grant=grant,
+                together_with=[self._codes.consume(code, grant_id, now)],
+            )
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            # Redeemed by another request since our read: the same reuse, a moment later.
+            again = self._codes.find(parameters.get("code", ""))
+            self._code_reused(again or code, now)
+        logger.info(
+            "MCP tokens issued",
+            extra={"user_id": code.user_id, "client_id": code.client_id, "grant_id": grant_id},
+        )
+        return IssuedTokens(access, refresh_token, code.scope)
+
+    def _code_problem(
+        self, code: AuthorizationCode, parameters: dict[str, str]
+    ) -> OAuthError | None:
+        if parameters.get("client_id") != code.client_id:
+            return invalid_grant("The authorization code was issued to another client.")
+        if parameters.get("redirect_uri") != code.redirect_uri:
+            return invalid_grant("redirect_uri differs from the authorization request's.")
+        verifier = parameters.get("code_verifier", "")
+        if not _PKCE.match(verifier) or not hmac.compare_digest(
+            s256(verifier), code.code_challenge
+        ):
+            return invalid_grant("The code_verifier does not match the code_challenge.")
+        resource = parameters.get("resource")
+        if resource is not None and resource != code.resource:
+            return errors.INVALID_TARGET.oauth_error("resource differs from the authorization's.")
+        return None
+
+    def _code_reused(self, code: AuthorizationCode, now: datetime) -> NoReturn:
+        if code.grant_id is not None:
+            logger.warning(
+                "authorization code reused; revoking its grant",
+                extra={"client_id": code.client_id, "grant_id": code.grant_id},
+            )
+            self._refresh_tokens.revoke_family(code.grant_id, now, reason="code_reuse")
+        raise invalid_grant(
+            "The authorization code was already used; what it issued has been revoked."
+        )
+
+    def refresh(self, parameters: dict[str, str]) -> IssuedTokens:
+        now = self._clock.now()
+        presented = parameters.get("refresh_token", "")
+        try:
+            current = self._refresh_tokens.find(presented, now)
+        except RefreshRejected as rejected:
+            raise invalid_grant(rejected.description) from None
+        grant = dict(current.grant or {})
+        if not grant:  # a sign-in of this service itself: good at /v1/auth/refresh only
+            raise invalid_grant("The refresh token is not valid.")
+        if parameters.get("client_id") != grant[GRANT_CLIENT]:
+            raise invalid_grant("The refresh token was issued to another client.")
+        resource = parameters.get("resource")
+        if resource is not None and resource != grant["resource"]:
+            raise errors.INVALID_TARGET.oauth_error("resource differs from the grant's.")
+        scope = grant["scope"]
+        if "scope" in parameters:
+            narrowed = parse_scope(parameters["scope"])
+            if narrowed is None or not set(narrowed) <= set(scope.split()):
+                raise errors.OAUTH_INVALID_SCOPE.oauth_error(
+                    "scope may only narrow the granted scope."
+                )
+            scope = " ".join(narrowed)
+        if not self._workspaces.is_member(grant["workspaceId"], current.user_id):
+            raise invalid_grant("You are no longer a member of the granted workspace.")
+        access = self._mint(current.user_id, {**grant, "scope": scope}, current.family_id)
+        successor = self._refresh_tokens.rotate(current, now)
+        return IssuedTokens(access, successor, scope)
+
+    def revoke(self, parameters: dict[str, str]) -> None:
+        """RFC 7009: revokes the grant of a refresh or access token issued to this client.
+        Unknown tokens, and tokens of other clients, are answered the same (200)."""
+        token = parameters.get("token", "")
+        client_id = parameters.get("client_id")
+        now = self._clock.now()
+        grant_id: str | None = None
+        if looks_like_refresh_token(token):
+            try:
+                found = self._refresh_tokens.find(token, now)
+            except RefreshRejected:
+                return  # unknown, expired, revoked, or a reuse that just revoked it
+            if found.grant and found.grant.get(GRANT_CLIENT) == client_id:
+                grant_id = found.family_id
+        else:
+            for resource in self._resources:
+                try:
+                    claims = self._verifier.verify(token, audience=resource)
+                except TokenRejected:
+                    continue
+                if claims.get("client_id") == client_id and isinstance(claims.get("sid"), str):
+                    grant_id = claims["sid"]
+                break
+        if grant_id is not None:
+            self._refresh_tokens.revoke_family(grant_id, now, reason="revoked")
+            logger.info("MCP grant revoked", extra={"client_id": client_id, "grant_id": grant_id})
+
+
+def login_client(
+    provider: LoginProvider | None, issuer: str, transport: Any
+) -> LoginProviderClient | None:
+    if provider is None:
+        return None
+    return LoginProviderClient(provider, issuer + metadata.CALLBACK_PATH, transport)

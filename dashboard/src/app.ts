@@ -1,0 +1,177 @@
+// The signed-in dashboard: the header (workspace switcher, who is signed in, sign-out),
+// the section links, and the section on show. One MemoryClient does every API call; its
+// tokens come from the SDK's Session, which refreshes them before they expire.
+
+import { MemoryClient, Session, type Principal, type SessionTokens, type Workspace } from "memory-sdk";
+
+import { announce, h, replace } from "./dom.js";
+import { problemText } from "./format.js";
+import { saveTokens } from "./storage.js";
+import { renderActivity } from "./views/activity.js";
+import { renderKeys } from "./views/keys.js";
+import { renderWorkspaces } from "./views/workspaces.js";
+
+export const SECTIONS = [
+  { id: "keys", title: "API keys", render: renderKeys },
+  { id: "workspaces", title: "Workspaces", render: renderWorkspaces },
+  { id: "activity", title: "Activity", render: renderActivity },
+] as const;
+
+/** Why the dashboard signed out, shown on the sign-in screen; undefined for a plain sign-out. */
+export type SignOut = (reason?: string) => void;
+
+export class App {
+  readonly client: MemoryClient;
+  me: Principal | undefined;
+  workspaces: Workspace[] = [];
+  /** The switcher's choice: a workspace id, or null for every workspace. */
+  current: string | null = null;
+  readonly #session: Session;
+  readonly #root: HTMLElement;
+  readonly #signOut: SignOut;
+  readonly #onHashChange = (): void => this.show();
+  #main: HTMLElement | undefined;
+  #switcher: HTMLSelectElement | undefined;
+  #stopped = false;
+
+  constructor(root: HTMLElement, endpoint: string, tokens: SessionTokens, signOut: SignOut) {
+    this.#root = root;
+    this.#signOut = signOut;
+    // The session refreshes through a client of its own, which needs no credential.
+    this.#session = new Session({
+      client: new MemoryClient({ endpoint }),
+      tokens,
+      onRefresh: (fresh) => {
+        if (!this.#stopped) saveTokens(fresh);
+      },
+    });
+    this.client = new MemoryClient({ endpoint, tokenProvider: this.#session.tokenProvider });
+  }
+
+  async start(): Promise<void> {
+    this.me = await this.call(() => this.client.auth.whoami());
+    await this.loadWorkspaces();
+    this.#renderShell();
+    window.addEventListener("hashchange", this.#onHashChange);
+    this.show();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    window.removeEventListener("hashchange", this.#onHashChange);
+  }
+
+  /**
+   * Runs an API call. When the session has ended for good (its refresh token was refused),
+   * the dashboard signs out and says why; the error still reaches the caller.
+   */
+  async call<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (this.#session.ended && !this.#stopped) {
+        this.#signOut(`Your session has ended (${problemText(error)}). Sign in again.`);
+      }
+      throw error;
+    }
+  }
+
+  async loadWorkspaces(): Promise<void> {
+    this.workspaces = await this.call(() => this.client.workspaces.listWorkspaces());
+    if (this.current !== null && !this.workspaces.some((w) => w.id === this.current)) this.current = null;
+    this.#fillSwitcher();
+  }
+
+  workspaceName(id: string | null): string {
+    if (id === null) return "—";
+    return this.workspaces.find((w) => w.id === id)?.name ?? id;
+  }
+
+  /** Chooses a workspace in the switcher (and shows the section again for it). */
+  choose(workspaceId: string | null): void {
+    this.current = workspaceId;
+    if (this.#switcher !== undefined) this.#switcher.value = workspaceId ?? "";
+    this.show();
+  }
+
+  #fillSwitcher(): void {
+    const switcher = this.#switcher;
+    if (switcher === undefined) return;
+    replace(
+      switcher,
+      h("option", { value: "" }, "All workspaces"),
+      ...this.workspaces.map((w) => h("option", { value: w.id }, w.name)),
+    );
+    switcher.value = this.current ?? "";
+  }
+
+  #renderShell(): void {
+    const me = this.me;
+    const switcher = h("select", { id: "workspace-switcher" });
+    switcher.addEventListener("change", () => {
+      this.current = switcher.value === "" ? null : switcher.value;
+      announce(`Showing ${this.current === null ? "every workspace" : this.workspaceName(this.current)}.`);
+      this.show();
+    });
+    this.#switcher = switcher;
+    this.#fillSwitcher();
+    const userId = me?.userId ?? "";
+    const copyId = h("button", { type: "button", class: "link", "aria-label": "Copy your user id" }, "Copy");
+    copyId.addEventListener("click", () => {
+      navigator.clipboard.writeText(userId).then(
+        () => announce("Your user id was copied."),
+        () => announce("Copying was blocked by the browser."),
+      );
+    });
+    const signOut = h("button", { type: "button", class: "secondary" }, "Sign out");
+    signOut.addEventListener("click", () => this.#signOut());
+    const nav = h(
+      "nav",
+      { "aria-label": "Sections" },
+      h("ul", {}, ...SECTIONS.map((s) => h("li", {}, h("a", { href: `#${s.id}`, "data-section": s.id }, s.title)))),
+    );
+    const main = h("main", { id: "main", tabindex: "-1" });
+    this.#main = main;
+    // The fragment names the section, so the skip link moves the focus itself.
+    const skip = h("a", { class: "skip", href: "#main" }, "Skip to content");
+    skip.addEventListener("click", (event) => {
+      event.preventDefault();
+      main.focus();
+    });
+    replace(
+      this.#root,
+      skip,
+      h(
+        "header",
+        { class: "topbar" },
+        h("p", { class: "brand" }, "memory-auth"),
+        h("div", { class: "switcher" }, h("label", { for: "workspace-switcher" }, "Workspace"), switcher),
+        h(
+          "div",
+          { class: "who" },
+          h("span", {}, "Signed in as "),
+          h("code", { id: "user-id" }, userId),
+          copyId,
+        ),
+        signOut,
+      ),
+      nav,
+      main,
+    );
+  }
+
+  /** The section named by the address's fragment (#keys by default). */
+  show(): void {
+    const main = this.#main;
+    if (main === undefined || this.#stopped) return;
+    const wanted = window.location.hash.replace(/^#/, "");
+    const section = SECTIONS.find((s) => s.id === wanted) ?? SECTIONS[0];
+    for (const link of this.#root.querySelectorAll<HTMLAnchorElement>("nav a")) {
+      if (link.dataset["section"] === section.id) link.setAttribute("aria-current", "page");
+      else link.removeAttribute("aria-current");
+    }
+    document.title = `${section.title} · memory-auth dashboard`;
+    replace(main);
+    section.render(this, main);
+  }
+}

@@ -1,0 +1,88 @@
+// Building the page: elements from tag, attributes and children, never from HTML strings
+// (the page's CSP forbids string-to-HTML sinks outright).
+
+type Child = Node | string | null | undefined | false;
+type Listener = (event: Event) => void;
+export type Attributes = Record<string, string | number | boolean | Listener | null | undefined>;
+
+/** An element: `on…` attributes become listeners, `true` a bare attribute, false/null none. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (typeof value === "function") {
+      element.addEventListener(name.slice(2).toLowerCase(), value);
+    } else if (value === true) {
+      element.setAttribute(name, "");
+    } else {
+      element.setAttribute(name, String(value));
+    }
+  }
+  append(element, ...children);
+  return element;
+}
+
+export function append(parent: Node, ...children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+}
+
+/** Replaces everything inside `parent` with `children`. */
+export function replace(parent: Node, ...children: Child[]): void {
+  while (parent.firstChild !== null) parent.removeChild(parent.firstChild);
+  append(parent, ...children);
+}
+
+let counter = 0;
+/** A page-unique id for label/control and aria pairs. */
+export function uid(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${counter}`;
+}
+
+/** Says `message` to screen readers through the page's polite live region. */
+export function announce(message: string): void {
+  const region = document.getElementById("announcer");
+  if (region === null) return;
+  region.textContent = "";
+  // A changed text is announced; the same text twice in a row would not be without this.
+  window.setTimeout(() => {
+    region.textContent = message;
+  }, 50);
+}
+
+/** A labelled form field: label, control, optional hint (tied by aria-describedby). */
+export function field(label: string, control: HTMLElement, hint?: string): HTMLElement {
+  const id = control.id || uid("field");
+  control.id = id;
+  const wrapper = h("div", { class: "field" }, h("label", { for: id }, label), control);
+  if (hint !== undefined) {
+    const hintId = `${id}-hint`;
+    control.setAttribute("aria-describedby", hintId);
+    append(wrapper, h("p", { class: "hint", id: hintId }, hint));
+  }
+  return wrapper;
+}
+
+/** An alert area for a form's refusals; `show` fills it, `clear` empties it. */
+export function errorArea(): { element: HTMLElement; show(message: string): void; clear(): void } {
+  const element = h("div", { class: "error", role: "alert" });
+  element.hidden = true;
+  return {
+    element,
+    show(message: string) {
+      element.textContent = message;
+      element.hidden = false;
+    },
+    clear() {
+      element.textContent = "";
+      element.hidden = true;
+    },
+  };
+}

@@ -1,0 +1,376 @@
+// API keys: the table (with status filter and paging), and create, reveal, rotate, rename
+// and revoke. Plaintext keys live only inside the dialog that shows them.
+
+import type { ApiKey, ApiKeyWithSecret, KeyStatus } from "memory-sdk";
+
+import type { App } from "../app.js";
+import { confirmAction, formDialog, showSecret } from "../dialogs.js";
+import { announce, append, errorArea, field, h, replace, uid } from "../dom.js";
+import { dateTime, expiresSoon, GRACE_CHOICES, problemText } from "../format.js";
+import {
+  ADMIN_SCOPE,
+  DATA_PLANE_SCOPES,
+  MAX_LIFETIME_DAYS,
+  newKeyRequest,
+  rotateRequest,
+  updateRequest,
+} from "../requests.js";
+
+const PAGE_SIZE = 25;
+const STATUSES: ReadonlyArray<{ value: "" | KeyStatus; label: string }> = [
+  { value: "", label: "All" },
+  { value: "active", label: "Active" },
+  { value: "revoked", label: "Revoked" },
+  { value: "expired", label: "Expired" },
+];
+
+/** The service records last use and takes grace periods and allow-lists (newer versions). */
+function hasLifecycleFields(key: ApiKey): boolean {
+  return "lastUsedAt" in key;
+}
+
+export function renderKeys(app: App, main: HTMLElement): void {
+  let status: "" | KeyStatus = "";
+  let keys: ApiKey[] = [];
+  let cursor: string | null = null;
+  const errors = errorArea();
+  const list = h("div", { class: "list", "aria-live": "polite", "aria-busy": "true" });
+  const more = h("button", { type: "button", class: "secondary" }, "Load more keys");
+  more.hidden = true;
+
+  const filter = h("select", { id: "status-filter" }, ...STATUSES.map((s) => h("option", { value: s.value }, s.label)));
+  filter.addEventListener("change", () => {
+    status = filter.value as "" | KeyStatus;
+    void load(true);
+  });
+  const create = h("button", { type: "button", class: "primary" }, "Create key");
+  create.addEventListener("click", () => void createKey());
+  more.addEventListener("click", () => void load(false));
+
+  const where = app.current === null ? "every workspace" : app.workspaceName(app.current);
+  append(
+    main,
+    h("h1", {}, "API keys"),
+    h(
+      "p",
+      { class: "intro" },
+      "Keys let your apps and scripts call the memory service. A workspace key works in one workspace; " +
+        "an admin key manages keys and workspaces. ",
+      h("span", {}, `Showing keys for ${where}.`),
+    ),
+    h(
+      "div",
+      { class: "toolbar" },
+      h("div", { class: "field inline" }, h("label", { for: "status-filter" }, "Status"), filter),
+      create,
+    ),
+    errors.element,
+    list,
+    more,
+  );
+
+  async function load(reset: boolean): Promise<void> {
+    errors.clear();
+    list.setAttribute("aria-busy", "true");
+    try {
+      const options: { limit: number; status?: KeyStatus; cursor?: string } = { limit: PAGE_SIZE };
+      if (status !== "") options.status = status;
+      if (!reset && cursor !== null) options.cursor = cursor;
+      const page = await app.call(() => app.client.auth.listApiKeys(app.current, options));
+      keys = reset ? page.keys : [...keys, ...page.keys];
+      cursor = page.nextCursor;
+      draw();
+    } catch (error) {
+      errors.show(problemText(error));
+    } finally {
+      list.setAttribute("aria-busy", "false");
+    }
+  }
+
+  function draw(): void {
+    more.hidden = cursor === null;
+    if (keys.length === 0) {
+      replace(list, emptyState());
+      return;
+    }
+    const lastUsed = keys.some(hasLifecycleFields);
+    const headings = ["Label", "Key", "Kind", "Workspace", "Scopes", "Status", "Created", "Expires"];
+    if (lastUsed) headings.push("Last used");
+    headings.push("Actions");
+    replace(
+      list,
+      h(
+        "table",
+        { class: "keys" },
+        h("caption", { class: "visually-hidden" }, `API keys in ${where}`),
+        h("thead", {}, h("tr", {}, ...headings.map((text) => h("th", { scope: "col" }, text)))),
+        h("tbody", {}, ...keys.map((key) => row(key, lastUsed))),
+      ),
+    );
+  }
+
+  function emptyState(): HTMLElement {
+    if (status !== "") {
+      return h("div", { class: "empty" }, h("p", {}, `No ${status} keys in ${where}.`));
+    }
+    if (app.workspaces.length === 0) {
+      const admin = h("button", { type: "button", class: "secondary" }, "Create an admin key");
+      admin.addEventListener("click", () => void createKey("admin"));
+      return h(
+        "div",
+        { class: "empty" },
+        h("h2", {}, "No API keys yet"),
+        h(
+          "p",
+          {},
+          "Start with a workspace: it holds the memory your apps share. Then create a workspace key " +
+            "for each app that uses it.",
+        ),
+        h("p", { class: "actions-start" }, h("a", { class: "button primary", href: "#workspaces" }, "Create a workspace"), admin),
+      );
+    }
+    const first = h("button", { type: "button", class: "primary" }, "Create your first key");
+    first.addEventListener("click", () => void createKey());
+    return h(
+      "div",
+      { class: "empty" },
+      h("h2", {}, "No API keys yet"),
+      h(
+        "p",
+        {},
+        "Create one key for each app or script that calls the memory service, so that you can " +
+          "rotate or revoke it alone. You see a new key once: have your secret manager ready.",
+      ),
+      h("p", {}, first),
+    );
+  }
+
+  function row(key: ApiKey, lastUsed: boolean): HTMLTableRowElement {
+    const statusCell = h("td", { "data-label": "Status" }, h("span", { class: `badge ${key.status}` }, key.status));
+    if (expiresSoon(key)) append(statusCell, " ", h("span", { class: "badge soon" }, "expires soon"));
+    if (key.replacedBy !== null && key.status === "active") {
+      append(statusCell, " ", h("span", { class: "badge grace" }, "replaced"));
+    }
+    const cells = [
+      h("th", { scope: "row", "data-label": "Label" }, key.label),
+      h("td", { "data-label": "Key" }, h("code", {}, key.hint ?? "—")),
+      h("td", { "data-label": "Kind" }, key.category === "workspace" ? "workspace" : "admin"),
+      h("td", { "data-label": "Workspace" }, app.workspaceName(key.workspaceId)),
+      h("td", { "data-label": "Scopes" }, key.scopes.join(", ")),
+      statusCell,
+      h("td", { "data-label": "Created" }, h("time", { datetime: key.createdAt }, dateTime(key.createdAt))),
+      h("td", { "data-label": "Expires" }, h("time", { datetime: key.expiresAt }, dateTime(key.expiresAt))),
+    ];
+    if (lastUsed) {
+      const used = key.lastUsedAt ?? null;
+      cells.push(h("td", { "data-label": "Last used" }, used === null ? "never" : h("time", { datetime: used }, dateTime(used))));
+    }
+    cells.push(h("td", { "data-label": "Actions", class: "row-actions" }, ...actions(key)));
+    return h("tr", { "data-key-id": key.id }, ...cells);
+  }
+
+  function action(text: string, label: string, work: () => Promise<void>, danger = false): HTMLButtonElement {
+    const button = h("button", { type: "button", class: danger ? "danger small" : "secondary small", "aria-label": `${text} ${label}` }, text);
+    button.addEventListener("click", () => {
+      errors.clear();
+      work().catch((error: unknown) => errors.show(problemText(error)));
+    });
+    return button;
+  }
+
+  function actions(key: ApiKey): HTMLButtonElement[] {
+    const buttons: HTMLButtonElement[] = [];
+    const name = `key “${key.label}”`;
+    if (key.status !== "revoked" && key.revealable) buttons.push(action("Reveal", name, () => reveal(key)));
+    if (key.status === "active" && key.replacedBy === null) buttons.push(action("Rotate", name, () => rotate(key)));
+    if (key.status !== "revoked") buttons.push(action("Rename", name, () => rename(key)));
+    if (key.status !== "revoked") buttons.push(action("Revoke", name, () => revoke(key), true));
+    return buttons;
+  }
+
+  async function present(key: ApiKeyWithSecret, title: string, once: boolean, summary: string): Promise<void> {
+    // The plaintext goes to the dialog and nowhere else; this function holds the only other
+    // reference, and returns as the dialog closes.
+    await showSecret({ title, key: key.key, once, summary });
+  }
+
+  async function createKey(kind?: "workspace" | "admin"): Promise<void> {
+    const form = newKeyFields(app, kind ?? (app.workspaces.length > 0 ? "workspace" : "admin"));
+    let created: ApiKeyWithSecret | undefined;
+    const ok = await formDialog({
+      title: "Create an API key",
+      fields: form.fields,
+      submit: "Create key",
+      onSubmit: async () => {
+        const checked = newKeyRequest(form.values());
+        if (!checked.ok) throw new Error(checked.problem);
+        created = await app.call(() => app.client.auth.createApiKey(checked.value));
+      },
+    });
+    if (!ok || created === undefined) return;
+    const key = created;
+    created = undefined;
+    void load(true);
+    await present(key, "Your new API key", true, `“${key.label}” (${key.hint ?? key.id}) is ready.`);
+    announce(`Key ${key.label} created.`);
+  }
+
+  async function reveal(key: ApiKey): Promise<void> {
+    const revealed = await app.call(() => app.client.auth.revealApiKey(key.id, null));
+    await present(revealed, "Reveal API key", false, `“${key.label}” (${key.hint ?? key.id}).`);
+  }
+
+  async function rotate(key: ApiKey): Promise<void> {
+    const graceName = uid("grace");
+    const withGrace = hasLifecycleFields(key);
+    const choices = GRACE_CHOICES.map((choice, index) =>
+      h(
+        "div",
+        { class: "choice" },
+        h("input", { type: "radio", name: graceName, id: `${graceName}-${index}`, value: String(choice.seconds), checked: index === 0 }),
+        h("label", { for: `${graceName}-${index}` }, choice.label),
+      ),
+    );
+    const grace = withGrace
+      ? h("fieldset", {}, h("legend", {}, "When does the old key stop working?"), ...choices)
+      : h("p", {}, "The old key stops working at once: update your apps with the new key right away.");
+    let rotated: ApiKeyWithSecret | undefined;
+    const ok = await formDialog({
+      title: `Rotate “${key.label}”`,
+      intro: "A new key with the same label, workspace and scopes replaces this one.",
+      fields: [grace],
+      submit: "Rotate key",
+      onSubmit: async () => {
+        const chosen = grace.querySelector<HTMLInputElement>("input:checked");
+        const seconds = chosen === null ? 0 : Number(chosen.value);
+        rotated = await app.call(() => app.client.auth.rotateApiKey(key.id, rotateRequest(seconds)));
+      },
+    });
+    if (!ok || rotated === undefined) return;
+    const next = rotated;
+    rotated = undefined;
+    void load(true);
+    await present(next, "Your rotated API key", true, `The new key for “${next.label}” (${next.hint ?? next.id}).`);
+    announce(`Key ${key.label} rotated.`);
+  }
+
+  async function rename(key: ApiKey): Promise<void> {
+    const label = h("input", { type: "text", maxlength: 100, required: true, autocomplete: "off" });
+    label.value = key.label;
+    const fields = [field("Label", label)];
+    let cidrs: HTMLTextAreaElement | undefined;
+    if ("allowedCidrs" in key) {
+      cidrs = h("textarea", { rows: 3, spellcheck: "false" });
+      cidrs.value = (key.allowedCidrs ?? []).join("\n");
+      fields.push(field("Allowed addresses", cidrs, "IPv4 or IPv6 CIDRs, one per line. Empty: any address."));
+    }
+    const ok = await formDialog({
+      title: `Rename “${key.label}”`,
+      fields,
+      submit: "Save",
+      onSubmit: async () => {
+        const form: { label: string; allowedCidrs?: string } = { label: label.value };
+        if (cidrs !== undefined) form.allowedCidrs = cidrs.value;
+        const checked = updateRequest(key, form);
+        if (!checked.ok) throw new Error(checked.problem);
+        await app.call(() => app.client.auth.updateApiKey(key.id, checked.value));
+      },
+    });
+    if (ok) {
+      announce("Key saved.");
+      await load(true);
+    }
+  }
+
+  async function revoke(key: ApiKey): Promise<void> {
+    const sure = await confirmAction({
+      title: `Revoke “${key.label}”?`,
+      message: `Every request with ${key.hint ?? "this key"} is refused from now on. This cannot be undone.`,
+      confirm: "Revoke key",
+      danger: true,
+    });
+    if (!sure) return;
+    await app.call(() => app.client.auth.revokeApiKey(key.id));
+    announce(`Key ${key.label} revoked.`);
+    await load(true);
+  }
+
+  void load(true);
+}
+
+interface NewKeyFields {
+  fields: Node[];
+  values(): Parameters<typeof newKeyRequest>[0];
+}
+
+function newKeyFields(app: App, kind: "workspace" | "admin"): NewKeyFields {
+  const label = h("input", { type: "text", maxlength: 100, required: true, autocomplete: "off", placeholder: "e.g. ingest worker" });
+  const kindName = uid("kind");
+  const kinds = [
+    { value: "workspace", label: "Workspace key", hint: "for an app that works in one workspace" },
+    { value: "admin", label: "Admin key", hint: "manages keys and workspaces, for automation" },
+  ].map((k) =>
+    h(
+      "div",
+      { class: "choice" },
+      h("input", { type: "radio", name: kindName, id: `${kindName}-${k.value}`, value: k.value, checked: k.value === kind }),
+      h("label", { for: `${kindName}-${k.value}` }, h("strong", {}, k.label), ` — ${k.hint}`),
+    ),
+  );
+  const kindSet = h("fieldset", {}, h("legend", {}, "Kind"), ...kinds);
+
+  const workspace = h(
+    "select",
+    { required: true },
+    ...app.workspaces.map((w) => h("option", { value: w.id }, w.name)),
+  );
+  if (app.current !== null) workspace.value = app.current;
+  const workspaceField = field(
+    "Workspace",
+    workspace,
+    app.workspaces.length === 0 ? "You have no workspace yet: create one under Workspaces first." : undefined,
+  );
+
+  const scopeBoxes = [...DATA_PLANE_SCOPES, ADMIN_SCOPE].map((scope) => {
+    const id = uid("scope");
+    const box = h("input", { type: "checkbox", id, value: scope, checked: true });
+    return { scope, box, wrapper: h("div", { class: "choice" }, box, h("label", { for: id }, scope)) };
+  });
+  const scopes = h("fieldset", {}, h("legend", {}, "Scopes"), h("div", { class: "choices" }, ...scopeBoxes.map((s) => s.wrapper)));
+
+  const lifetime = h("input", { type: "number", min: 1, max: MAX_LIFETIME_DAYS, step: 1, inputmode: "numeric", placeholder: String(MAX_LIFETIME_DAYS) });
+  const cidrs = h("textarea", { rows: 2, spellcheck: "false", placeholder: "203.0.113.0/24" });
+
+  const chosenKind = (): "workspace" | "admin" =>
+    kindSet.querySelector<HTMLInputElement>("input:checked")?.value === "admin" ? "admin" : "workspace";
+  const sync = (): void => {
+    const admin = chosenKind() === "admin";
+    workspaceField.hidden = admin;
+    const adminScope = scopeBoxes.find((s) => s.scope === ADMIN_SCOPE);
+    if (adminScope !== undefined) adminScope.wrapper.hidden = !admin;
+  };
+  kindSet.addEventListener("change", sync);
+  sync();
+
+  return {
+    fields: [
+      field("Label", label, "Name it after the app or person that will use it."),
+      kindSet,
+      workspaceField,
+      scopes,
+      field("Lifetime in days (optional)", lifetime, `1 to ${MAX_LIFETIME_DAYS}. Empty: ${MAX_LIFETIME_DAYS} days.`),
+      field("Allowed addresses (optional)", cidrs, "IPv4 or IPv6 CIDRs, one per line. Empty: any address."),
+    ],
+    values: () => {
+      const category = chosenKind();
+      return {
+        label: label.value,
+        category,
+        workspaceId: workspace.value,
+        scopes: scopeBoxes.filter((s) => s.box.checked && !s.wrapper.hidden).map((s) => s.scope),
+        lifetimeDays: lifetime.value,
+        allowedCidrs: cidrs.value,
+      };
+    },
+  };
+}

@@ -1,0 +1,93 @@
+// What the forms send, and how values read on the page.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+
+import { ApiError, NetworkError, NotFoundError } from "memory-sdk";
+
+import { DAY_MS, expiresSoon, problemText } from "../src/format.js";
+import { cidrList, newKeyRequest, rotateRequest, updateRequest, type NewKeyForm } from "../src/requests.js";
+
+const FORM: NewKeyForm = {
+  label: "  ingest worker ",
+  category: "workspace",
+  workspaceId: "ws_1",
+  scopes: ["memory", "entities"],
+  lifetimeDays: "",
+  allowedCidrs: "",
+};
+
+describe("the create form", () => {
+  it("sends label, kind, workspace and scopes, and leaves out the optional fields left empty", () => {
+    assert.deepEqual(newKeyRequest(FORM), {
+      ok: true,
+      value: { label: "ingest worker", category: "workspace", workspaceId: "ws_1", scopes: ["memory", "entities"] },
+    });
+  });
+
+  it("sends a lifetime and an allow-list once they are filled in", () => {
+    const checked = newKeyRequest({ ...FORM, lifetimeDays: " 30 ", allowedCidrs: "10.0.0.0/8,\n2001:db8::/32  " });
+    assert.ok(checked.ok);
+    assert.equal(checked.value.expiresInDays, 30);
+    assert.deepEqual(checked.value.allowedCidrs, ["10.0.0.0/8", "2001:db8::/32"]);
+  });
+
+  it("an admin key names no workspace and may hold workspace:admin", () => {
+    const checked = newKeyRequest({ ...FORM, category: "admin", scopes: ["memory", "workspace:admin"] });
+    assert.deepEqual(checked, { ok: true, value: { label: "ingest worker", category: "admin", scopes: ["memory", "workspace:admin"] } });
+  });
+
+  for (const [why, change] of [
+    ["an empty label", { label: "   " }],
+    ["no scope", { scopes: [] }],
+    ["a lifetime of 0 days", { lifetimeDays: "0" }],
+    ["a lifetime over 90 days", { lifetimeDays: "91" }],
+    ["a lifetime that is not whole", { lifetimeDays: "1.5" }],
+    ["a workspace key without a workspace", { workspaceId: "" }],
+  ] as const) {
+    it(`refuses ${why} before any request`, () => {
+      const checked = newKeyRequest({ ...FORM, ...change });
+      assert.equal(checked.ok, false);
+    });
+  }
+
+  it("splits an allow-list on commas, spaces and new lines", () => {
+    assert.deepEqual(cidrList(" 1.2.3.4/32\n\n5.6.7.0/24, ::1/128 "), ["1.2.3.4/32", "5.6.7.0/24", "::1/128"]);
+  });
+});
+
+describe("rotate and rename", () => {
+  it("rotating now sends no body; a grace period sends gracePeriodSeconds", () => {
+    assert.deepEqual(rotateRequest(0), {});
+    assert.deepEqual(rotateRequest(3600), { gracePeriodSeconds: 3600 });
+    assert.deepEqual(rotateRequest(604_800), { gracePeriodSeconds: 604_800 });
+  });
+
+  it("an edit sends only what changed; an emptied allow-list is null", () => {
+    assert.deepEqual(updateRequest({ label: "old" }, { label: " new " }), { ok: true, value: { label: "new" } });
+    assert.deepEqual(updateRequest({ label: "same", allowedCidrs: ["10.0.0.0/8"] }, { label: "same", allowedCidrs: "" }), {
+      ok: true,
+      value: { allowedCidrs: null },
+    });
+    assert.equal(updateRequest({ label: "same" }, { label: "same" }).ok, false);
+    assert.equal(updateRequest({ label: "old" }, { label: "  " }).ok, false);
+  });
+});
+
+describe("what the page shows", () => {
+  const now = Date.parse("2026-11-23T12:00:00Z");
+  const at = (days: number): string => new Date(now + days * DAY_MS).toISOString();
+
+  it("an active key is marked 'expires soon' inside 7 days, not before, and never once revoked", () => {
+    assert.equal(expiresSoon({ status: "active", expiresAt: at(6.9) }, now), true);
+    assert.equal(expiresSoon({ status: "active", expiresAt: at(7) }, now), true);
+    assert.equal(expiresSoon({ status: "active", expiresAt: at(7.1) }, now), false);
+    assert.equal(expiresSoon({ status: "revoked", expiresAt: at(1) }, now), false);
+  });
+
+  it("an error reads as the service's detail, else what happened", () => {
+    assert.equal(problemText(new NotFoundError({ status: 404, code: "not_found", detail: "No such key." })), "No such key.");
+    assert.equal(problemText(new ApiError({ status: 405, code: "method_not_allowed" })), "The service answered 405 (method_not_allowed).");
+    assert.match(problemText(new NetworkError("GET /x", { mayHaveReached: false })), /could not be reached/);
+  });
+});

@@ -1,0 +1,337 @@
+"""What the authorization server refuses, and how: error pages where the redirect target is
+in doubt, redirects with `error`, `state` and `iss` otherwise, RFC 6749 errors at the token
+endpoint."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.functional.conftest import ISSUER
+from tests.functional.oauth_server.conftest import (
+    CALLBACK,
+    CIMD_URL,
+    OTHER_RESOURCE,
+    RESOURCE,
+    Browser,
+    Mcp,
+    code_grant,
+    pkce,
+    query_of,
+)
+
+
+def assert_error_page(answer: object, status: int = 400) -> None:
+    assert answer.status == status, answer.body  # type: ignore[attr-defined]
+    headers = answer.headers  # type: ignore[attr-defined]
+    assert "Location" not in headers
+    assert headers["Content-Type"].startswith("text/html")
+    assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+    assert b"<script" not in answer.body  # type: ignore[attr-defined]
+
+
+def redirected_error(answer: object) -> dict[str, str]:
+    assert answer.status == 302, answer.body  # type: ignore[attr-defined]
+    location = answer.headers["Location"]  # type: ignore[attr-defined]
+    assert location.startswith(CALLBACK + "?")
+    query = query_of(location)
+    assert query["iss"] == ISSUER and query["state"] == "state-1"
+    return query
+
+
+# -- authorize: what is shown, never redirected to -----------------------------------------
+
+
+def test_an_unknown_client_gets_an_error_page(mcp: Mcp) -> None:
+    _, challenge = pkce()
+    assert_error_page(Browser(mcp).authorize("cli_01NOSUCHCLIENT0000000000000", challenge))
+
+
+def test_a_redirect_uri_not_registered_gets_an_error_page(mcp: Mcp) -> None:
+    client_id = mcp.serve_document()
+    _, challenge = pkce()
+    for redirect_uri in ("https://evil.test.example/cb", "http://127.0.0.1:1/other", None):
+        answer = Browser(mcp).authorize(client_id, challenge, redirect_uri=redirect_uri)
+        assert_error_page(answer)
+
+
+def test_a_loopback_redirect_may_use_another_port(mcp: Mcp) -> None:
+    client_id = mcp.serve_document()
+    _, challenge = pkce()
+    answer = Browser(mcp).authorize(
+        client_id, challenge, redirect_uri="http://127.0.0.1:50123/callback"
+    )
+    assert answer.status == 302
+    assert answer.headers["Location"].startswith(mcp.login.issuer + "/authorize?")
+
+
+def test_a_metadata_document_naming_another_client_id_is_refused(mcp: Mcp) -> None:
+    mcp.serve_document(client_id="https://app.test.example/oauth/other.json")
+    _, challenge = pkce()
+    answer = Browser(mcp).authorize(CIMD_URL, challenge)
+    assert_error_page(answer)
+    assert b"another client_id" in answer.body
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"client_secret": "s3" + "cret"},
+        {"token_endpoint_auth_method": "client_secret_basic"},
+        {"redirect_uris": ["http://app.test.example/cb"]},  # http, not loopback
+        {"redirect_uris": []},
+    ],
+)
+def test_a_metadata_document_with_a_secret_or_bad_redirects_is_refused(
+    mcp: Mcp, fields: dict[str, object]
+) -> None:
+    mcp.serve_document(**fields)
+    _, challenge = pkce()
+    assert_error_page(Browser(mcp).authorize(CIMD_URL, challenge))
+
+
+def test_a_metadata_document_that_cannot_be_fetched_is_refused(mcp: Mcp) -> None:
+    _, challenge = pkce()
+    answer = Browser(mcp).authorize("https://app.test.example/missing.json", challenge)
+    assert_error_page(answer)
+    assert b"could not be used" in answer.body
+
+
+# -- authorize: redirected back with the error ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("overrides", "error"),
+    [
+        ({"code_challenge_method": "plain"}, "invalid_request"),
+        ({"code_challenge_method": None}, "invalid_request"),
+        ({"code_challenge": None}, "invalid_request"),
+        ({"code_challenge": "too-short"}, "invalid_request"),
+        ({"response_type": "token"}, "unsupported_response_type"),
+        ({"resource": None}, "invalid_target"),
+        ({"resource": "https://evil.test.example/mcp"}, "invalid_target"),
+        ({"resource": RESOURCE + "/"}, "invalid_target"),
+        ({"scope": "memory openid"}, "invalid_scope"),
+    ],
+)
+def test_refusals_after_the_client_is_known_go_back_with_iss(
+    mcp: Mcp, overrides: dict[str, str | None], error: str
+) -> None:
+    client_id = mcp.serve_document()
+    _, challenge = pkce()
+    query = redirected_error(Browser(mcp).authorize(client_id, challenge, **overrides))
+    assert query["error"] == error
+
+
+def test_a_denial_goes_back_as_access_denied_with_iss(mcp: Mcp) -> None:
+    mcp.person("dave")
+    client_id = mcp.serve_document()
+    _, challenge = pkce()
+    browser = Browser(mcp)
+    _, form = browser.consent_form(browser.sign_in(browser.authorize(client_id, challenge), "dave"))
+    answer = browser.decide(form, decision="deny")
+    assert answer.status == 303
+    query = query_of(answer.headers["Location"])
+    assert query["error"] == "access_denied" and query["iss"] == ISSUER
+    assert query["state"] == "state-1" and "code" not in query
+
+
+# -- the browser binding and CSRF ------------------------------------------------------------
+
+
+def test_the_consent_post_without_the_csrf_token_is_refused(mcp: Mcp) -> None:
+    mcp.person("erin")
+    client_id = mcp.serve_document()
+    _, challenge = pkce()
+    browser = Browser(mcp)
+    _, form = browser.consent_form(browser.sign_in(browser.authorize(client_id, challenge), "erin"))
+
+    forged = browser.decide(form, csrf="A" * 43)
+    missing = browser.decide(form, csrf="")
+    genuine = browser.decide(form)
+
+    assert_error_page(forged, 403)
+    assert_error_page(missing, 403)
+    assert genuine.status == 303 and "code" in query_of(genuine.headers["Location"])
+
+
+def test_a_consent_posted_from_another_browser_is_refused(mcp: Mcp) -> None:
+    """What a cross-site form post is: the form's fields, without the person's cookie."""
+    mcp.person("frank")
+    client_id = mcp.serve_document()
+    _, challenge = pkce()
+    victim = Browser(mcp)
+    _, form = victim.consent_form(victim.sign_in(victim.authorize(client_id, challenge), "frank"))
+    attacker = Browser(mcp)
+
+    answer = attacker.decide(form)
+
+    assert_error_page(answer, 403)
+
+
+def test_a_sign_in_finished_in_another_browser_is_refused(mcp: Mcp) -> None:
+    """Login CSRF: the attacker starts an authorization and makes the victim finish it."""
+    client_id = mcp.serve_document()
+    _, challenge = pkce()
+    attacker = Browser(mcp)
+    at_provider = attacker.authorize(client_id, challenge)
+    victim = Browser(mcp)
+
+    answer = victim.sign_in(at_provider, "victim")
+
+    assert_error_page(answer, 403)
+
+
+def test_the_consent_page_cannot_be_framed_and_allows_only_the_post_and_the_way_back(
+    mcp: Mcp,
+) -> None:
+    mcp.person("gina")
+    client_id = mcp.serve_document()
+    _, challenge = pkce()
+    browser = Browser(mcp)
+    page, form = browser.consent_form(
+        browser.sign_in(browser.authorize(client_id, challenge), "gina")
+    )
+    csp = page.headers["Content-Security-Policy"]
+    assert "default-src 'none'" in csp and "frame-ancestors 'none'" in csp
+    assert "form-action 'self' http://127.0.0.1:33418" in csp
+    assert page.headers["X-Frame-Options"] == "DENY"
+    assert b"<script" not in page.body and b"Test Agent" in page.body
+    assert b"127.0.0.1" in page.body  # the redirect host is named
+    assert set(form.hidden) == {"consent", "csrf"}
+    assert ("decision", "allow") in form.buttons and ("decision", "deny") in form.buttons
+
+
+def test_a_consent_is_taken_once(mcp: Mcp) -> None:
+    mcp.person("hank")
+    client_id = mcp.serve_document()
+    _, challenge = pkce()
+    browser = Browser(mcp)
+    _, form = browser.consent_form(browser.sign_in(browser.authorize(client_id, challenge), "hank"))
+    first = browser.decide(form)
+    second = browser.decide(form)
+    assert first.status == 303
+    assert_error_page(second)
+
+
+def test_a_workspace_the_person_is_not_in_cannot_be_granted(mcp: Mcp) -> None:
+    _, others = mcp.person("ivan")
+    mcp.person("judy")
+    client_id = mcp.serve_document()
+    _, challenge = pkce()
+    browser = Browser(mcp)
+    _, form = browser.consent_form(browser.sign_in(browser.authorize(client_id, challenge), "judy"))
+    assert others not in form.options
+    assert_error_page(browser.decide(form, workspace=others), 403)
+
+
+# -- the token endpoint ---------------------------------------------------------------------
+
+
+def issued_code(mcp: Mcp, subject: str) -> tuple[str, str, str]:
+    mcp.person(subject)
+    client_id = mcp.serve_document()
+    verifier, challenge = pkce()
+    return client_id, Browser(mcp).code_for(client_id, challenge, subject=subject), verifier
+
+
+def assert_oauth_error(answer: object, error: str, status: int = 400) -> None:
+    assert answer.status == status, answer.body  # type: ignore[attr-defined]
+    assert answer.json["error"] == error  # type: ignore[attr-defined]
+    assert answer.headers["Cache-Control"] == "no-store"  # type: ignore[attr-defined]
+
+
+def test_a_wrong_verifier_is_invalid_grant_and_spends_the_code(mcp: Mcp) -> None:
+    client_id, code, verifier = issued_code(mcp, "kate")
+    wrong = mcp.token(code_grant(client_id, code, pkce()[0]))
+    right_afterwards = mcp.token(code_grant(client_id, code, verifier))
+    assert_oauth_error(wrong, "invalid_grant")
+    assert_oauth_error(right_afterwards, "invalid_grant")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "error"),
+    [
+        ({"client_id": "https://app.test.example/oauth/other.json"}, "invalid_grant"),
+        ({"redirect_uri": "http://127.0.0.1:33418/other"}, "invalid_grant"),
+        ({"resource": OTHER_RESOURCE}, "invalid_target"),
+        ({"code_verifier": "short"}, "invalid_grant"),
+    ],
+)
+def test_a_code_is_bound_to_its_client_redirect_and_resource(
+    mcp: Mcp, overrides: dict[str, str], error: str
+) -> None:
+    client_id, code, verifier = issued_code(mcp, "leo")
+    assert_oauth_error(mcp.token(code_grant(client_id, code, verifier, **overrides)), error)
+
+
+def test_a_reused_code_revokes_what_it_issued(mcp: Mcp) -> None:
+    client_id, code, verifier = issued_code(mcp, "mia")
+    first = mcp.token(code_grant(client_id, code, verifier))
+    assert first.status == 200
+
+    again = mcp.token(code_grant(client_id, code, verifier))
+    refresh = mcp.token(
+        {"grant_type": "refresh_token", "refresh_token": first.json["refresh_token"],
+         "client_id": client_id}
+    )
+
+    assert_oauth_error(again, "invalid_grant")
+    assert "revoked" in again.json["error_description"]
+    assert_oauth_error(refresh, "invalid_grant")
+
+
+def test_a_code_expires_after_60_seconds(mcp: Mcp) -> None:
+    client_id, code, verifier = issued_code(mcp, "ned")
+    mcp.services.clock.advance(seconds=61)  # type: ignore[attr-defined]
+    assert_oauth_error(mcp.token(code_grant(client_id, code, verifier)), "invalid_grant")
+
+
+@pytest.mark.parametrize(
+    ("fields", "error", "status"),
+    [
+        ({"grant_type": "password", "client_id": "x"}, "unsupported_grant_type", 400),
+        ({"grant_type": "authorization_code", "code": "x"}, "invalid_request", 400),
+        ({"grant_type": "refresh_token", "client_id": "x"}, "invalid_request", 400),
+        ({"grant_type": "refresh_token", "refresh_token": "rt_x", "client_id": "x",
+          "client_secret": "s"}, "invalid_client", 401),
+    ],
+)
+def test_malformed_token_requests(
+    mcp: Mcp, fields: dict[str, str], error: str, status: int
+) -> None:
+    assert_oauth_error(mcp.token(fields), error, status)
+
+
+def test_a_refresh_token_is_bound_to_its_client_and_resource(mcp: Mcp) -> None:
+    client_id, code, verifier = issued_code(mcp, "olga")
+    tokens = mcp.token(code_grant(client_id, code, verifier)).json
+    refresh = {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}
+
+    other_client = mcp.token({**refresh, "client_id": "cli_01OTHER0000000000000000000"})
+    other_resource = mcp.token({**refresh, "client_id": client_id, "resource": OTHER_RESOURCE})
+    wider = mcp.token({**refresh, "client_id": client_id, "scope": "memory workspace:admin"})
+    narrower = mcp.token({**refresh, "client_id": client_id, "scope": "memory"})
+
+    assert_oauth_error(other_client, "invalid_grant")
+    assert_oauth_error(other_resource, "invalid_target")
+    assert_oauth_error(wider, "invalid_scope")
+    assert narrower.status == 200 and narrower.json["scope"] == "memory"
+
+
+def test_an_mcp_refresh_token_is_refused_by_the_login_refresh_and_vice_versa(mcp: Mcp) -> None:
+    client_id, code, verifier = issued_code(mcp, "pam")
+    tokens = mcp.token(code_grant(client_id, code, verifier)).json
+    login = mcp.api.call(
+        "POST", "/v1/auth/exchange", body={"id_token": mcp.login.id_token("pam")}
+    ).json
+
+    at_login = mcp.api.call(
+        "POST", "/v1/auth/refresh", body={"refresh_token": tokens["refresh_token"]}
+    )
+    at_oauth = mcp.token(
+        {"grant_type": "refresh_token", "refresh_token": login["refresh_token"],
+         "client_id": client_id}
+    )
+
+    assert_oauth_error(at_login, "invalid_grant")
+    assert_oauth_error(at_oauth, "invalid_grant")

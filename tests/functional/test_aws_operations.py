@@ -1,0 +1,70 @@
+"""build/aws-operations.json: each functional run rewrites it, so a stale grant is caught."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tests.functional import conftest
+from tests.functional.aws_operations import Recording, read
+
+GET = ("dynamodb", "GetItem")
+SCAN = ("dynamodb", "Scan")  # an operation the code no longer performs
+
+
+def finish_a_run(
+    monkeypatch: pytest.MonkeyPatch, file: Path, recorded: set[tuple[str, ...]], ran: int
+) -> None:
+    """The functional conftest's end of session, after two collected tests of which `ran` ran."""
+    test_file = conftest.FUNCTIONAL_TESTS / "test_x.py"
+    items = [SimpleNamespace(nodeid=f"test_x.py::test_{n}", path=test_file) for n in range(2)]
+    monkeypatch.setattr(conftest, "OPERATIONS_FILE", file)
+    monkeypatch.setattr(conftest, "RECORDING", Recording({"APIHandler": set(recorded)}))
+    monkeypatch.setattr(conftest, "_finished", {item.nodeid for item in items[:ran]})
+    conftest.pytest_sessionfinish(SimpleNamespace(items=items), 0)  # type: ignore[arg-type]
+
+
+def test_an_operation_only_an_earlier_run_recorded_does_not_survive_the_next_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    file = tmp_path / "aws-operations.json"
+    Recording({"APIHandler": {GET, SCAN}}).write(file)
+
+    finish_a_run(monkeypatch, file, {GET}, ran=2)
+
+    recording = read(file)
+    assert recording.functions == {"APIHandler": {GET}}
+    assert recording.complete
+
+
+def test_a_run_that_stopped_early_marks_its_recording_incomplete(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    file = tmp_path / "aws-operations.json"
+
+    finish_a_run(monkeypatch, file, {GET}, ran=1)
+
+    assert read(file).complete is False
+
+
+def test_a_session_that_ran_no_functional_test_keeps_the_last_runs_record(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    file = tmp_path / "aws-operations.json"
+    Recording({"APIHandler": {GET}}).write(file)
+    before = file.read_text()
+
+    finish_a_run(monkeypatch, file, set(), ran=0)
+
+    assert file.read_text() == before
+
+
+def test_a_recording_that_does_not_attribute_its_operations_is_refused(tmp_path: Path) -> None:
+    file = tmp_path / "aws-operations.json"
+    file.write_text(json.dumps([list(GET)]))  # what the first recorder wrote
+
+    with pytest.raises(ValueError, match="which function"):
+        read(file)
