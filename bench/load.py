@@ -25,22 +25,20 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import signal
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+
+from local.running import running_stack
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 KEYS = "/v1/auth/api-keys"
@@ -325,33 +323,6 @@ def percentile(ordered: list[float], fraction: float) -> float:
     return ordered[min(rank, len(ordered)) - 1]
 
 
-@contextmanager
-def local_stack() -> Iterator[dict[str, Any]]:
-    """`python -m local.stack` on free loopback ports, stopped (SIGTERM) when done."""
-    with tempfile.TemporaryDirectory() as tmp:
-        ready = Path(tmp) / "ready.json"
-        log = Path(tmp) / "stack.log"
-        with log.open("wb") as out:
-            process = subprocess.Popen(  # noqa: S603 - a fixed argument list, no shell
-                [sys.executable, "-m", "local.stack", "--port", "0", "--quiet",
-                 "--ready-file", str(ready)],
-                cwd=PROJECT_DIR, stdout=out, stderr=subprocess.STDOUT,
-            )
-        try:
-            deadline = time.monotonic() + 120
-            while not ready.exists():
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the local stack did not start:\n" + log.read_text()[-3000:])
-                time.sleep(0.1)
-            yield json.loads(ready.read_text())
-        finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="A bounded load on the local stack.")
     parser.add_argument("--requests", type=int, default=2000)
@@ -363,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--requests at least 50, --concurrency 1 to 64, --race-every at least 2")
 
     print("starting the local stack (moto, the development issuer, the service)", flush=True)
-    with local_stack() as info:
+    with running_stack() as info:
         print(
             f"{args.requests} requests, {args.concurrency} at a time, on {info['endpoint']}",
             flush=True,

@@ -20,7 +20,7 @@ from subprocess import run
 
 import httpx
 
-from bench.load import local_stack
+from local.running import running_stack
 
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "schemathesis.toml"
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=16)
     args = parser.parse_args(argv)
     failed = []
-    with local_stack() as info:
+    with running_stack() as info:
         endpoint, token = info["endpoint"], info["token"]
         admin = create_key(endpoint, token)["key"]
         target = create_key(endpoint, token, category="workspace", workspaceId=info["workspaceId"])

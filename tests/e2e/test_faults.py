@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import os
 import signal
-import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.e2e.conftest import Stack, start_stack, stop_stack
+from local.running import running_stack
+from tests.e2e.conftest import Stack
 from tests.fixtures.events import bearer, request_event
 
 KEYS = "/v1/auth/api-keys"
@@ -45,13 +44,11 @@ def dependency_budget_seconds() -> float:
 
 @pytest.fixture(scope="module")
 def own_stack() -> Iterator[Stack]:
-    with tempfile.TemporaryDirectory() as tmp:
-        process, info, log = start_stack(Path(tmp))
+    with running_stack() as info:
         try:
-            yield Stack(info, log)
+            yield Stack(info)
         finally:
             os.kill(info["motoPid"], signal.SIGCONT)  # never leave it frozen
-            stop_stack(process)
 
 
 class Fixture:
