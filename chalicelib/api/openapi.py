@@ -623,7 +623,21 @@ def oauth_operations() -> dict[str, Schema]:
                     "429": oauth_error("Too many registrations.", errors.REGISTRATION_LIMITED),
                     "503": oauth_error("Try again later.", errors.TEMPORARILY_UNAVAILABLE),
                 },
-                body=json_body(json_object),
+                body=json_body(
+                    {
+                        "type": "object",
+                        "required": ["redirect_uris"],
+                        "properties": {
+                            "redirect_uris": {
+                                "type": "array",
+                                "minItems": 1,
+                                "items": {"type": "string", "format": "uri"},
+                            },
+                            "client_name": {"type": "string"},
+                            "application_type": {"type": "string", "enum": ["web", "native"]},
+                        },
+                    }
+                ),
                 secured=False,
             )
         },
@@ -657,7 +671,11 @@ def oauth_operations() -> dict[str, Schema]:
                 "consent",
                 "The person's decision: back to the client with a code or an error",
                 "MCP authorization",
-                {"303": REDIRECT, **browser},
+                {
+                    "303": REDIRECT,
+                    **browser,
+                    "415": problem("Send the consent form.", errors.UNSUPPORTED_MEDIA_TYPE),
+                },
                 body={"required": True, "content": {FORM: {"schema": form}}},
                 secured=False,
             ),
@@ -685,7 +703,22 @@ def oauth_operations() -> dict[str, Schema]:
                 "RFC 7009 revocation of a refresh token (and its family)",
                 "MCP authorization",
                 {"200": {"description": "Revoked, or nothing to revoke."}, **token_failures},
-                body={"required": True, "content": {FORM: {"schema": form}}},
+                body={
+                    "required": True,
+                    "content": {
+                        FORM: {
+                            "schema": {
+                                "type": "object",
+                                "required": ["token"],
+                                "properties": {
+                                    "token": {"type": "string", "minLength": 1},
+                                    "token_type_hint": {"type": "string"},
+                                    "client_id": {"type": "string"},
+                                },
+                            }
+                        }
+                    },
+                },
                 secured=False,
             )
         },
