@@ -33,6 +33,7 @@ def expiry_sweep(event: Any) -> dict[str, int]:
 # functions never route HTTP, so their cold starts skip the routes and their imports.
 if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
     from chalicelib.api import (
+        cors,
         dashboard,
         edge,
         events,
@@ -40,10 +41,14 @@ if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
         keys,
         login,
         oauth,
+        reference,
         secret_scanning,
         workspaces,
     )
 
+    # The first registered middleware is the outermost: CORS headers go on every answer,
+    # the problems the next one renders included.
+    app.register_middleware(cors.cross_origin, "http")
     app.register_middleware(edge.errors_as_problems, "http")
     app.register_blueprint(keys.blueprint)
     app.register_blueprint(identity.blueprint)
@@ -53,3 +58,5 @@ if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
     app.register_blueprint(secret_scanning.blueprint)
     app.register_blueprint(oauth.blueprint)
     app.register_blueprint(dashboard.blueprint)
+    app.register_blueprint(reference.blueprint)
+    cors.register_preflights(app)  # last: one OPTIONS route beside every route above

@@ -4,6 +4,7 @@ Code map (docs/architecture.md walks a request through it):
 
   api/         the HTTP edge: request parsing, problem rendering, one module per route group
     edge.py        strict body/query parsing, `authenticate`, the error middleware
+    cors.py        cross-origin calls: ALLOWED_ORIGINS, preflights, the CORS middleware
     keys.py        /v1/auth/api-keys            create, list, get, reveal, rotate, update, revoke
     identity.py    /v1/auth/whoami, /.well-known/jwks.json
     login.py       /v1/auth/exchange, /v1/auth/refresh (OAuth-shaped answers)
@@ -11,6 +12,8 @@ Code map (docs/architecture.md walks a request through it):
     workspaces.py  /v1/workspaces and their members
     events.py      /v1/auth/events              the caller's audit events
     secret_scanning.py  /v1/auth/secret-scanning/github  GitHub's leaked-key reports
+    openapi.py     the OpenAPI 3.1 document of every route
+    reference.py   /openapi.json and /docs/errors (what each error code means)
     dashboard.py   /dashboard/: the dashboard's files, security headers, sign-in settings
   access/      who is calling and what they may do
     principal.py   the resolved caller (Principal) and a refusal (Refusal)

@@ -14,7 +14,10 @@ from dataclasses import dataclass
 
 from chalice.app import ChaliceUnhandledError
 
-PROBLEM_TYPE_BASE = "https://docs.memory-auth.dev/errors/"
+# Each problem's `type` is its code's entry in the error reference, which the service serves
+# at /docs/errors (docs/errors.md is the same page in the repository). A relative reference
+# with the full path (RFC 9457 §3.1.1): it resolves against the API's own origin.
+PROBLEM_TYPE_BASE = "/docs/errors#"
 
 # One title per status, so that every problem body reads the same way.
 TITLES = {
@@ -125,7 +128,10 @@ INVALID_SCOPE = Problem(
 INVALID_WORKSPACE_ID = Problem(400, "invalid_workspace_id", "workspaceId must be a string.")
 INVALID_USER_ID = Problem(400, "invalid_user_id", "userId must look like usr_….")
 WORKSPACE_ID_NOT_ALLOWED = Problem(
-    400, "workspace_id_not_allowed", "An admin key is not bound to a workspace."
+    400,
+    "workspace_id_not_allowed",
+    'An admin key is not bound to a workspace; for a workspace key, send "category": '
+    '"workspace" with the workspaceId.',
 )
 WORKSPACE_ID_REQUIRED = Problem(
     400, "workspace_id_required", "A workspace key needs the workspaceId it is bound to."
@@ -143,6 +149,12 @@ INVALID_CIDR = Problem(
     400, "invalid_cidr", "allowedCidrs must be 1 to 20 IPv4 or IPv6 CIDRs, or null."
 )
 INVALID_REPORT = Problem(400, "invalid_report", "The report is not GitHub's JSON array of tokens.")
+CREDENTIAL_IN_URL = Problem(
+    400,
+    "credential_in_url",
+    "Send the credential in the Authorization header ('Authorization: Bearer <key>'), "
+    "never in the URL.",
+)
 
 # 401: no usable credential. The edge adds `WWW-Authenticate` (see access/principal.py).
 MISSING_CREDENTIALS = Problem(
@@ -177,6 +189,7 @@ IP_NOT_ALLOWED = Problem(
 )
 
 NOT_FOUND = Problem(404, "not_found", "No such resource.")
+USER_NOT_FOUND = Problem(404, "user_not_found", "No user with this id has signed in.")
 METHOD_NOT_ALLOWED = Problem(405, "method_not_allowed", "This method is not allowed here.")
 KEY_NOT_ACTIVE = Problem(409, "key_not_active", "Only an active key can be rotated.")
 OWNER_CANNOT_LEAVE = Problem(409, "owner_cannot_leave", "The owner cannot remove itself.")
@@ -217,6 +230,7 @@ PROBLEMS: dict[str, Problem] = {
         INVALID_GRACE_PERIOD,
         INVALID_CIDR,
         INVALID_REPORT,
+        CREDENTIAL_IN_URL,
         MISSING_CREDENTIALS,
         INVALID_CREDENTIALS,
         EXPIRED_CREDENTIALS,
@@ -229,6 +243,7 @@ PROBLEMS: dict[str, Problem] = {
         OWNER_REQUIRED,
         IP_NOT_ALLOWED,
         NOT_FOUND,
+        USER_NOT_FOUND,
         METHOD_NOT_ALLOWED,
         KEY_NOT_ACTIVE,
         OWNER_CANNOT_LEAVE,

@@ -188,7 +188,7 @@ class Services:
     def workspace_service(self) -> WorkspaceService:
         from chalicelib.workspaces.service import WorkspaceService
 
-        return WorkspaceService(self.workspaces, self.clock, self.event_log)
+        return WorkspaceService(self.workspaces, self.clock, self.event_log, self.users)
 
     @cached_property
     def id_tokens(self) -> IdTokenVerifier:

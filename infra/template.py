@@ -118,7 +118,8 @@ class Stack:
             if function.startswith("Fn::"):
                 # Passed through, it would look like a property value to whoever reads it.
                 raise TemplateError(f"{function} is not an intrinsic function this reader knows")
-        return {key: self.value(item) for key, item in node.items()}
+        evaluated = {key: self.value(item) for key, item in node.items()}
+        return {k: v for k, v in evaluated.items() if v != {"Ref": "AWS::NoValue"}}
 
     def _ref(self, name: str) -> Any:
         if name in self.parameters:
@@ -212,10 +213,21 @@ def parameters(stage: str, template: Mapping[str, Any] | None = None) -> dict[st
             f"stage {stage}: TOKEN_PREVIOUS_SIGNING_KEY_ID {previous!r} must name the other "
             "signing key slot's alias"
         )
+    # Only whether the stage allows any origin matters here; the service checks each origin
+    # itself when it starts (chalicelib/config.py).
+    try:
+        origins = json.loads(env.get("ALLOWED_ORIGINS", "").strip() or "[]")
+    except ValueError:
+        origins = None
+    if not isinstance(origins, list):
+        raise TemplateError(f"stage {stage}: ALLOWED_ORIGINS must be a JSON list of origins")
     return {
         "Stage": stage,
         "SigningKeySlot": slot_of[current],
         "PreviousSigningKeySlot": slot_of[previous] if previous else NO_PREVIOUS_SLOT,
+        # API Gateway's own error answers cannot pick one origin from a list: they carry
+        # the CORS headers for any origin when the stage allows cross-origin calls at all.
+        "CrossOriginCalls": "on" if origins else "off",
     }
 
 

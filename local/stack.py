@@ -39,7 +39,7 @@ from typing import Any
 from infra.template import PROJECT_DIR, stage_environment
 from local.running import write_ready_file
 
-DEV_USER_ID = "usr_developer"
+DEV_SUBJECT = "developer"  # the development user's `sub` at the development issuer
 LOCAL_CREDENTIALS = {
     # moto accepts any credentials; these are placeholders, not secrets.
     "AWS_ACCESS_KEY_ID": "local",
@@ -62,6 +62,29 @@ def wait_for_port(host: str, port: int, timeout: float = 30.0) -> None:
             return
         time.sleep(0.05)
     raise RuntimeError(f"nothing listens on {host}:{port} after {timeout:.0f} s")
+
+
+def port_in_use(host: str, port: int) -> bool:
+    with socket.socket() as sock:
+        # As the servers themselves bind: a port left in TIME_WAIT by a previous run is free.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def busy_port(host: str, wanted: list[tuple[int, str, str]]) -> str | None:
+    """One line naming the first busy (port, what, variable), or None when all are free."""
+    for port, what, variable in wanted:
+        if port and port_in_use(host, port):
+            return (
+                f"port {port} ({what}) is already in use on {host}: stop what listens there, "
+                f"or pick another port with {variable}=<port> (e.g. make run {variable}="
+                f"{port + 10})"
+            )
+    return None
 
 
 def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
@@ -158,20 +181,27 @@ def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
     """chalice local's server, with unknown routes answered as the API's gateway would."""
     from chalice.cli.factory import CLIFactory
     from chalice.local import (
-        ChaliceRequestHandler,
         CustomLocalChalice,
         LocalChalice,
         LocalDevServer,
         LocalGatewayException,
     )
 
-    class RequestHandler(ChaliceRequestHandler):
+    from chalicelib.api.cors import cors_headers
+    from local.gateway import LocalApiGatewayHandler
+
+    class RequestHandler(LocalApiGatewayHandler):
         def _send_error_response(self, error: LocalGatewayException) -> None:
+            self.unknown_route()
+
+        def unknown_route(self) -> None:
             # chalice local imitates API Gateway's "Missing Authentication Token" 403 (and
             # echoes the Authorization header in it). Our deployed API answers unknown
             # routes with a problem+json 404 (a gateway response in infra/); so do we here.
-            body = json.dumps(unknown_route_body())
-            self._send_http_response(404, {"Content-Type": "application/problem+json"}, body)
+            body = json.dumps(unknown_route_body(), separators=(",", ":"))
+            headers = {"Content-Type": "application/problem+json"}
+            headers.update(cors_headers(self.headers.get("Origin")))
+            self._send_http_response(404, headers, body)
 
         def log_message(self, format: str, *args: Any) -> None:
             if not quiet:
@@ -269,6 +299,19 @@ def main(argv: list[str] | None = None) -> int:
         args.mcp_port = int(os.environ.get("MCP_PORT", "8002")) if args.port else 0
     if args.scan_port is None:  # 8003 for `make run`
         args.scan_port = int(os.environ.get("SCAN_SIGNER_PORT", "8003")) if args.port else 0
+    busy = busy_port(
+        args.host,
+        [
+            (args.port, "the service", "PORT"),
+            (args.idp_port, "the development OpenID issuer", "IDP_PORT"),
+            (args.mcp_port, "the development MCP server", "MCP_PORT"),
+            (args.scan_port, "the secret-scanning signer", "SCAN_SIGNER_PORT"),
+            (args.moto_port, "moto, DynamoDB and KMS", "MOTO_PORT"),
+        ],
+    )
+    if busy is not None:  # before anything starts: nothing to stop, one line to read
+        print(busy, file=sys.stderr, flush=True)
+        return 1
     endpoint = f"http://{args.host}:{port}"
     moto_endpoint = f"http://{args.host}:{moto_port}"
 
@@ -306,11 +349,12 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         print("[4/4] preparing a development user", flush=True)
-        info = prepare_developer(endpoint, moto_endpoint, port, moto_port)
+        info = prepare_developer(endpoint, moto_endpoint, port, moto_port, idp.provider.issuer)
         info["idpEndpoint"] = idp.endpoint
         info["scanSignerEndpoint"] = scanning.endpoint
         info["dashboard"] = f"{endpoint}/dashboard/"
         info["mcpResource"] = mcp_server.resource
+        info["motoPid"] = moto.pid  # the fault test freezes it (SIGSTOP) and resumes it
         if args.ready_file:
             write_ready_file(args.ready_file, info)
         print(banner(info), flush=True)
@@ -331,23 +375,27 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def prepare_developer(
-    endpoint: str, moto_endpoint: str, port: int, moto_port: int
+    endpoint: str, moto_endpoint: str, port: int, moto_port: int, idp_issuer: str
 ) -> dict[str, Any]:
+    """The development user: signed in once at the development issuer (as `developer`), so
+    it is a user like any other (it can be added to workspaces), with a workspace."""
     from chalicelib import ids
+    from chalicelib.login.openid import Identity
     from chalicelib.runtime import services
     from chalicelib.workspaces.model import Workspace
 
     svc = services()
     now = svc.clock.now()
-    workspace = Workspace(ids.new_workspace_id(now), "Development", DEV_USER_ID, now)
+    user_id = svc.users.sign_in(Identity(idp_issuer, DEV_SUBJECT, name="Developer"), now)
+    workspace = Workspace(ids.new_workspace_id(now), "Development", user_id, now)
     svc.workspaces.create(workspace)
-    minted = svc.signer.mint(DEV_USER_ID)
+    minted = svc.signer.mint(user_id)
     return {
         "endpoint": endpoint,
         "port": port,
         "motoEndpoint": moto_endpoint,
         "motoPort": moto_port,
-        "userId": DEV_USER_ID,
+        "userId": user_id,
         "workspaceId": workspace.id,
         "token": minted.token,
         "pid": os.getpid(),

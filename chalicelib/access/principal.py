@@ -53,12 +53,11 @@ class Principal:
 class Refusal:
     """Why a request was not resolved to a principal: a result, not an exception.
 
-    `problem` is a 401 or 403 of the error catalogue; `detail`, when given, says more than
-    the problem's default.
+    `problem` is a 401 or 403 of the error catalogue (a 400 for a malformed workspace id).
     """
 
     problem: Problem
-    detail: str | None = None
+    detail: str | None = None  # more precise than the problem's default, where that helps
 
     @property
     def status(self) -> int:

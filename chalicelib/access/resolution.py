@@ -40,8 +40,14 @@ REVOKED = Refusal(errors.REVOKED_CREDENTIALS)
 MISMATCH = Refusal(errors.WORKSPACE_MISMATCH)
 NOT_A_MEMBER = Refusal(errors.NOT_A_MEMBER)
 IP_NOT_ALLOWED = Refusal(errors.IP_NOT_ALLOWED)
-UNSCHEMED_KEY = Refusal(
-    errors.INVALID_CREDENTIALS, "Send the key as 'Authorization: Bearer <key>'."
+# A key pasted as the whole header is the commonest first mistake: say what to send.
+SCHEME_MISSING = Refusal(
+    errors.INVALID_CREDENTIALS, "Send the key with its scheme: 'Authorization: Bearer <key>'."
+)
+# Checked once the credential is known good: a typo in X-Workspace-Id is a bad request, not a
+# refusal that sends the caller looking for a membership problem.
+INVALID_WORKSPACE_ID = Refusal(
+    errors.INVALID_WORKSPACE_ID, "X-Workspace-Id must be a workspace id (ws_ and 26 characters)."
 )
 
 
@@ -70,7 +76,7 @@ def bearer_token(authorization: str | None) -> str | Refusal:
     scheme, _, token = authorization.strip().partition(" ")
     token = token.strip()
     if not token and looks_like_key(scheme):
-        return UNSCHEMED_KEY  # a key pasted without its scheme: say how to send it
+        return SCHEME_MISSING
     if scheme.lower() != "bearer" or not token or " " in token:
         return INVALID
     return token
@@ -106,7 +112,8 @@ class Resolver:
         if isinstance(token, Refusal):
             return token
         if workspace_id is not None:
-            workspace_id = workspace_id.strip() or None
+            # Sent but blank is not "no workspace": it is a malformed one (400 below).
+            workspace_id = workspace_id.strip()
         record = None
         member: bool | None = None  # the membership, when read with the key
         found: Principal | Refusal
@@ -157,6 +164,8 @@ class Resolver:
             record.allowed_cidrs, origin.source_ip if origin else None
         ):
             return IP_NOT_ALLOWED
+        if workspace_id is not None and not ids.is_workspace_id(workspace_id):
+            return INVALID_WORKSPACE_ID
         if record.category == WORKSPACE:
             # Rules 1 and 2: a bound key is never retargeted.
             if workspace_id is not None and workspace_id != record.workspace_id:
@@ -185,6 +194,8 @@ class Resolver:
             claims = self._verify_token(token)
         except TokenRejected as rejected:
             return EXPIRED if rejected.expired else INVALID
+        if workspace_id is not None and not ids.is_workspace_id(workspace_id):
+            return INVALID_WORKSPACE_ID
         return Principal(
             user_id=claims["sub"],
             credential="user_token",

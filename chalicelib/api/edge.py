@@ -67,7 +67,11 @@ def problem_response(error: ServiceError) -> Response:
 
 def oauth_error_response(error: OAuthError) -> Response:
     headers: dict[str, Any] = {"Content-Type": JSON, **NO_STORE}
-    return Response(body=json.dumps(error.body()), status_code=error.status, headers=headers)
+    return Response(
+        body=json.dumps(error.body(), separators=(",", ":")),
+        status_code=error.status,
+        headers=headers,
+    )
 
 
 # -- requests ------------------------------------------------------------------------------
@@ -110,7 +114,18 @@ def read_json(request: Request, fields: set[str], required: bool = True) -> dict
     return body
 
 
+# Query parameters people (and some tools) use to carry a credential in the URL.
+CREDENTIAL_PARAMETERS = ("access_token", "api_key", "key", "token")
+
+
+def refuse_credentials_in_url(request: Request) -> None:
+    """A credential in the URL ends up in access logs, proxies and browser history."""
+    if set(request.query_params or {}).intersection(CREDENTIAL_PARAMETERS):
+        raise errors.CREDENTIAL_IN_URL.error()
+
+
 def query(request: Request, allowed: set[str]) -> dict[str, str]:
+    refuse_credentials_in_url(request)
     params: dict[str, str] = dict(request.query_params or {})
     unknown = sorted(set(params) - allowed)
     if unknown:
@@ -133,7 +148,17 @@ def one_of_spellings(body: Mapping[str, Any], camel: str, snake: str) -> Any:
     return body[camel] if camel in body else body.get(snake)
 
 
+def header_copies(request: Request, name: str) -> int:
+    """How many times the request carried header `name` (API Gateway keeps every copy in
+    the event's `multiValueHeaders`; `headers` holds only one of them)."""
+    multi = request.to_original_event().get("multiValueHeaders") or {}
+    copies = sum(len(values or ()) for key, values in multi.items() if key.lower() == name)
+    return copies or (1 if name in request.headers else 0)
+
+
 def requested_workspace(request: Request, allow_query: bool) -> str | None:
+    if header_copies(request, "x-workspace-id") > 1:
+        raise errors.CONFLICTING_WORKSPACE_ID.error("Send one X-Workspace-Id header.")
     header = request.headers.get("x-workspace-id")
     if not allow_query:
         return header
@@ -155,8 +180,16 @@ def origin(request: Request) -> Origin:
     )
 
 
+# Two credentials: whichever copy a proxy or framework picks, it may not be the one checked
+# here, so neither is used (the data-plane authorizer refuses them too).
+REPEATED_AUTHORIZATION = Refusal(errors.INVALID_CREDENTIALS, "Send one Authorization header.")
+
+
 def authenticate(request: Request, allow_query_workspace: bool = False) -> Principal:
     """Resolve the caller (README, "API reference") or raise its refusal."""
+    refuse_credentials_in_url(request)
+    if header_copies(request, "authorization") > 1:
+        raise REPEATED_AUTHORIZATION.error(credential_sent=True)
     authorization = request.headers.get("authorization")
     credential_sent = bool(authorization and authorization.strip())
     try:

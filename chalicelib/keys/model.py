@@ -142,12 +142,14 @@ class ApiKey:
             "workspaceId": self.workspace_id,
             "scopes": list(self.scopes),
             "status": status,
-            "hint": self.hint,
+            # Hints stored before they were ASCII carry a one-character ellipsis.
+            "hint": self.hint.replace("\u2026", "...") if self.hint else self.hint,
             "createdAt": rfc3339(self.created_at),
             "expiresAt": rfc3339(self.expires_at),
             "revokedAt": rfc3339(self.end()) if status == "revoked" else None,
             "replacedBy": self.replaced_by,
-            "revealable": self.revealable,
+            # A revoked key can never be revealed again (410), whatever its ciphertext.
+            "revealable": self.revealable and self.revoked_at is None,
             "lastUsedAt": rfc3339(self.last_used_at),
             "allowedCidrs": list(self.allowed_cidrs) if self.allowed_cidrs is not None else None,
         }

@@ -156,6 +156,10 @@ def hash_key(plaintext: str) -> str:
     return hashlib.sha256(plaintext.encode("utf-8")).hexdigest()
 
 
+# ASCII, so that a hint reads (and greps) the same in every terminal and log viewer.
+HINT_ELLIPSIS = "..."
+
+
 def hint(plaintext: str) -> str:
     prefix = LEGACY_PREFIX if plaintext.startswith(LEGACY_PREFIX) else PREFIX
-    return f"{prefix}…{plaintext[-4:]}"
+    return f"{prefix}{HINT_ELLIPSIS}{plaintext[-4:]}"

@@ -121,9 +121,10 @@ class KeyService:
             scopes = list(dict.fromkeys(request.scopes))
         if not scopes or not set(scopes) <= principal.scopes:
             raise errors.INSUFFICIENT_SCOPE.error("A key cannot get scopes its creator lacks.")
-        if request.workspace_id is not None and not (
-            ids.is_workspace_id(request.workspace_id)
-            and self._workspaces.is_member(request.workspace_id, principal.user_id)
+        if request.workspace_id is not None and not ids.is_workspace_id(request.workspace_id):
+            raise errors.INVALID_WORKSPACE_ID.error("workspaceId is ws_ and 26 characters.")
+        if request.workspace_id is not None and not self._workspaces.is_member(
+            request.workspace_id, principal.user_id
         ):
             raise errors.NOT_A_MEMBER.error()
         api_key, plaintext, ciphertext = self._issue(
@@ -263,6 +264,11 @@ class KeyService:
     def rotate(self, principal: Principal, old: ApiKey, grace: timedelta) -> IssuedKey:
         """`old` (from `owned(..., hands_out=True)`) gets a successor with the same label,
         category, workspace, scopes, lifetime and allow-list; it keeps working for `grace`."""
+        if old.workspace_id is not None and not self._workspaces.is_member(
+            old.workspace_id, old.owner_id
+        ):
+            # Its successor would be refused on every request, as a new key would be at create.
+            raise errors.NOT_A_MEMBER.error()
         now = self._clock.now()
         if old.status(now) != "active" or old.replaced_by is not None:
             raise key_not_active()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from chalicelib import errors, ids
 from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
@@ -12,11 +14,18 @@ from chalicelib.workspaces.model import Member, Workspace
 from chalicelib.workspaces.store import WorkspaceStore
 
 
+class KnowsUsers(Protocol):
+    def exists(self, user_id: str) -> bool: ...
+
+
 class WorkspaceService:
-    def __init__(self, workspaces: WorkspaceStore, clock: Clock, events: EventLog):
+    def __init__(
+        self, workspaces: WorkspaceStore, clock: Clock, events: EventLog, users: KnowsUsers
+    ):
         self._workspaces = workspaces
         self._clock = clock
         self._events = events
+        self._users = users
 
     def create(self, principal: Principal, name: str) -> Workspace:
         require_manager(principal)
@@ -36,9 +45,9 @@ class WorkspaceService:
 
     def _workspace_of_member(self, principal: Principal, workspace_id: str) -> Workspace:
         require_manager(principal)
-        if not ids.is_workspace_id(workspace_id) or not self._workspaces.is_member(
-            workspace_id, principal.user_id
-        ):
+        if not ids.is_workspace_id(workspace_id):
+            raise errors.INVALID_WORKSPACE_ID.error("A workspace id is ws_ and 26 characters.")
+        if not self._workspaces.is_member(workspace_id, principal.user_id):
             raise errors.NOT_A_MEMBER.error()
         workspace = self._workspaces.get(workspace_id)
         if workspace is None:
@@ -64,6 +73,9 @@ class WorkspaceService:
         workspace_id = workspace.id
         if not ids.is_user_id(user_id):
             raise errors.INVALID_USER_ID.error()
+        if not self._users.exists(user_id):
+            # A member who can never sign in would only be a placeholder for a typo.
+            raise errors.USER_NOT_FOUND.error()
         now = self._clock.now()
         event = self._events.by(
             principal, events.MEMBER_ADDED, workspace.owner_id,

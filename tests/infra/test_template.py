@@ -395,11 +395,51 @@ def test_every_other_gateway_error_is_problem_json_without_api_gateway_text(
     # $context.error.message(String) can echo the Authorization header (unknown routes).
     assert "$context" not in template
     assert set(body) == {"type", "title", "detail", "code"}
-    assert body["type"].endswith("/" + body["code"])
+    assert body["type"] == "/docs/errors#" + body["code"]
     assert response["responseParameters"]["gatewayresponse.header.Content-Type"] == (
         f"'{PROBLEM_JSON}'"
     )
     assert "statusCode" not in response  # keeps API Gateway's own status
+
+
+CORS_HEADERS = (
+    "gatewayresponse.header.Access-Control-Allow-Origin",
+    "gatewayresponse.header.Access-Control-Expose-Headers",
+    "gatewayresponse.header.Vary",
+)
+
+
+def test_gateway_responses_carry_no_cors_headers_where_the_stage_allows_no_origin(
+    packaged: Packaged,
+) -> None:
+    for response in gateway_responses(packaged).values():
+        assert not set(CORS_HEADERS) & set(response["responseParameters"])
+
+
+@pytest.mark.parametrize(
+    "response_type", sorted([*GATEWAY_RESPONSES, "DEFAULT_4XX", "DEFAULT_5XX"])
+)
+def test_gateway_responses_carry_the_apps_cors_headers_where_the_stage_allows_origins(
+    response_type: str,
+) -> None:
+    from chalicelib.api.cors import EXPOSED_HEADERS
+    from infra.template import Stack, load_template, parameters
+
+    template = load_template()
+    stack = Stack(template, {**parameters("prod", template), "CrossOriginCalls": "on"})
+    # infra/resources.json holds only what it adds to chalice's RestAPI (no Type of its own).
+    body = stack.value(template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"])
+    headers = body["x-amazon-apigateway-gateway-responses"][response_type]["responseParameters"]
+
+    # Static values are quoted; an unquoted value maps from the request (its Origin).
+    assert headers["gatewayresponse.header.Access-Control-Allow-Origin"] == (
+        "method.request.header.origin"
+    )
+    assert headers["gatewayresponse.header.Access-Control-Expose-Headers"] == (
+        "'" + ", ".join(EXPOSED_HEADERS) + "'"
+    )
+    assert headers["gatewayresponse.header.Vary"] == "'Origin'"
+    assert "gatewayresponse.header.Access-Control-Allow-Credentials" not in headers
 
 
 def test_unknown_routes_answer_as_the_local_stack_does(packaged: Packaged) -> None:

@@ -107,6 +107,8 @@ def test_stage_parameters_come_from_the_stage_configuration(stage: str) -> None:
         assert aliases[values["PreviousSigningKeySlot"]] == previous
     else:
         assert values["PreviousSigningKeySlot"] == NO_PREVIOUS_SLOT
+    assert values["CrossOriginCalls"] == ("on" if configured.get("ALLOWED_ORIGINS", "[]") != "[]"
+                                          else "off")
     assert merge_template(stage)["Parameters"]["Stage"]["AllowedValues"] == [stage]
 
 
@@ -157,6 +159,38 @@ def test_each_step_of_the_rotation_runbook_packages_the_slots_it_names(
         keys = {created.alias_of(key) for key in created.resources("AWS::KMS::Key")}
         signing = {aliases[current]} | ({aliases[previous]} if previous else set())
         assert keys == signing | {configured["KEY_ENCRYPTION_KEY_ID"]}, (current, previous)
+
+
+@pytest.mark.parametrize(("origins", "calls"), [("", "off"), ("[]", "off"),
+                                               ('["https://app.example.com"]', "on")])
+def test_cross_origin_calls_follow_the_stage_allowed_origins(
+    monkeypatch: pytest.MonkeyPatch, origins: str, calls: str
+) -> None:
+    monkeypatch.setattr(
+        "infra.template.stage_environment",
+        lambda stage: {
+            "TOKEN_SIGNING_KEY_ID": f"alias/memory-auth-{stage}-token-signing-a",
+            "ALLOWED_ORIGINS": origins,
+        },
+    )
+
+    assert parameters("dev", load_template())["CrossOriginCalls"] == calls
+
+
+def test_a_stage_with_a_malformed_origin_list_is_not_packaged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(
+        "infra.template.stage_environment",
+        lambda stage: {
+            "TOKEN_SIGNING_KEY_ID": f"alias/memory-auth-{stage}-token-signing-a",
+            "ALLOWED_ORIGINS": '"https://app.example.com"',  # not a list
+        },
+    )
+
+    with pytest.raises(TemplateError) as refused:
+        parameters("dev", load_template())
+    assert "ALLOWED_ORIGINS" in str(refused.value)
 
 
 # -- deploy -------------------------------------------------------------------------------

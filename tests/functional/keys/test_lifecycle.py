@@ -59,7 +59,7 @@ def test_created_key_resource_has_every_documented_field(api: Api, alice: str) -
         "key",
     }
     assert created["id"].startswith("key_")
-    assert created["hint"] == "sv" + "c_…" + created["key"][-4:]
+    assert created["hint"] == "sv" + "c_..." + created["key"][-4:]
     assert created["revealable"] is True
 
 

@@ -164,5 +164,5 @@ def test_hash_is_sha256_hex_of_whole_plaintext() -> None:
 
 def test_hint_shows_prefix_and_last_four_only() -> None:
     key = plaintext.generate_key(OWNER)
-    assert plaintext.hint(key) == SVC + "…" + key[-4:]
-    assert plaintext.hint("leg" + "acy_" + "zzzz1234") == "leg" + "acy_…1234"
+    assert plaintext.hint(key) == SVC + "..." + key[-4:]
+    assert plaintext.hint("leg" + "acy_" + "zzzz1234") == "leg" + "acy_...1234"
