@@ -15,7 +15,7 @@ snapstart.register()
 
 @app.lambda_function(name="authorizer")
 def authorizer(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    """The data-plane REQUEST authorizer (decisions.md "Data-plane authorizer")."""
+    """The data-plane REQUEST authorizer (README, "Data-plane authorizer")."""
     return data_plane.handle(event)
 
 

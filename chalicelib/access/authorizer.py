@@ -1,7 +1,7 @@
-"""The data-plane REQUEST authorizer: an API Gateway event to an IAM policy (decisions.md).
+"""The data-plane REQUEST authorizer: an API Gateway event to an IAM policy.
 
 One straight sequence: the first path segment after `/v1/` names the scope; the two identity
-headers go to `Resolver.resolve` (the same rules as our own routes, spec §5.3); the principal
+headers go to `Resolver.resolve` (the same rules as our own routes); the principal
 must hold the scope, and a data-plane call must name a workspace. Then:
 
 - Allow for the method ARN, with the principal in the context;

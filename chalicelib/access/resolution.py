@@ -1,6 +1,6 @@
 """Request resolution: `Authorization` + `X-Workspace-Id` to a principal, or a refusal.
 
-Spec §5.3 rules 1–8 live here once. The service's routes and the data-plane authorizer both
+The resolution rules 1–8 (docs/architecture.md) live here once. The service's routes and the data-plane authorizer both
 call `Resolver.resolve`. One straight sequence: parse, hash, one strongly consistent read,
 ordered checks (a key's IP allow-list among them), then (when a workspace is named or bound)
 the membership. A key that names its owner (a located key, keys/plaintext.py) has its

@@ -1,4 +1,4 @@
-"""Workspaces and membership (decisions.md "Workspaces and membership")."""
+"""Workspaces and membership (README, "Workspaces")."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from tests.infra.conftest import Packaged
 
 # Only Authorization: API Gateway refuses with 401, before calling the authorizer, a request
 # that lacks any listed identity source. X-Workspace-Id is optional for a workspace key
-# (spec §2.2, §5.2), and the authorizer answers an admin key without it with 403
+# (optional for a workspace key), and the authorizer answers an admin key without it with 403
 # workspace_required, so it must not be listed. With caching off (TTL 0) identity sources
 # are not a cache key, and the authorizer still receives every header in the event.
 IDENTITY_SOURCES = "method.request.header.Authorization"

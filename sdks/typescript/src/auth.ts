@@ -1,4 +1,4 @@
-// `client.auth`: the spec §4 accessor (listApiKeys, revealApiKey, rotateApiKey, revokeApiKey,
+// `client.auth`: the key-management accessor (listApiKeys, revealApiKey, rotateApiKey, revokeApiKey,
 // refreshAccessToken), plus createApiKey, getApiKey, exchange and whoami.
 
 import { UnexpectedResponseError } from "./errors.js";

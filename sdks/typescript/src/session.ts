@@ -2,7 +2,7 @@
 // within `refreshMargin` of its expiry is refreshed first; a 401 (the token was refused,
 // so nothing was executed) refreshes once and the call is tried once more. Concurrent
 // calls share one refresh: refresh tokens are single use, and a second refresh with the
-// same token would be taken for theft and end the session (decisions.md, "Refresh").
+// same token would be taken for theft and end the session (README, "Login").
 
 import { OAuthError } from "./errors.js";
 import type { TokenContext, TokenProvider } from "./transport.js";

@@ -1,4 +1,4 @@
-// The service's resources as they travel (decisions.md, "API keys" and "Request resolution").
+// The service's resources as they travel (the service README, "API reference").
 // Times are RFC 3339 UTC strings, exactly as the service sends them.
 
 export type KeyCategory = "workspace" | "admin";

@@ -2,7 +2,7 @@
 
 API Gateway REQUEST-authorizer events (tests/fixtures/apigateway/) go through
 `Client.lambda_.invoke("authorizer", ...)`: the same `Resolver.resolve` as our routes, so one
-test is named after each rule of spec §5.3, plus every path-segment-to-scope mapping.
+test is named after each resolution rule (docs/architecture.md), plus every path-segment-to-scope mapping.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def assert_unauthorized(authorize: Invoke, event: dict[str, Any]) -> None:
         authorize(event)
 
 
-# -- spec §5.3, one rule at a time ---------------------------------------------------------
+# -- the resolution rules, one rule at a time ---------------------------------------------------------
 
 
 def test_rule1_workspace_key_sending_its_own_workspace_id_is_allowed(

@@ -1,4 +1,4 @@
-"""Spec §5.3 rules 1–8, one test (or more) named after each, through the service's routes."""
+"""The resolution rules 1–8 (docs/architecture.md), one test (or more) named after each, through the service's routes."""
 
 from __future__ import annotations
 

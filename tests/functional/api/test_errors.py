@@ -1,4 +1,4 @@
-"""Spec §7 and every status of decisions.md "Errors": problem+json with stable codes."""
+"""Every documented error status (README, "Errors"): problem+json with stable codes."""
 
 from __future__ import annotations
 

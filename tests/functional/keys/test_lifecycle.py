@@ -1,4 +1,4 @@
-"""Spec §3 (states and transitions) and §4 (endpoints), one test per row and rule."""
+"""Key states and transitions, and the key endpoints, one test per row and rule."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.functional.failures import transaction_conflict
 KEYS = "/v1/auth/api-keys"
 
 
-# -- §3: (none) --POST create--> active ----------------------------------------------------
+# -- (none) --POST create--> active ----------------------------------------------------
 
 
 def test_create_by_user_token_returns_an_active_key_and_its_raw_key_once(
@@ -111,7 +111,7 @@ def test_create_with_a_subset_of_scopes(api: Api, alice: str) -> None:
     assert created["scopes"] == ["memory"]
 
 
-# -- §3: active --POST rotate--> revoked (+ new active key) --------------------------------
+# -- active --POST rotate--> revoked (+ new active key) --------------------------------
 
 
 def test_rotate_by_owner_revokes_old_key_and_returns_a_new_active_key(
@@ -177,7 +177,7 @@ def test_rotation_losing_a_transaction_conflict_is_409_not_503(
     assert answer.code == "key_not_active"
 
 
-# -- §3: active --DELETE revoke--> revoked ---------------------------------------------------
+# -- active --DELETE revoke--> revoked ---------------------------------------------------
 
 
 def test_revoke_by_owner_is_204_and_effective_on_the_next_request(api: Api, alice: str) -> None:
@@ -236,7 +236,7 @@ def test_revocation_never_reports_success_while_conflicts_persist(
     assert api.call("GET", "/v1/auth/whoami", key["key"]).status == 200
 
 
-# -- §3: active --time--> expired ------------------------------------------------------------
+# -- active --time--> expired ------------------------------------------------------------
 
 
 def test_key_expires_ninety_days_after_creation(api: Api, alice: str, clock: FrozenClock) -> None:
@@ -260,7 +260,7 @@ def test_expires_at_is_created_at_plus_ninety_days(api: Api, alice: str) -> None
     assert expires - created == timedelta(days=90)
 
 
-# -- §3: reveal and list do not change state ---------------------------------------------------
+# -- reveal and list do not change state ---------------------------------------------------
 
 
 def test_reveal_and_list_do_not_change_state(api: Api, alice: str) -> None:
