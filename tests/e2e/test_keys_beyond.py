@@ -18,8 +18,9 @@ import pytest
 
 from chalicelib.clock import parse_rfc3339
 from chalicelib.keys.model import last_used_window
+from infra.template import PROJECT_DIR
 from local.scan_report import send
-from tests.e2e.conftest import PROJECT_DIR, Stack
+from tests.e2e.conftest import Stack
 
 KEYS = "/v1/auth/api-keys"
 WHOAMI = "/v1/auth/whoami"
@@ -41,6 +42,7 @@ def get(stack: Stack, credential: str, key_id: str) -> dict[str, Any]:
 
 def use_records(stack: Stack, key_id: str) -> list[dict[str, Any]]:
     """The stack's log lines for lastUsedAt writes of this key (one per write sent)."""
+    assert stack.log is not None
     found = []
     for line in stack.log.read_text(errors="replace").splitlines():
         if key_id in line and "api key use recorded" in line:
@@ -100,12 +102,12 @@ def test_a_burst_of_200_requests_writes_last_used_at_at_most_once_per_window(
     outcomes = [w["outcome"] for w in use_records(stack, key["id"])]
     assert statuses == [200] * 200
     # One write per window was sent, not one per request. Under this burst the single-
-    # threaded moto may answer it after the write's 0.5 s timeout: it is then dropped, never
-    # retried, and the requests succeed all the same.
+    # threaded moto may answer it after the write's 0.5 s timeout: the client then drops it
+    # (it may still have landed), never retries it, and the requests succeed all the same.
     assert 1 <= len(outcomes) <= len(windows)
     assert set(outcomes) <= {"written", "failed"}
-    recorded = get(stack, stack.token, key["id"])["lastUsedAt"]
-    assert (recorded is not None) == ("written" in outcomes)
+    if "written" in outcomes:
+        assert get(stack, stack.token, key["id"])["lastUsedAt"] is not None
 
 
 def test_a_request_from_outside_the_allowed_cidrs_is_refused_and_from_inside_passes(
