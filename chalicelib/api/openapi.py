@@ -12,12 +12,18 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import errors, parsing
+from chalicelib.access.allow_list import MAX_CIDRS
 from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES
 from chalicelib.errors import Problem
+from chalicelib.events.model import TYPES as EVENT_TYPES
+from chalicelib.keys.model import MAX_GRACE_PERIOD, MAX_LIFETIME_DAYS
+from chalicelib.scanning.github import MAX_TOKENS as MAX_REPORTED_TOKENS
 
 Schema = dict[str, Any]
 
 KEYS = "/v1/auth/api-keys"
+EVENTS = "/v1/auth/events"
+SECRET_SCANNING = "/v1/auth/secret-scanning/github"
 WORKSPACES = "/v1/workspaces"
 PROBLEM_JSON = "application/problem+json"
 JSON = "application/json"
@@ -65,6 +71,16 @@ TEXT = {
     "type": "string",
     "pattern": rf"^\s*(?:{_VISIBLE}[^{_UNPRINTABLE}]{{0,98}}{_VISIBLE}|{_VISIBLE})\s*$",
     "description": "1 to 100 characters after trimming; no control characters.",
+}
+# 1 to 20 networks in CIDR notation (a bare address is its own /32 or /128); host bits set,
+# like `10.0.0.1/24`, are refused (invalid_cidr), a rule no pattern here states.
+ALLOWED_CIDRS = {
+    "type": ["array", "null"],
+    "minItems": 1,
+    "maxItems": MAX_CIDRS,
+    "items": {"type": "string", "minLength": 1, "maxLength": 64},
+    "description": f"1 to {MAX_CIDRS} IPv4 or IPv6 CIDRs, host bits zero; null: any address.",
+    "examples": [["203.0.113.0/24", "2001:db8::/32"]],
 }
 SECURED: list[Schema] = [{"apiKey": []}, {"userToken": []}]
 
@@ -136,6 +152,8 @@ UNAUTHENTICATED = (
     errors.REVOKED_CREDENTIALS,
 )
 WORKSPACE_403 = (errors.WORKSPACE_MISMATCH, errors.NOT_A_MEMBER)
+# An API key with an allow-list is refused from any other address, whatever the route.
+ADDRESS_403 = (errors.IP_NOT_ALLOWED,)
 MANAGER_403 = (errors.INSUFFICIENT_SCOPE, *WORKSPACE_403)
 
 
@@ -152,7 +170,9 @@ def answers(
         "The request is not valid.", *REQUEST_400, *(BODY_400 if body else ()), *bad_request
     )
     responses["401"] = problem("No usable credential.", *UNAUTHENTICATED)
-    responses["403"] = problem("The credential may not make this request.", *forbidden)
+    responses["403"] = problem(
+        "The credential may not make this request.", *forbidden, *ADDRESS_403
+    )
     responses.update(extra or {})
     if body:
         responses["413"] = problem("The body is larger than 16 KiB.", errors.PAYLOAD_TOO_LARGE)
@@ -224,6 +244,8 @@ def key_operations() -> dict[str, Schema]:
                         errors.INVALID_SCOPE,
                         errors.WORKSPACE_ID_REQUIRED,
                         errors.WORKSPACE_ID_NOT_ALLOWED,
+                        errors.INVALID_LIFETIME,
+                        errors.INVALID_CIDR,
                     ),
                     forbidden=MANAGER_403,
                     body=True,
@@ -273,6 +295,27 @@ def key_operations() -> dict[str, Schema]:
                     extra=not_found,
                 ),
                 parameters=[KEY_ID_PATH, WORKSPACE_HEADER],
+            ),
+            "patch": operation(
+                "updateApiKey",
+                "Change a key's label or IP allow-list",
+                "API keys",
+                answers(
+                    {"200": ok("The key, without plaintext.", ref("ApiKey"))},
+                    bad_request=(errors.INVALID_LABEL, errors.INVALID_CIDR),
+                    forbidden=MANAGER_403,
+                    extra={
+                        **not_found,
+                        "409": problem(
+                            "The key is revoked, or its rotation's grace period ended.",
+                            errors.KEY_NOT_ACTIVE,
+                        ),
+                    },
+                    body=True,
+                ),
+                parameters=[KEY_ID_PATH, WORKSPACE_HEADER],
+                body=json_body(ref("ApiKeyChanges")),
+                description="Effective on the next request. `allowedCidrs: null` removes the list.",
             ),
             "delete": operation(
                 "revokeApiKey",
@@ -329,18 +372,134 @@ def key_operations() -> dict[str, Schema]:
                             {"Location": LOCATION_HEADER, "Cache-Control": NO_STORE_HEADER},
                         )
                     },
+                    bad_request=(errors.INVALID_GRACE_PERIOD,),
                     forbidden=MANAGER_403,
                     extra={
                         **not_found,
                         "409": problem(
-                            "The key is not active (or a concurrent rotation won).",
+                            "The key is not active, already has a successor, or a concurrent "
+                            "rotation won.",
                             errors.KEY_NOT_ACTIVE,
                         ),
                     },
                     body=True,
                 ),
                 parameters=[KEY_ID_PATH, WORKSPACE_HEADER],
-                body=json_body(EMPTY_OBJECT, required=False),
+                body=json_body(ref("Rotation"), required=False),
+                description=(
+                    "The successor inherits label, category, workspace, scopes, lifetime and "
+                    "`allowedCidrs`. Without a grace period the old key is revoked at once; "
+                    "with one it keeps working until the grace ends."
+                ),
+            ),
+        },
+    }
+
+
+def event_operations() -> dict[str, Schema]:
+    return {
+        EVENTS: {
+            "get": operation(
+                "listEvents",
+                "The audit events of the caller's keys and of the workspaces it owns",
+                "Audit events",
+                answers(
+                    {"200": ok("A page of events, newest first.", ref("EventPage"))},
+                    bad_request=(errors.INVALID_PARAMETER,),
+                    forbidden=MANAGER_403,
+                ),
+                parameters=[
+                    {
+                        "name": "limit",
+                        "in": "query",
+                        "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50},
+                    },
+                    {
+                        "name": "cursor",
+                        "in": "query",
+                        "description": "`nextCursor` of the previous page.",
+                        "schema": {"type": "string", "minLength": 1},
+                    },
+                    {
+                        "name": "type",
+                        "in": "query",
+                        "description": "Only events of this type.",
+                        "schema": {"type": "string", "enum": list(EVENT_TYPES)},
+                    },
+                    {
+                        "name": "keyId",
+                        "in": "query",
+                        "description": "Only this key's events.",
+                        "schema": KEY_ID,
+                    },
+                    WORKSPACE_QUERY,
+                    WORKSPACE_HEADER,
+                ],
+                description=(
+                    "With a workspace named (header or `workspace_id`), only that workspace's "
+                    "events. Events are kept 400 days."
+                ),
+            ),
+        },
+    }
+
+
+def secret_scanning_operations() -> dict[str, Schema]:
+    # GitHub's signature authenticates the report, not a bearer credential: its 401 carries
+    # no WWW-Authenticate challenge.
+    unsigned = problem(
+        "The signature does not verify (none, malformed, an unknown key, or another body): "
+        "nothing was revoked.",
+        errors.INVALID_SIGNATURE,
+    )
+    unsigned.pop("headers")
+    signature_headers = [
+        {
+            "name": "Github-Public-Key-Identifier",
+            "in": "header",
+            "required": True,
+            "description": "The identifier of the GitHub key that signed the body.",
+            "schema": {"type": "string", "minLength": 1},
+        },
+        {
+            "name": "Github-Public-Key-Signature",
+            "in": "header",
+            "required": True,
+            "description": "Base64 DER ECDSA P-256 signature over SHA-256 of the raw body.",
+            "schema": {"type": "string", "minLength": 1},
+        },
+    ]
+    return {
+        SECRET_SCANNING: {
+            "post": operation(
+                "githubSecretScanningReport",
+                "Leaked-key reports from GitHub's secret scanning",
+                "Leaked-key reports",
+                {
+                    "200": ok("One verdict per reported token.", ref("LeakVerdicts")),
+                    "400": problem(
+                        "The report is not GitHub's JSON array of tokens.",
+                        errors.INVALID_REPORT,
+                        errors.UNKNOWN_PARAMETER,
+                        errors.CREDENTIAL_IN_URL,
+                    ),
+                    "401": unsigned,
+                    "413": problem("The body is larger than 1 MiB.", errors.PAYLOAD_TOO_LARGE),
+                    "415": problem("Send application/json.", errors.UNSUPPORTED_MEDIA_TYPE),
+                    "503": problem(
+                        "GitHub's key list or DynamoDB is unavailable: nothing was decided, "
+                        "retry later.",
+                        errors.DEPENDENCY_UNAVAILABLE,
+                    ),
+                },
+                parameters=signature_headers,
+                body=json_body(ref("LeakReport")),
+                secured=False,
+                description=(
+                    "GitHub's secret scanning partner protocol. Every reported token that names "
+                    "one of our keys is a `true_positive` (an active one is revoked at once); "
+                    "anything else is a `false_positive`. Tokens are answered as their SHA-256."
+                ),
             ),
         },
     }
@@ -768,7 +927,8 @@ def schemas() -> dict[str, Schema]:
         "type": "object",
         "required": [
             "id", "label", "category", "workspaceId", "scopes", "status", "hint",
-            "createdAt", "expiresAt", "revokedAt", "replacedBy", "revealable",
+            "createdAt", "expiresAt", "revokedAt", "replacedBy", "revealable", "lastUsedAt",
+            "allowedCidrs",
         ],
         "properties": {
             "id": KEY_ID,
@@ -789,6 +949,14 @@ def schemas() -> dict[str, Schema]:
             "revealable": {
                 "type": "boolean",
                 "description": "Whether reveal can show the plaintext (never after revocation).",
+            },
+            "lastUsedAt": {
+                **NULLABLE_TIME,
+                "description": "The last successful use, to 5 minutes; null until first used.",
+            },
+            "allowedCidrs": {
+                **ALLOWED_CIDRS,
+                "description": "The networks it may be used from, canonical; null: any address.",
             },
         },
     }
@@ -849,7 +1017,8 @@ def schemas() -> dict[str, Schema]:
                 "workspace_id": {
                     **WORKSPACE_ID,
                     "type": ["string", "null"],
-                    "description": "Older clients' spelling of `workspaceId`.",
+                    "description": "Older clients' spelling of `workspaceId`; sent beside it, "
+                    "it must name the same workspace (else 400 `conflicting_workspace_id`).",
                     "deprecated": True,
                 },
                 "scopes": {
@@ -858,10 +1027,16 @@ def schemas() -> dict[str, Schema]:
                     "items": {"type": "string", "enum": all_scopes},
                     "description": "A subset of the category's scopes; omitted or null: all.",
                 },
+                "expiresInDays": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_LIFETIME_DAYS,
+                    "default": MAX_LIFETIME_DAYS,
+                },
+                "allowedCidrs": ALLOWED_CIDRS,
             },
-            # A workspace key names its workspace (either spelling, not both) and takes only
-            # data-plane scopes; an admin key names none.
-            "not": {"required": ["workspaceId", "workspace_id"]},
+            # A workspace key names its workspace (either spelling, or both alike: no schema
+            # can say "equal") and takes only data-plane scopes; an admin key names none.
             "if": {"required": ["category"], "properties": {"category": {"const": "workspace"}}},
             "then": {
                 "anyOf": [
@@ -876,12 +1051,100 @@ def schemas() -> dict[str, Schema]:
                 "properties": {"workspaceId": {"type": "null"}, "workspace_id": {"type": "null"}},
             },
         },
+        "ApiKeyChanges": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "label": {**TEXT, "examples": ["ci deploys"]},
+                "allowedCidrs": ALLOWED_CIDRS,
+            },
+        },
+        "Rotation": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "gracePeriodSeconds": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": int(MAX_GRACE_PERIOD.total_seconds()),
+                    "default": 0,
+                    "description": "How long the old key keeps working (0: revoked at once).",
+                },
+            },
+        },
         "KeyPage": {
             "type": "object",
             "required": ["keys", "nextCursor"],
             "properties": {
                 "keys": {"type": "array", "items": ref("ApiKey")},
                 "nextCursor": {"type": ["string", "null"]},
+            },
+        },
+        "Event": {
+            "type": "object",
+            "required": [
+                "id", "type", "occurredAt", "actor", "keyId", "workspaceId", "sourceIp",
+                "userAgent", "data",
+            ],
+            "properties": {
+                "id": {
+                    "type": "string",
+                    "pattern": f"^evt_{ULID}$",
+                    "examples": ["evt_01JQ0000000000000000000000"],
+                },
+                "type": {"type": "string", "enum": list(EVENT_TYPES)},
+                "occurredAt": TIME,
+                "actor": {
+                    "type": "object",
+                    "description": 'The caller (`userId`, `credential`, `keyId`), or '
+                    '`{"system": "expiry"}` / `{"system": "github-secret-scanning"}`.',
+                    "properties": {
+                        "userId": USER_ID,
+                        "credential": {"type": "string", "enum": ["user_token", "api_key"]},
+                        "keyId": {**KEY_ID, "type": ["string", "null"]},
+                        "system": {"type": "string"},
+                    },
+                },
+                "keyId": {**KEY_ID, "type": ["string", "null"]},
+                "workspaceId": {**WORKSPACE_ID, "type": ["string", "null"]},
+                "sourceIp": {"type": ["string", "null"]},
+                "userAgent": {"type": ["string", "null"]},
+                "data": {"type": "object", "description": "What the event type records."},
+            },
+        },
+        "EventPage": {
+            "type": "object",
+            "required": ["events", "nextCursor"],
+            "properties": {
+                "events": {"type": "array", "items": ref("Event")},
+                "nextCursor": {"type": ["string", "null"]},
+            },
+        },
+        "LeakReport": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": MAX_REPORTED_TOKENS,
+            "items": {
+                "type": "object",
+                "required": ["token"],
+                "properties": {
+                    "token": {"type": "string", "minLength": 1, "maxLength": 1024},
+                    "type": {"type": ["string", "null"], "maxLength": 200},
+                    "url": {"type": ["string", "null"], "maxLength": 2048},
+                    "source": {"type": ["string", "null"], "maxLength": 200},
+                },
+            },
+        },
+        "LeakVerdicts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["token_hash", "token_type", "label"],
+                "properties": {
+                    "token_hash": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                    "token_type": {"type": "string"},
+                    "label": {"type": "string", "enum": ["true_positive", "false_positive"]},
+                },
             },
         },
         "Principal": {
@@ -1099,14 +1362,17 @@ errors); each code is explained at `/docs/errors`. Every path also answers CORS 
 
 def document(server_url: str | None = None) -> Schema:
     paths: dict[str, Schema] = {}
-    for group in (key_operations(), identity_operations(), token_operations(),
-                  workspace_operations(), oauth_operations(), dashboard_operations()):
+    for group in (key_operations(), event_operations(), secret_scanning_operations(),
+                  identity_operations(), token_operations(), workspace_operations(),
+                  oauth_operations(), dashboard_operations()):
         paths.update(group)
     found: Schema = {
         "openapi": "3.1.0",
         "info": {"title": "memory-auth", "version": "1", "description": DESCRIPTION},
         "tags": [
             {"name": "API keys"},
+            {"name": "Audit events"},
+            {"name": "Leaked-key reports"},
             {"name": "Workspaces"},
             {"name": "Identity"},
             {"name": "Login"},
