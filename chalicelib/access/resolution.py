@@ -1,7 +1,7 @@
 """Request resolution: `Authorization` + `X-Workspace-Id` to a principal, or a refusal.
 
-The resolution rules 1–8 (docs/architecture.md) live here once. The service's routes and the data-plane authorizer both
-call `Resolver.resolve`. One straight sequence: parse, hash, one strongly consistent read,
+The resolution rules 1–8 (docs/architecture.md) live here once. The service's routes and the
+data-plane authorizer both call `Resolver.resolve`. One straight sequence: parse, hash, one strongly consistent read,
 ordered checks (a key's IP allow-list among them), then (when a workspace is named or bound)
 the membership. A key that names its owner (a located key, keys/plaintext.py) has its
 membership read in the same round trip as its record; a plain or legacy key takes a second

@@ -2,7 +2,8 @@
 
 API Gateway REQUEST-authorizer events (tests/fixtures/apigateway/) go through
 `Client.lambda_.invoke("authorizer", ...)`: the same `Resolver.resolve` as our routes, so one
-test is named after each resolution rule (docs/architecture.md), plus every path-segment-to-scope mapping.
+test is named after each resolution rule (docs/architecture.md), plus every path segment's
+scope.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def assert_unauthorized(authorize: Invoke, event: dict[str, Any]) -> None:
         authorize(event)
 
 
-# -- the resolution rules, one rule at a time ---------------------------------------------------------
+# -- the resolution rules, one at a time ------------------------------------------------
 
 
 def test_rule1_workspace_key_sending_its_own_workspace_id_is_allowed(

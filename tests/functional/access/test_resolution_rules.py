@@ -1,4 +1,5 @@
-"""The resolution rules 1–8 (docs/architecture.md), one test (or more) named after each, through the service's routes."""
+"""The resolution rules 1–8 (docs/architecture.md), one test (or more) named after each,
+through the service's routes."""
 
 from __future__ import annotations
 
