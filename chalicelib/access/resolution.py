@@ -1,13 +1,14 @@
 """Request resolution: `Authorization` + `X-Workspace-Id` to a principal, or a refusal.
 
 The resolution rules 1–8 (docs/architecture.md) live here once. The service's routes and the
-data-plane authorizer both call `Resolver.resolve`. One straight sequence: parse, hash, one strongly consistent read,
-ordered checks (a key's IP allow-list among them), then (when a workspace is named or bound)
-the membership. A key that names its owner (a located key, keys/plaintext.py) has its
-membership read in the same round trip as its record; a plain or legacy key takes a second
-read, and a user token (its signature is checked locally) only the membership read. A bad
-credential is a `Refusal` (a result); only a broken dependency raises. After a key resolved,
-its use is recorded (`lastUsedAt`), which never changes the result.
+data-plane authorizer both call `Resolver.resolve`. One straight sequence: parse, hash, one
+strongly consistent read, ordered checks (a key's IP allow-list among them), then (when a
+workspace is named or bound) the membership. A key that names its owner (a located key,
+keys/plaintext.py) has its membership read in the same round trip as its record; a plain or
+legacy key takes a second read, and a user token (its signature is checked locally) only the
+membership read. A bad credential is a `Refusal` (a result); only a broken dependency
+raises. After a key resolved, its use is recorded (`lastUsedAt`), which never changes the
+result.
 
 A JWT is judged by where it is presented (its audience): without a `resource`, only this
 service's user tokens resolve; at an MCP resource, only the access tokens issued for that
