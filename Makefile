@@ -1,42 +1,107 @@
 # The two commands: `make run` and `make test`. Everything they need is created here.
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# Python 3.13, the Lambda runtime the functions run on (README, Performance). A pyenv shim
+# answers `command -v python3.13` even when 3.13 is not the selected version, so each
+# candidate must actually start and say it is 3.13.
+PYTHON_VERSION := 3.13
+comma := ,
+PYTHON ?= $(shell for p in python$(PYTHON_VERSION) \
+	$$(pyenv root 2>/dev/null)/versions/$(PYTHON_VERSION)*/bin/python$(PYTHON_VERSION); do \
+	"$$p" -c 'import sys; sys.exit(sys.version_info[:2] != ($(subst .,$(comma),$(PYTHON_VERSION))))' \
+	2>/dev/null && { command -v "$$p"; break; }; done)
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
+# One stamp per install step, named after the requirement files' checksum: editing a file
+# reinstalls exactly the steps that read it.
+LOCAL_STAMP := $(VENV)/.local-$(shell cat requirements.txt requirements-local.txt | cksum | cut -d' ' -f1)
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-local.txt requirements-dev.txt | cksum | cut -d' ' -f1)
+# Without --quiet: pip prints each package as it is collected and installed (progress).
+PIP_INSTALL := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar on
 PYTEST := $(BIN)/python -m pytest
 STAGE ?= dev
 CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: help venv run test lint test-unit test-functional test-e2e test-python \
-        test-sdk-python test-sdk-typescript test-infra bench load package deploy import-legacy \
-        clean dashboard chromium test-dashboard
+        test-sdk-python test-sdk-typescript test-infra test-contract bench load package deploy \
+        import-legacy clean dashboard chromium test-dashboard
 
 help:
-	@echo "make run     start the service locally on http://127.0.0.1:8000 (PORT overrides)"
-	@echo "             and the dashboard on http://127.0.0.1:8000/dashboard/"
-	@echo "make test    lint, type-check and run every test tier"
-	@echo "make bench   authorizer benchmark against the local stack"
-	@echo "make load    bounded mixed load on the local stack, with moto's memory (RSS)"
-	@echo "make package STAGE=dev|staging|prod   build the CloudFormation template"
-	@echo "make deploy STAGE=dev|staging|prod    package, then deploy it (README, Deploy)"
+	@echo "Targets:"
+	@echo "  make run                 the service on http://127.0.0.1:8000 (the dashboard at /dashboard/)"
+	@echo "                           with moto, a development OpenID issuer and MCP server (installs"
+	@echo "                           only what they need: requirements-local.txt)"
+	@echo "  make test                lint, type-check and every test tier, both SDKs', the dashboard's"
+	@echo "  make lint                ruff, mypy and the OpenAPI document's validation"
+	@echo "  make test-unit           unit tests (no I/O)"
+	@echo "  make test-functional     the app through chalice's test client on moto"
+	@echo "  make test-infra          package every stage, then hold the templates against the code"
+	@echo "  make test-e2e            the local stack over real HTTP (incl. the fault test)"
+	@echo "  make test-contract       schemathesis against the local stack (admin key, user token)"
+	@echo "  make test-python         lint, unit, functional, infra, e2e and contract"
+	@echo "  make test-sdk-python     the Python SDK's tests"
+	@echo "  make test-sdk-typescript the TypeScript SDK's tests"
+	@echo "  make bench               authorizer benchmark against moto"
+	@echo "  make load                bounded load on the local stack: ARGS=\"--requests N --concurrency C\""
+	@echo "  make package             chalice package for STAGE, merged with infra/, then cfn-lint"
+	@echo "  make deploy              package, then deploy STAGE (README, Deploy)"
+	@echo "  make import-legacy       import legacy keys: ARGS=\"keys.jsonl [--dry-run]\""
+	@echo "  make dashboard           build the dashboard's static files (npm)"
+	@echo "  make chromium            install Debian's chromium for the browser tests (root)"
+	@echo "  make test-dashboard      the dashboard's unit and browser tests"
+	@echo "  make venv                the virtualenv with every tool (.venv)"
+	@echo "  make clean               remove the virtualenv, caches and build/"
+	@echo "  make help                this list"
+	@echo "Variables (make VAR=value target, or in the environment):"
+	@echo "  PORT=8000                make run: the service's port"
+	@echo "  IDP_PORT=8001            make run: the development OpenID issuer's port"
+	@echo "  MCP_PORT=8002            make run: the development MCP server's port"
+	@echo "  MOTO_PORT=(free)         make run: moto's port (DynamoDB and KMS)"
+	@echo "  SCAN_SIGNER_PORT=8003    make run: the local secret-scanning signer and key list"
+	@echo "  TRUSTED_ISSUERS=[...]    make run: more OpenID issuers to trust (README, Configuration)"
+	@echo "  ALLOWED_ORIGINS=[...]    make run: browser origins allowed to call the API (CORS)"
+	@echo "  STAGE=dev                package, deploy: dev, staging or prod"
+	@echo "  DEPLOY_BUCKET, AWS_REGION  deploy: the artifact bucket and region"
+	@echo "  ARGS=...                 extra arguments for bench, load, deploy, import-legacy"
+	@echo "  PYTHON=python3.13        the interpreter the virtualenv is made from"
+	@echo "  CHROMIUM=/usr/bin/chromium  test-dashboard: the browser binary"
 
-$(STAMP): requirements.txt requirements-dev.txt
-	@echo "==> creating the virtualenv in $(VENV) and installing requirements-dev.txt"
+# A virtualenv of another Python (made before the move to 3.13) is made anew.
+ifneq ($(wildcard $(BIN)/python),)
+ifneq ($(shell $(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])'),$(PYTHON_VERSION))
+$(info ==> $(VENV) runs another Python: recreating it with $(PYTHON_VERSION))
+$(shell rm -rf $(VENV))
+endif
+endif
+
+$(BIN)/python:
+	@test -n "$(PYTHON)" || { echo "make: Python $(PYTHON_VERSION) is needed (python$(PYTHON_VERSION) on PATH, or pyenv install $(PYTHON_VERSION)); or set PYTHON=/path/to/python$(PYTHON_VERSION)"; exit 1; }
+	@echo "==> creating the virtualenv in $(VENV) with $(PYTHON) (Python $(PYTHON_VERSION))"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+
+$(LOCAL_STAMP): requirements.txt requirements-local.txt | $(BIN)/python
+	@echo "==> installing the service and the local stack (requirements-local.txt)"
+	$(PIP_INSTALL) -r requirements-local.txt
+	@rm -f $(VENV)/.local-*
+	@touch $(LOCAL_STAMP)
+
+$(STAMP): $(LOCAL_STAMP) requirements-dev.txt
+	@echo "==> installing the test, lint and packaging tools (requirements-dev.txt)"
+	$(PIP_INSTALL) -r requirements-dev.txt
 	@rm -f $(VENV)/.installed-*
 	@touch $(STAMP)
 
 venv: $(STAMP)
 
-run: venv dashboard
+run: $(LOCAL_STAMP) dashboard
 	$(BIN)/python -m local.stack
 
 lint: venv
 	@echo "==> ruff and mypy"
 	$(BIN)/ruff check app.py chalicelib infra local tools tests bench
 	$(BIN)/mypy
+	@echo "==> the OpenAPI document (GET /openapi.json) against the OpenAPI 3.1 specification"
+	$(BIN)/python -m tools.openapi build/openapi.json
+	$(BIN)/openapi-spec-validator build/openapi.json
 
 test-unit: venv
 	@echo "==> unit tests"
@@ -50,7 +115,13 @@ test-e2e: venv
 	@echo "==> end-to-end tests (the local stack over real HTTP)"
 	$(PYTEST) tests/e2e -q
 
-test-python: lint test-unit test-functional test-infra test-e2e
+# schemathesis against the running local stack with tests/contract/schemathesis.toml, once
+# as an admin key and once as a user token; it prints operations and test-case counts.
+test-contract: venv
+	@echo "==> contract tests: schemathesis against the local stack (every check, bounded examples)"
+	$(BIN)/python -m tests.contract.stage $(ARGS)
+
+test-python: lint test-unit test-functional test-infra test-e2e test-contract
 
 test-sdk-python: venv
 	@if [ -f sdks/python/Makefile ]; then $(MAKE) -C sdks/python test PYTHON=$(abspath $(BIN)/python); fi
@@ -103,8 +174,10 @@ bench: venv
 	@echo "==> authorizer benchmark (moto in its own process; exits 1 when a target is missed)"
 	$(BIN)/python -m bench.authorizer $(ARGS)
 
+# Bounded (a fixed number of requests at a fixed concurrency, loopback only); exits 1 when a
+# check fails. Its checks also run, smaller, in test-e2e (tests/e2e/test_load.py).
 load: venv
-	@echo "==> mixed load on the local stack (loopback, bounded): moto RSS, latencies, frozen-store 503s"
+	@echo "==> bounded load on the local stack: throughput, latency, moto's memory, and what must hold under it"
 	$(BIN)/python -m bench.load $(ARGS)
 
 import-legacy: venv

@@ -3,28 +3,60 @@
 import os
 from typing import Any
 
-from chalice import Chalice
+from chalice import Chalice, Rate
 
+from chalicelib import snapstart
 from chalicelib.access import authorizer as data_plane
 
 app = Chalice(app_name="memory-auth")
+# Both functions run with SnapStart: what a restored copy must renew (chalicelib/snapstart.py).
+snapstart.register()
 
 
 @app.lambda_function(name="authorizer")
 def authorizer(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    """The data-plane REQUEST authorizer (decisions.md "Data-plane authorizer")."""
+    """The data-plane REQUEST authorizer (README, "Data-plane authorizer")."""
     return data_plane.handle(event)
 
 
-# Lambda names each function's handler in `_HANDLER`. The authorizer's function (handler
-# `app.authorizer`) never routes HTTP, so its cold start skips the routes and their imports.
-if os.environ.get("_HANDLER") != "app.authorizer":
-    from chalicelib.api import dashboard, edge, identity, keys, login, oauth, workspaces
+@app.schedule(Rate(1, unit=Rate.HOURS), name="expiry_sweep")
+def expiry_sweep(event: Any) -> dict[str, int]:
+    """Hourly: `key.expiring` 7 days before a key's end, `key.expired` once it passes."""
+    from dataclasses import asdict
 
+    from chalicelib.runtime import services
+
+    return asdict(services().expiry_sweep.run())
+
+
+# Lambda names each function's handler in `_HANDLER`. The authorizer's and the sweep's
+# functions never route HTTP, so their cold starts skip the routes and their imports.
+if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
+    from chalicelib.api import (
+        cors,
+        dashboard,
+        edge,
+        events,
+        identity,
+        keys,
+        login,
+        oauth,
+        reference,
+        secret_scanning,
+        workspaces,
+    )
+
+    # The first registered middleware is the outermost: CORS headers go on every answer,
+    # the problems the next one renders included.
+    app.register_middleware(cors.cross_origin, "http")
     app.register_middleware(edge.errors_as_problems, "http")
     app.register_blueprint(keys.blueprint)
     app.register_blueprint(identity.blueprint)
     app.register_blueprint(workspaces.blueprint)
     app.register_blueprint(login.blueprint)
+    app.register_blueprint(events.blueprint)
+    app.register_blueprint(secret_scanning.blueprint)
     app.register_blueprint(oauth.blueprint)
     app.register_blueprint(dashboard.blueprint)
+    app.register_blueprint(reference.blueprint)
+    cors.register_preflights(app)  # last: one OPTIONS route beside every route above

@@ -1,29 +1,43 @@
 """`make bench`: the data-plane authorizer against the local stack's moto, in its own process.
 
-For an API-key decision with a workspace (a workspace key sending its own X-Workspace-Id on
-GET /v1/memory/items, the event of tests/fixtures/apigateway/), it prints:
+For a data-plane decision with a workspace (`GET /v1/memory/items`, the event of
+tests/fixtures/apigateway/) by three kinds of credential: a key minted today (a workspace key
+sending its own X-Workspace-Id; it names its owner and workspace), a key minted before (the
+plain format, same binding) and a user token naming the workspace. It prints:
 
-- store round trips per decision (botocore `before-send` events: every HTTP request,
-  retries included);
-- the authorizer's CPU time per decision (`time.process_time()` in this process, median);
-- the CPU time of the bare boto3 calls it makes, the same two GetItem requests on the same
-  client, done alone: the floor of this design; and the ratio of the two;
+- store round trips per decision, per kind (botocore `before-send` events: every HTTP
+  request, retries included), and writes per decision (the lastUsedAt writes, on their own
+  client);
+- a modelled latency floor per decision: the decision's own CPU time plus the per-call
+  latency of DynamoDB (`--call-latency-ms`, 5 ms by default) for each request, charged by a
+  `before-send` hook of this benchmark (charged, not slept: moto's own time is not
+  DynamoDB's and would only add noise); p50 and p99 over the run;
+- the authorizer's CPU time per decision (`time.process_time()` in this process, median),
+  beside the CPU time of the bare boto3 call it makes for a new key (the same BatchGetItem on
+  the same client, done alone: the floor of this design), and the ratio of the two;
 - cold start: a fresh interpreter, as Lambda starts the authorizer's function
   (`_HANDLER=app.authorizer`), importing `app` and making the first decision, beside
-  `import boto3` plus client creation alone (median of several runs of each, interleaved).
+  `import boto3` plus client creation alone (median of several runs of each, interleaved);
+  the same with every route loaded (the API handler's function); and the start of a copy
+  restored from a SnapStart snapshot: the snapshot hooks run first (not timed), then the
+  after-restore hooks and the first decision (timed);
+- those figures modelled at the memory each function is packaged with (bench/lambda_model.py:
+  Lambda's CPU share is memory / 1,769 MB), and a table over common sizes;
 
-and ends with one JSON line holding these figures. It exits 1 when a target is missed:
-at most 2 round trips, CPU within 1.3x of the bare calls, cold start within 1.5x of the
-boto3-only baseline. moto's server is single-threaded and in its own process, so its work
-never counts as ours.
+and ends with one JSON line holding these figures. It exits 1 when a target is missed: one
+round trip for a new key (two for an old one, one for a user token), CPU within 1.3x of the
+bare call, at most 0.01 writes per decision, cold start within 1.5x of the boto3-only
+baseline. moto's server is
+single-threaded and in its own process, so its work never counts as ours.
 
-    python -m bench.authorizer [--decisions 2000] [--cold-runs 11]
+    python -m bench.authorizer [--decisions 2000] [--cold-runs 11] [--call-latency-ms 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -33,16 +47,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from bench import lambda_model
 from infra.template import PROJECT_DIR
 from tests.fixtures.authorizer_path import NOT_ON_THE_AUTHORIZER_PATH
 
 OWNER = "usr_bench"
 PATH = "/v1/memory/items"
-MAX_ROUND_TRIPS = 2
+MAX_ROUND_TRIPS = 1  # a key minted today: the key and its membership in one BatchGetItem
+MAX_ROUND_TRIPS_OLD_KEY = 2  # a key minted before: the key, then the membership
+MAX_ROUND_TRIPS_USER_TOKEN = 1  # the membership only: the token's signature is checked locally
+MAX_WRITES_PER_DECISION = 0.01  # lastUsedAt: one write per key and 5-minute window
 MAX_CPU_RATIO = 1.3
 MAX_COLD_START_RATIO = 1.5
+CALL_LATENCY_MS = 5.0  # a strongly consistent DynamoDB read, in-region, as seen by the caller
 # Loaded by the cold start only if something leaks into the authorizer's import path.
 HEAVY_MODULES = NOT_ON_THE_AUTHORIZER_PATH
+NEW_KEY, OLD_KEY, USER_TOKEN = "new key", "old key", "user token"
 
 # Both children read the event first, so that their clocks start at the same point.
 _PREAMBLE = """
@@ -74,30 +94,49 @@ effect = None
 """
     + _REPORT
 )
+# As Lambda's runtime does with SnapStart: init and the before-snapshot hooks when the version
+# is published; in each restored copy, the after-restore hooks, then the first request.
+RESTORED_CHILD = (
+    """
+import json, sys, time
+event = json.loads(sys.stdin.read())
+import app
+from snapshot_restore_py import get_after_restore, get_before_snapshot
+for hook, args, kwargs in reversed(get_before_snapshot()):
+    hook(*args, **kwargs)
+wall, cpu = time.perf_counter(), time.process_time()
+for hook, args, kwargs in get_after_restore():
+    hook(*args, **kwargs)
+answer = app.authorizer(event, None)
+effect = answer["policyDocument"]["Statement"][0]["Effect"]
+"""
+    + _REPORT
+)
 
 
 @dataclass(frozen=True)
 class Setup:
-    event: dict[str, Any]
-    requests: list[dict[str, Any]]  # the authorizer's GetItem requests, as it sends them
+    events: dict[str, dict[str, Any]]  # per kind of credential
+    bare_request: dict[str, Any]  # the new key's BatchGetItem, as the authorizer sends it
 
 
 def prepare() -> Setup:
-    """The table, a workspace and a workspace key, created as the local stack does."""
+    """The table, a workspace and its owner's credentials, created as the local stack does."""
     from chalicelib import ids
     from chalicelib.access.principal import Principal
     from chalicelib.access.scopes import ALL_SCOPES
     from chalicelib.keys.service import NewKey
     from chalicelib.keys.store import CREDENTIAL_SK, credential_pk
     from chalicelib.runtime import services
-    from chalicelib.table import PARTITION_KEY, key
+    from chalicelib.table import key
     from chalicelib.workspaces.model import Workspace
     from chalicelib.workspaces.store import member_sk, workspace_pk
     from local.resources import create_all
+    from tests.fixtures.earlier_keys import mint_plain_key
     from tests.fixtures.events import bearer, request_event
 
     svc = services()
-    create_all(svc.dynamodb, svc.kms, "dev")
+    create_all(svc.dynamodb, svc.kms, "dev", svc.events_client)
     now = svc.clock.now()
     workspace = Workspace(ids.new_workspace_id(now), "Bench", OWNER, now)
     svc.workspaces.create(workspace)
@@ -105,76 +144,126 @@ def prepare() -> Setup:
     issued = svc.key_service.create(
         owner, NewKey(label="bench", category="workspace", workspace_id=workspace.id)
     )
+    credentials = {
+        NEW_KEY: issued.plaintext,
+        OLD_KEY: mint_plain_key(svc, OWNER, workspace.id),
+        USER_TOKEN: svc.signer.mint(OWNER).token,
+    }
     table = svc.settings.table_name
-    requests = [
-        {
-            "TableName": table,
-            "Key": key(credential_pk(issued.api_key.key_hash), CREDENTIAL_SK),
-            "ConsistentRead": True,
-        },
-        {
-            "TableName": table,
-            "Key": key(workspace_pk(workspace.id), member_sk(OWNER)),
-            "ConsistentRead": True,
-            "ProjectionExpression": "#pk",
-            "ExpressionAttributeNames": {"#pk": PARTITION_KEY},
-        },
+    keys = [
+        key(credential_pk(issued.api_key.key_hash), CREDENTIAL_SK),
+        key(workspace_pk(workspace.id), member_sk(OWNER)),
     ]
-    return Setup(request_event(PATH, bearer(issued.plaintext), workspace.id), requests)
+    return Setup(
+        {kind: request_event(PATH, bearer(c), workspace.id) for kind, c in credentials.items()},
+        {"RequestItems": {table: {"Keys": keys, "ConsistentRead": True}}},
+    )
 
 
 def allowed(answer: dict[str, Any]) -> bool:
     return bool(answer["policyDocument"]["Statement"][0]["Effect"] == "Allow")
 
 
-def warm(setup: Setup, decisions: int, warmup: int) -> dict[str, float]:
-    """Per-decision CPU of the authorizer and of its bare boto3 calls, interleaved."""
+def percentile(values: list[float], fraction: float) -> float:
+    """Nearest-rank percentile: the smallest value with `fraction` of the values at or below."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+
+@dataclass
+class Run:
+    """One kind of credential's decisions: CPU seconds, round trips and modelled latency."""
+
+    cpu: list[float]
+    round_trips: list[int]
+    floor: list[float]  # CPU time plus the per-call latency charged for its requests
+
+    def summary(self) -> dict[str, float]:
+        return {
+            "round_trips": statistics.fmean(self.round_trips),
+            "cpu": statistics.median(self.cpu),
+            "floor_p50": percentile(self.floor, 0.50),
+            "floor_p99": percentile(self.floor, 0.99),
+        }
+
+
+def warm(setup: Setup, decisions: int, warmup: int, call_latency: float) -> dict[str, Any]:
+    """Per-decision figures of each kind of credential; for new keys, interleaved with the
+    bare BatchGetItem they make."""
     import app
     from chalicelib.runtime import services
 
     client = services().dynamodb
     sends = 0
+    charged = 0.0
     counting = False
 
     def on_send(**_: Any) -> None:
-        nonlocal sends
+        # The benchmark's latency model: each request DynamoDB would receive costs
+        # `call_latency` on top of our own work. Charged here, never slept.
+        nonlocal sends, charged
         if counting:
             sends += 1
+            charged += call_latency
 
     client.meta.events.register("before-send.dynamodb", on_send)
-    credential_request, membership_request = setup.requests
+    writes = 0
 
-    def decide() -> None:
-        if not allowed(app.authorizer(setup.event, None)):
-            raise SystemExit("the benchmark's decision was not Allow")
+    def on_write(**_: Any) -> None:
+        nonlocal writes
+        writes += 1
 
-    def bare() -> None:
-        client.get_item(**credential_request)
-        client.get_item(**membership_request)
+    services().last_use_dynamodb.meta.events.register("before-send.dynamodb", on_write)
 
     def cpu(run: Callable[[], None]) -> float:
         start = time.process_time()
         run()
         return time.process_time() - start
 
+    def bare() -> None:
+        client.batch_get_item(**setup.bare_request)
+
+    def decide(event: dict[str, Any]) -> Callable[[], None]:
+        def run() -> None:
+            if not allowed(app.authorizer(event, None)):
+                raise SystemExit("the benchmark's decision was not Allow")
+
+        return run
+
+    def measure(kind: str, count: int, bare_cpu: list[float] | None) -> Run:
+        nonlocal sends, charged, counting
+        run = Run([], [], [])
+        decision = decide(setup.events[kind])
+        for i in range(count):
+            # Alternate the order, so that neither side always runs on a warmer cache.
+            if bare_cpu is not None and i % 2:
+                bare_cpu.append(cpu(bare))
+            sends, charged, counting = 0, 0.0, True
+            spent = cpu(decision)
+            counting = False
+            run.cpu.append(spent)
+            run.round_trips.append(sends)
+            run.floor.append(spent + charged)
+            if bare_cpu is not None and not i % 2:
+                bare_cpu.append(cpu(bare))
+        return run
+
+    for kind in setup.events:  # first decisions load code and fetch the signing keys
+        for _ in range(warmup):
+            decide(setup.events[kind])()
     for _ in range(warmup):
-        decide()
         bare()
-    decision_cpu: list[float] = []
     bare_cpu: list[float] = []
-    for i in range(decisions):
-        # Alternate the order, so that neither side always runs on a warmer cache.
-        if i % 2:
-            bare_cpu.append(cpu(bare))
-        counting = True
-        decision_cpu.append(cpu(decide))
-        counting = False
-        if not i % 2:
-            bare_cpu.append(cpu(bare))
+    writes = 0
+    runs = {NEW_KEY: measure(NEW_KEY, decisions, bare_cpu)}
+    new_key_writes = writes
+    others = max(1, decisions // 4)
+    runs.update({kind: measure(kind, others, None) for kind in (OLD_KEY, USER_TOKEN)})
     return {
-        "round_trips": sends / decisions,
-        "decision_cpu": statistics.median(decision_cpu),
+        "kinds": {kind: run.summary() for kind, run in runs.items()},
+        "counts": {NEW_KEY: decisions, OLD_KEY: others, USER_TOKEN: others},
         "bare_cpu": statistics.median(bare_cpu),
+        "writes": new_key_writes / decisions,
     }
 
 
@@ -196,30 +285,60 @@ def fresh(script: str, event: dict[str, Any], env: dict[str, str]) -> dict[str, 
 
 
 def cold(setup: Setup, runs: int) -> dict[str, Any]:
+    event = setup.events[NEW_KEY]
     authorizer_env = {**os.environ, "_HANDLER": "app.authorizer"}
     api_env = {**os.environ, "_HANDLER": "app.app"}  # the same first decision, all routes loaded
-    fresh(AUTHORIZER_CHILD, setup.event, authorizer_env)  # writes any missing .pyc files
-    fresh(AUTHORIZER_CHILD, setup.event, api_env)
-    fresh(BOTO3_CHILD, setup.event, authorizer_env)
-    authorizer, baseline, full_app = [], [], []
+    kinds = {
+        "authorizer": (AUTHORIZER_CHILD, authorizer_env),
+        "baseline": (BOTO3_CHILD, authorizer_env),
+        "full_app": (AUTHORIZER_CHILD, api_env),
+        "restored": (RESTORED_CHILD, authorizer_env),
+        "restored_full_app": (RESTORED_CHILD, api_env),
+    }
+    for script, env in kinds.values():  # writes any missing .pyc files
+        fresh(script, event, env)
+    rows: dict[str, list[dict[str, Any]]] = {kind: [] for kind in kinds}
     for _ in range(runs):
-        authorizer.append(fresh(AUTHORIZER_CHILD, setup.event, authorizer_env))
-        baseline.append(fresh(BOTO3_CHILD, setup.event, authorizer_env))
-        full_app.append(fresh(AUTHORIZER_CHILD, setup.event, api_env))
-    if not all(run["effect"] == "Allow" for run in authorizer + full_app):
+        for kind, (script, env) in kinds.items():
+            rows[kind].append(fresh(script, event, env))
+    decided = [row for kind, kind_rows in rows.items() if kind != "baseline" for row in kind_rows]
+    if not all(row["effect"] == "Allow" for row in decided):
         raise SystemExit("a cold-start decision was not Allow")
 
-    def median(rows: list[dict[str, Any]], field: str) -> float:
-        return statistics.median(row[field] for row in rows)
+    def median(kind: str, field: str) -> float:
+        return statistics.median(row[field] for row in rows[kind])
 
-    return {
-        "wall": median(authorizer, "wall"),
-        "cpu": median(authorizer, "cpu"),
-        "baseline_wall": median(baseline, "wall"),
-        "baseline_cpu": median(baseline, "cpu"),
-        "full_app_wall": median(full_app, "wall"),
-        "loaded": sorted({m for run in authorizer for m in run["loaded"]}),
+    figures: dict[str, Any] = {
+        f"{kind}_{field}": median(kind, field) for kind in kinds for field in ("wall", "cpu")
     }
+    figures["loaded"] = sorted({m for row in rows["authorizer"] for m in row["loaded"]})
+    return figures
+
+
+def modelled(
+    hot: dict[str, Any], start: dict[str, Any], memory_mb: int, call_latency: float
+) -> dict[str, float]:
+    """The authorizer's figures in a function of `memory_mb` (bench/lambda_model.py)."""
+    new = hot["kinds"][NEW_KEY]
+    cpu = lambda_model.on_lambda(new["cpu"], 0.0, memory_mb)
+    network = new["round_trips"] * call_latency
+    return {
+        "cpuPerDecisionMs": cpu * 1e3,
+        "latencyFloorP50Ms": lambda_model.on_lambda(new["floor_p50"] - network, network, memory_mb)
+        * 1e3,
+        "latencyFloorP99Ms": lambda_model.on_lambda(new["floor_p99"] - network, network, memory_mb)
+        * 1e3,
+        "coldStartMs": started(start, "authorizer", memory_mb, call_latency) * 1e3,
+        "restoredStartMs": started(start, "restored", memory_mb, call_latency) * 1e3,
+        "costPerMillionUsd": lambda_model.cost_per_million(cpu + network, memory_mb),
+    }
+
+
+def started(start: dict[str, Any], kind: str, memory_mb: int, call_latency: float) -> float:
+    """A start in a function of `memory_mb`: its CPU time, scaled, and the first decision's
+    one round trip. Not the wall time measured here, whose excess over the CPU time is mostly
+    waiting for the other processes of this shared machine."""
+    return lambda_model.on_lambda(start[f"{kind}_cpu"], call_latency, memory_mb)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -227,9 +346,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--decisions", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=100)
     parser.add_argument("--cold-runs", type=int, default=11)
+    parser.add_argument("--call-latency-ms", type=float, default=CALL_LATENCY_MS)
     args = parser.parse_args(argv)
-    if args.decisions < 1 or args.cold_runs < 1:
-        parser.error("--decisions and --cold-runs must be at least 1")
+    if args.decisions < 1 or args.cold_runs < 1 or args.call_latency_ms < 0:
+        parser.error("--decisions and --cold-runs must be at least 1, the latency at least 0")
+    call_latency = args.call_latency_ms / 1e3
 
     from local.stack import free_port, local_environment, start_moto
 
@@ -243,53 +364,124 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, str(PROJECT_DIR))
         setup = prepare()
         print(f"measuring {args.decisions} decisions and their bare boto3 calls", flush=True)
-        hot = warm(setup, args.decisions, args.warmup)
+        hot = warm(setup, args.decisions, args.warmup, call_latency)
         print(f"measuring cold start: {args.cold_runs} fresh processes of each kind", flush=True)
         start = cold(setup, args.cold_runs)
     finally:
         moto.terminate()
         moto.wait(timeout=10)
 
-    cpu_ratio = hot["decision_cpu"] / hot["bare_cpu"]
-    cold_ratio = start["wall"] / start["baseline_wall"]
+    kinds = hot["kinds"]
+    new, old, token = kinds[NEW_KEY], kinds[OLD_KEY], kinds[USER_TOKEN]
+    cpu_ratio = new["cpu"] / hot["bare_cpu"]
+    cold_ratio = start["authorizer_wall"] / start["baseline_wall"]
     met = {
-        "roundTrips": hot["round_trips"] <= MAX_ROUND_TRIPS,
+        "roundTrips": new["round_trips"] <= MAX_ROUND_TRIPS,
+        "roundTripsOldKey": old["round_trips"] <= MAX_ROUND_TRIPS_OLD_KEY,
+        "roundTripsUserToken": token["round_trips"] <= MAX_ROUND_TRIPS_USER_TOKEN,
+        "writesPerDecision": hot["writes"] <= MAX_WRITES_PER_DECISION,
         "cpuRatio": cpu_ratio <= MAX_CPU_RATIO,
         "coldStartRatio": cold_ratio <= MAX_COLD_START_RATIO,
     }
+    memory = lambda_model.packaged_memory()
+    rule_mb = lambda_model.sized(new["cpu"], new["round_trips"] * call_latency)
+    at_packaged = modelled(hot, start, memory["authorizer"], call_latency)
+    api_memory = memory["apiHandler"]
+
+    def at_api_memory(kind: str) -> float:
+        return started(start, kind, api_memory, call_latency) * 1e3
+
+    def ms(seconds: float) -> float:
+        return round(seconds * 1e3, 1)
+
     figures = {
         "decisions": args.decisions,
-        "roundTripsPerDecision": round(hot["round_trips"], 2),
-        "cpuPerDecisionUs": round(hot["decision_cpu"] * 1e6),
+        "roundTripsPerDecision": round(new["round_trips"], 2),
+        "cpuPerDecisionUs": round(new["cpu"] * 1e6),
         "bareBoto3CpuUs": round(hot["bare_cpu"] * 1e6),
         "cpuRatio": round(cpu_ratio, 3),
-        "coldStartMs": round(start["wall"] * 1e3, 1),
-        "coldStartCpuMs": round(start["cpu"] * 1e3, 1),
-        "boto3BaselineMs": round(start["baseline_wall"] * 1e3, 1),
-        "boto3BaselineCpuMs": round(start["baseline_cpu"] * 1e3, 1),
+        "coldStartMs": ms(start["authorizer_wall"]),
+        "coldStartCpuMs": ms(start["authorizer_cpu"]),
+        "boto3BaselineMs": ms(start["baseline_wall"]),
+        "boto3BaselineCpuMs": ms(start["baseline_cpu"]),
         "coldStartRatio": round(cold_ratio, 3),
         "coldStartRuns": args.cold_runs,
-        "coldStartAllRoutesMs": round(start["full_app_wall"] * 1e3, 1),
+        "coldStartAllRoutesMs": ms(start["full_app_wall"]),
         "coldStartHeavyModules": start["loaded"],
         "targetsMet": all(met.values()),
+        # Added with keys that carry their owner, SnapStart and the sizing model:
+        "roundTripsPerDecisionOldKey": round(old["round_trips"], 2),
+        "roundTripsPerDecisionUserToken": round(token["round_trips"], 2),
+        "writesPerDecision": round(hot["writes"], 4),
+        "decisionsOldKeyAndUserToken": hot["counts"][OLD_KEY],
+        "cpuPerDecisionOldKeyUs": round(old["cpu"] * 1e6),
+        "cpuPerDecisionUserTokenUs": round(token["cpu"] * 1e6),
+        "callLatencyMs": args.call_latency_ms,
+        "latencyFloorP50Ms": ms(new["floor_p50"]),
+        "latencyFloorP99Ms": ms(new["floor_p99"]),
+        "latencyFloorOldKeyP50Ms": ms(old["floor_p50"]),
+        "latencyFloorOldKeyP99Ms": ms(old["floor_p99"]),
+        "latencyFloorUserTokenP50Ms": ms(token["floor_p50"]),
+        "latencyFloorUserTokenP99Ms": ms(token["floor_p99"]),
+        "coldStartAllRoutesCpuMs": ms(start["full_app_cpu"]),
+        "restoredStartMs": ms(start["restored_wall"]),
+        "restoredStartCpuMs": ms(start["restored_cpu"]),
+        "restoredStartAllRoutesMs": ms(start["restored_full_app_wall"]),
+        "restoredStartAllRoutesCpuMs": ms(start["restored_full_app_cpu"]),
+        "memoryMb": memory,
+        "sizingRuleMb": rule_mb,
+        "modelledAtPackagedMemory": {
+            "authorizer": {k: round(v, 4 if k.startswith("cost") else 1)
+                           for k, v in at_packaged.items()},
+            "apiHandler": {
+                "coldStartMs": round(at_api_memory("full_app"), 1),
+                "restoredStartMs": round(at_api_memory("restored_full_app"), 1),
+            },
+        },
     }
 
     def mark(ok: bool) -> str:
         return "ok" if ok else "MISSED"
 
+    def row(kind: str, summary: dict[str, float], target: int, ok: bool) -> str:
+        return (
+            f"  {kind:<12} {summary['round_trips']:5.2f} round trips (target <= {target}, "
+            f"{mark(ok)})   CPU {summary['cpu'] * 1e6:6.0f} us   floor p50 "
+            f"{summary['floor_p50'] * 1e3:5.2f} ms  p99 {summary['floor_p99'] * 1e3:5.2f} ms"
+        )
+
+    sizes = "\n".join(
+        f"  {size:>5} MB  decision CPU {m['cpuPerDecisionMs']:6.2f} ms  floor p50 "
+        f"{m['latencyFloorP50Ms']:6.2f} p99 {m['latencyFloorP99Ms']:6.2f} ms  cold start "
+        f"{m['coldStartMs']:7.1f} ms  restored {m['restoredStartMs']:6.1f} ms  "
+        f"${m['costPerMillionUsd']:.3f} per million"
+        for size in lambda_model.SIZES_MB
+        for m in [modelled(hot, start, size, call_latency)]
+    )
     print(
         f"""
-API-key decision with a workspace (workspace key + its X-Workspace-Id, GET {PATH})
-  store round trips per decision      {hot["round_trips"]:.2f}        target <= {MAX_ROUND_TRIPS}  {mark(met["roundTrips"])}
-  authorizer CPU per decision         {hot["decision_cpu"] * 1e6:7.0f} us  median of {args.decisions}
-  bare boto3 calls alone (2 GetItem)  {hot["bare_cpu"] * 1e6:7.0f} us  median of {args.decisions}
-  ratio                               {cpu_ratio:7.3f}x    target <= {MAX_CPU_RATIO}x  {mark(met["cpuRatio"])}
+Data-plane decisions with a workspace (GET {PATH}); floor = own CPU + {args.call_latency_ms:g} ms per store request
+{row(NEW_KEY, new, MAX_ROUND_TRIPS, met["roundTrips"])}
+{row(OLD_KEY, old, MAX_ROUND_TRIPS_OLD_KEY, met["roundTripsOldKey"])}
+{row(USER_TOKEN, token, MAX_ROUND_TRIPS_USER_TOKEN, met["roundTripsUserToken"])}
+  lastUsedAt writes per decision (new key)  {hot["writes"]:.4f}  target <= {MAX_WRITES_PER_DECISION}  {mark(met["writesPerDecision"])}
+  bare boto3 call alone (1 BatchGetItem)  {hot["bare_cpu"] * 1e6:7.0f} us  median of {args.decisions}
+  ratio (new key / bare call)             {cpu_ratio:7.3f}x    target <= {MAX_CPU_RATIO}x  {mark(met["cpuRatio"])}
 cold start (fresh process, median of {args.cold_runs})
-  imports + first decision            {start["wall"] * 1e3:7.1f} ms  ({start["cpu"] * 1e3:.1f} ms CPU)
+  imports + first decision            {start["authorizer_wall"] * 1e3:7.1f} ms  ({start["authorizer_cpu"] * 1e3:.1f} ms CPU)
   import boto3 + client alone         {start["baseline_wall"] * 1e3:7.1f} ms  ({start["baseline_cpu"] * 1e3:.1f} ms CPU)
   ratio                               {cold_ratio:7.3f}x    target <= {MAX_COLD_START_RATIO}x  {mark(met["coldStartRatio"])}
-  for comparison, with every route    {start["full_app_wall"] * 1e3:7.1f} ms  (_HANDLER=app.app)
+  with every route (API handler)      {start["full_app_wall"] * 1e3:7.1f} ms  ({start["full_app_cpu"] * 1e3:.1f} ms CPU)
   heavy modules loaded                {", ".join(start["loaded"]) or "none"}
+restored from a SnapStart snapshot (after-restore hooks + first decision, median of {args.cold_runs})
+  authorizer                          {start["restored_wall"] * 1e3:7.1f} ms  ({start["restored_cpu"] * 1e3:.1f} ms CPU)
+  API handler                         {start["restored_full_app_wall"] * 1e3:7.1f} ms  ({start["restored_full_app_cpu"] * 1e3:.1f} ms CPU)
+modelled at the packaged memory (CPU share = memory / {lambda_model.FULL_CORE_MB} MB; starts: CPU + the first round trip)
+  authorizer, {memory["authorizer"]} MB: decision CPU {at_packaged["cpuPerDecisionMs"]:.2f} ms, floor p50 {at_packaged["latencyFloorP50Ms"]:.2f} ms p99 {at_packaged["latencyFloorP99Ms"]:.2f} ms, cold start {at_packaged["coldStartMs"]:.0f} ms, restored {at_packaged["restoredStartMs"]:.0f} ms
+  API handler, {api_memory} MB: cold start {figures["modelledAtPackagedMemory"]["apiHandler"]["coldStartMs"]:.0f} ms, restored {figures["modelledAtPackagedMemory"]["apiHandler"]["restoredStartMs"]:.0f} ms
+the authorizer at other sizes (same model; cost: x86 us-east-1, requests included, no SnapStart charges)
+{sizes}
+  sizing rule (smallest size within {lambda_model.WITHIN_FULL_CORE}x of a full core's floor): {rule_mb} MB; packaged: {memory["authorizer"]} MB
 """  # noqa: E501
     )
     print(json.dumps(figures, separators=(",", ":")))

@@ -1,42 +1,69 @@
-"""`make load`: a bounded mixed run against the local stack, with moto's memory measured.
+"""`make load`: a bounded load on the local stack, and what must hold under it.
 
-Starts the local stack (`python -m local.stack`, moto single-threaded in its own process)
-on free loopback ports, then sends a mix of the service's calls, one at a time, until
-`--requests` were sent or `--max-seconds` passed. Each cycle of ten is one new user's
-visit: a sign-in (the development issuer's ID token, exchanged), two refreshes, a key
-created (with an Idempotency-Key), whoami with it, the user's keys listed, the key rotated,
-read, revealed and revoked. It prints:
+A fixed number of requests at a fixed concurrency, on loopback only, that stops by itself.
+The mix: whoami with admin keys, workspace keys and a user token; listing keys (all, and one
+workspace's); creating admin and workspace keys; rotating and revoking them; and, every
+`--race-every` operations, two rotations of one key released at the same instant. Then it
+checks:
 
-- moto's resident memory (VmRSS of its process) at the start, every `--sample-every`
-  requests and at the end: the local stack must not grow without bound;
-- per route: requests, median and 95th percentile latency;
-- the statuses seen (a 500 is a bug: the run exits 1);
-- with `--freeze` (the default), the time to a 503 with moto stopped (SIGSTOP) for a few
-  routes: the failure budget of `chalicelib/runtime.py`, measured.
+- no answer is a 5xx (nor a dropped connection);
+- no request made with a key after its revocation was acknowledged (a 204 to DELETE, or the
+  201 of the rotation that replaced it) is granted: each acknowledgement is followed at once
+  by a request with that key, and every other request with a key is judged by when it
+  started;
+- every concurrent rotation has exactly one winner (one 201, the other 409);
+- the local stack's moto keeps bounded memory: its resident memory (VmRSS, sampled every
+  second) grows by at most MAX_MOTO_GROWTH_MIB_PER_1000 per thousand requests. moto as
+  shipped grew by gigabytes over a thousand requests (README, "Local stack memory").
 
-and ends with one JSON line holding these figures. Loopback only; bounded in count and time.
+It prints throughput, latency percentiles and moto's memory, and ends with one JSON line; it
+exits 1 when a check fails. Timing is never judged: `make test` runs the same checks as a
+small bounded run (tests/e2e/test_load.py), `make load` the full one.
 
-    python -m bench.load [--requests 3000] [--max-seconds 600] [--sample-every 500] [--no-freeze]
+    python -m bench.load [--requests 2000] [--concurrency 8] [--race-every 25] [--seed 1]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import signal
-import statistics
+import random
 import sys
+import threading
 import time
-import uuid
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
 from local.running import running_stack
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+KEYS = "/v1/auth/api-keys"
+WHOAMI = "/v1/auth/whoami"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+# The mix, by weight (a race counts as one operation of two requests).
+MIX = {
+    "whoami admin key": 18,
+    "whoami workspace key": 18,
+    "whoami user token": 8,
+    "list keys": 8,
+    "list workspace keys": 6,
+    "create admin key": 8,
+    "create workspace key": 8,
+    "rotate": 10,
+    "revoke": 10,
+}
+SEED_KEYS = 6  # of each category, before the timed run
+# What the table itself may add (moto never deletes expired items): a few KiB per request.
+# moto as shipped added about 3 GiB per thousand requests.
+MAX_MOTO_GROWTH_MIB_PER_1000 = 64.0
+RSS_SAMPLE_SECONDS = 1.0
 
 
 def rss_mib(pid: int) -> float:
@@ -47,202 +74,348 @@ def rss_mib(pid: int) -> float:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
-class Mix:
-    """The calls of one user's day, in a fixed cycle; state carried from call to call."""
+class MemorySamples:
+    """moto's resident memory, sampled by a thread of its own while the run goes on."""
 
-    def __init__(self, http: httpx.Client, idp: str, token: str):
-        self.http = http
-        self.idp = idp
-        self.token = token  # the development user's, until the first sign-in
-        self.refresh_token: str | None = None
-        self.key: dict[str, Any] | None = None
+    def __init__(self, pid: int):
+        self._pid = pid
+        self.mib: list[float] = [rss_mib(pid)]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
 
-    def _bearer(self, credential: str) -> dict[str, str]:
-        return {"Authorization": f"Bearer {credential}"}
+    def _sample(self) -> None:
+        while not self._stop.wait(RSS_SAMPLE_SECONDS):
+            self.mib.append(rss_mib(self._pid))
 
-    def exchange(self) -> httpx.Response:
-        """A new user signs in: the rest of the cycle manages that user's keys."""
-        id_token = self.http.post(f"{self.idp}/token", json={"sub": f"load-{uuid.uuid4().hex[:8]}"})
-        answer = self.http.post("/v1/auth/exchange", json={"id_token": id_token.json()["id_token"]})
-        if answer.status_code == 200:
-            self.refresh_token = answer.json()["refresh_token"]
-            self.token = answer.json()["access_token"]
+    def __enter__(self) -> MemorySamples:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.mib.append(rss_mib(self._pid))
+
+    def report(self, requests: int) -> dict[str, float]:
+        start, end = self.mib[0], self.mib[-1]
+        return {
+            "start": round(start, 1),
+            "peak": round(max(self.mib), 1),
+            "end": round(end, 1),
+            "growthPer1000Requests": round((end - start) * 1000 / max(requests, 1), 1),
+        }
+
+
+@dataclass
+class TrackedKey:
+    id: str
+    category: str
+    plaintext: str = field(repr=False)
+    # time.monotonic() when its revocation was acknowledged to us; None while it is not.
+    revoked_at: float | None = None
+
+
+@dataclass(frozen=True)
+class Sample:
+    operation: str
+    status: int  # 0 for a failed connection
+    started: float
+    seconds: float
+    key_id: str | None = None  # the key used as the credential, if any
+
+
+class Load:
+    """One run: the plan, the keys it made, and every request's outcome."""
+
+    def __init__(self, endpoint: str, token: str, workspace_id: str, seed: int):
+        host = urlsplit(endpoint).hostname
+        if host not in LOOPBACK:
+            raise ValueError(f"load runs against loopback only, not {host!r}")
+        self.endpoint = endpoint
+        self.token = token
+        self.workspace_id = workspace_id
+        self.random = random.Random(seed)  # noqa: S311 - a reproducible plan, not a secret
+        self.keys: dict[str, TrackedKey] = {}
+        self.samples: list[Sample] = []
+        self.races: list[list[int]] = []
+        self.probes = 0  # requests made right after a revocation was acknowledged
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    # -- HTTP ----------------------------------------------------------------------------
+
+    def _client(self) -> httpx.Client:
+        client = getattr(self._local, "client", None)
+        if client is None:
+            client = httpx.Client(base_url=self.endpoint, timeout=60)
+            self._local.client = client
+        return client
+
+    def _send(
+        self,
+        operation: str,
+        method: str,
+        path: str,
+        credential: str,
+        key_id: str | None = None,
+        workspace: str | None = None,
+        body: Any = None,
+        client: httpx.Client | None = None,
+    ) -> httpx.Response | None:
+        headers = {"Authorization": f"Bearer {credential}"}
+        if workspace is not None:
+            headers["X-Workspace-Id"] = workspace
+        started = time.monotonic()
+        try:
+            answer: httpx.Response | None = (client or self._client()).request(
+                method, path, headers=headers, json=body
+            )
+        except httpx.HTTPError:
+            answer = None
+        seconds = time.monotonic() - started
+        status = answer.status_code if answer is not None else 0
+        with self._lock:
+            self.samples.append(Sample(operation, status, started, seconds, key_id))
         return answer
 
-    def refresh(self) -> httpx.Response:
-        if self.refresh_token is None:
-            return self.exchange()
-        answer = self.http.post("/v1/auth/refresh", json={"refresh_token": self.refresh_token})
-        if answer.status_code == 200:
-            self.refresh_token = answer.json()["refresh_token"]
-        return answer
+    # -- keys ----------------------------------------------------------------------------
 
-    def create(self) -> httpx.Response:
-        answer = self.http.post(
-            "/v1/auth/api-keys",
-            json={"label": "load"},
-            headers={**self._bearer(self.token), "Idempotency-Key": uuid.uuid4().hex},
-        )
-        if answer.status_code == 201:
-            self.key = answer.json()
-        return answer
+    def _create(self, operation: str, category: str) -> TrackedKey | None:
+        body: dict[str, Any] = {"label": f"load {category}", "category": category}
+        if category == "workspace":
+            body["workspaceId"] = self.workspace_id
+        answer = self._send(operation, "POST", KEYS, self.token, body=body)
+        if answer is None or answer.status_code != 201:
+            return None
+        created = answer.json()
+        key = TrackedKey(created["id"], category, created["key"])
+        with self._lock:
+            self.keys[key.id] = key
+        return key
 
-    def _with_key(self, call: Callable[[dict[str, Any]], httpx.Response]) -> httpx.Response:
-        if self.key is None:
-            return self.create()
-        return call(self.key)
+    def _pick(self, category: str | None = None, live: bool = True) -> TrackedKey | None:
+        with self._lock:
+            found = [
+                k
+                for k in self.keys.values()
+                if (category is None or k.category == category)
+                and (not live or k.revoked_at is None)
+            ]
+        return self.random.choice(found) if found else None
 
-    def whoami(self) -> httpx.Response:
-        return self._with_key(
-            lambda k: self.http.get("/v1/auth/whoami", headers=self._bearer(k["key"]))
-        )
+    def _acknowledged(self, key: TrackedKey) -> None:
+        """Its revocation was acknowledged: record when, then use it at once."""
+        with self._lock:
+            if key.revoked_at is None:
+                key.revoked_at = time.monotonic()
+            self.probes += 1
+        self._send("whoami after revocation", "GET", WHOAMI, key.plaintext, key.id)
 
-    def list_keys(self) -> httpx.Response:
-        return self.http.get("/v1/auth/api-keys?limit=20", headers=self._bearer(self.token))
+    # -- operations ----------------------------------------------------------------------
 
-    def get(self) -> httpx.Response:
-        return self._with_key(
-            lambda k: self.http.get(
-                f"/v1/auth/api-keys/{k['id']}", headers=self._bearer(self.token)
-            )
-        )
+    def whoami_with_key(self, operation: str, category: str) -> None:
+        # Mostly live keys, sometimes any key at all: revoked ones must be refused.
+        key = self._pick(category, live=self.random.random() < 0.8)
+        if key is not None:
+            self._send(operation, "GET", WHOAMI, key.plaintext, key.id)
 
-    def reveal(self) -> httpx.Response:
-        return self._with_key(
-            lambda k: self.http.get(
-                f"/v1/auth/api-keys/{k['id']}/reveal", headers=self._bearer(self.token)
-            )
-        )
+    def rotate(self, operation: str) -> None:
+        key = self._pick()
+        if key is None:
+            return
+        answer = self._send(operation, "POST", f"{KEYS}/{key.id}/rotate", self.token)
+        if answer is not None and answer.status_code == 201:
+            successor = answer.json()
+            with self._lock:
+                self.keys[successor["id"]] = TrackedKey(
+                    successor["id"], key.category, successor["key"]
+                )
+            self._acknowledged(key)
 
-    def rotate(self) -> httpx.Response:
-        def rotate(key: dict[str, Any]) -> httpx.Response:
-            answer = self.http.post(
-                f"/v1/auth/api-keys/{key['id']}/rotate",
-                headers={**self._bearer(self.token), "Idempotency-Key": uuid.uuid4().hex},
-            )
-            self.key = answer.json() if answer.status_code == 201 else None
-            return answer
+    def revoke(self, operation: str) -> None:
+        key = self._pick()
+        if key is None:
+            return
+        answer = self._send(operation, "DELETE", f"{KEYS}/{key.id}", self.token)
+        if answer is not None and answer.status_code == 204:
+            self._acknowledged(key)
 
-        return self._with_key(rotate)
+    def race(self) -> None:
+        """Two rotations of one fresh key, released together from two threads."""
+        key = self._create("race: create", "workspace")
+        if key is None:
+            return
+        barrier = threading.Barrier(2)
+        statuses: list[int] = []
 
-    def revoke(self) -> httpx.Response:
-        def revoke(key: dict[str, Any]) -> httpx.Response:
-            self.key = None
-            return self.http.delete(
-                f"/v1/auth/api-keys/{key['id']}", headers=self._bearer(self.token)
-            )
+        def rotate() -> None:
+            with httpx.Client(base_url=self.endpoint, timeout=60) as client:
+                barrier.wait()
+                answer = self._send(
+                    "race: rotate", "POST", f"{KEYS}/{key.id}/rotate", self.token, client=client
+                )
+            statuses.append(answer.status_code if answer is not None else 0)
 
-        return self._with_key(revoke)
+        threads = [threading.Thread(target=rotate) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        with self._lock:
+            self.races.append(sorted(statuses))
+        if 201 in statuses:
+            self._acknowledged(key)
 
-    def cycle(self) -> list[tuple[str, Callable[[], httpx.Response]]]:
+    def operation(self, name: str) -> Callable[[], object]:
+        token, ws = self.token, self.workspace_id
+        return {
+            "whoami admin key": lambda: self.whoami_with_key(name, "admin"),
+            "whoami workspace key": lambda: self.whoami_with_key(name, "workspace"),
+            "whoami user token": lambda: self._send(name, "GET", WHOAMI, token, workspace=ws),
+            "list keys": lambda: self._send(name, "GET", f"{KEYS}?limit=20", token),
+            "list workspace keys": lambda: self._send(name, "GET", KEYS, token, workspace=ws),
+            "create admin key": lambda: self._create(name, "admin"),
+            "create workspace key": lambda: self._create(name, "workspace"),
+            "rotate": lambda: self.rotate(name),
+            "revoke": lambda: self.revoke(name),
+            "race": self.race,
+        }[name]
+
+    def plan(self, requests: int, race_every: int) -> list[str]:
+        """About `requests` requests: operations drawn from the mix, races among them."""
+        names, weights = zip(*MIX.items(), strict=True)
+        planned: list[str] = []
+        expected = 0.0
+        # What an operation costs in requests on average: a rotation or revocation that
+        # succeeds is followed by one more request (the probe), a race is three or four.
+        cost = {name: 1.0 for name in names} | {"rotate": 2.0, "revoke": 2.0, "race": 4.0}
+        while expected < requests:
+            index = len(planned) + 1
+            name = "race" if race_every and index % race_every == 0 else None
+            name = name or self.random.choices(names, weights)[0]
+            planned.append(name)
+            expected += cost[name]
+        return planned
+
+    def run(self, requests: int, concurrency: int, race_every: int) -> dict[str, Any]:
+        for category in ("admin", "workspace"):
+            for _ in range(SEED_KEYS):
+                self._create("seed: create", category)
+        self.samples.clear()
+        planned = self.plan(requests, race_every)
+        started = time.monotonic()
+        with ThreadPoolExecutor(max_workers=concurrency) as pool:
+            for _ in pool.map(lambda name: self.operation(name)(), planned):
+                pass
+        return self.report(time.monotonic() - started, concurrency)
+
+    # -- checks --------------------------------------------------------------------------
+
+    def granted_after_revocation(self) -> list[Sample]:
         return [
-            ("exchange", self.exchange),
-            ("refresh", self.refresh),
-            ("create", self.create),
-            ("whoami", self.whoami),
-            ("refresh", self.refresh),
-            ("list", self.list_keys),
-            ("rotate", self.rotate),
-            ("get", self.get),
-            ("reveal", self.reveal),
-            ("revoke", self.revoke),
+            s
+            for s in self.samples
+            if s.key_id is not None
+            and 200 <= s.status < 300
+            and (revoked := self.keys[s.key_id].revoked_at) is not None
+            and s.started > revoked
         ]
 
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
-
-
-def run(
-    mix: Mix, moto_pid: int, requests: int, max_seconds: float, sample_every: int
-) -> dict[str, Any]:
-    latencies: dict[str, list[float]] = defaultdict(list)
-    statuses: Counter[int] = Counter()
-    samples = [(0, round(rss_mib(moto_pid), 1))]
-    started = time.monotonic()
-    sent = 0
-    while sent < requests and time.monotonic() - started < max_seconds:
-        for route, call in mix.cycle():
-            if sent >= requests:
-                break
-            began = time.perf_counter()
-            answer = call()
-            latencies[route].append((time.perf_counter() - began) * 1000)
-            statuses[answer.status_code] += 1
-            sent += 1
-            if sent % sample_every == 0:
-                samples.append((sent, round(rss_mib(moto_pid), 1)))
-                print(f"  {sent:>6} requests  moto RSS {samples[-1][1]:>8.1f} MiB", flush=True)
-    if samples[-1][0] != sent:
-        samples.append((sent, round(rss_mib(moto_pid), 1)))
-    return {
-        "requests": sent,
-        "seconds": round(time.monotonic() - started, 1),
-        "statuses": dict(sorted(statuses.items())),
-        "motoRssMiB": samples,
-        "routes": {
-            route: {
-                "count": len(values),
-                "p50Ms": round(statistics.median(values), 1),
-                "p95Ms": round(percentile(values, 0.95), 1),
-            }
-            for route, values in sorted(latencies.items())
-        },
-    }
+    def report(self, seconds: float, concurrency: int) -> dict[str, Any]:
+        durations = sorted(s.seconds for s in self.samples)
+        server_errors = [s for s in self.samples if s.status >= 500 or s.status == 0]
+        granted = self.granted_after_revocation()
+        refused_after = [
+            s
+            for s in self.samples
+            if s.key_id is not None
+            and (revoked := self.keys[s.key_id].revoked_at) is not None
+            and s.started > revoked
+            and s.status == 401
+        ]
+        bad_races = [r for r in self.races if r != [201, 409]]
+        failures = []
+        if server_errors:
+            failures.append(f"{len(server_errors)} answers were 5xx or dropped connections")
+        if granted:
+            failures.append(f"{len(granted)} requests were granted to a revoked key")
+        if bad_races:
+            failures.append(f"{len(bad_races)} concurrent rotations had not exactly one winner")
+        if not self.races or not refused_after:
+            failures.append("the run was too small to exercise every check")
+        return {
+            "requests": len(self.samples),
+            "concurrency": concurrency,
+            "seconds": round(seconds, 2),
+            "throughputPerSecond": round(len(self.samples) / seconds, 1),
+            "p50Ms": round(percentile(durations, 0.50) * 1000, 1),
+            "p99Ms": round(percentile(durations, 0.99) * 1000, 1),
+            "maxMs": round(durations[-1] * 1000, 1) if durations else 0.0,
+            "statuses": dict(sorted(Counter(str(s.status) for s in self.samples).items())),
+            "operations": dict(sorted(Counter(s.operation for s in self.samples).items())),
+            "serverErrors": len(server_errors),
+            "requestsAfterRevocation": len(refused_after) + len(granted),
+            "grantedAfterRevocation": len(granted),
+            "rotationRaces": len(self.races),
+            "racesWithOneWinner": len(self.races) - len(bad_races),
+            "failures": failures,
+        }
 
 
-def frozen(mix: Mix, moto_pid: int) -> dict[str, Any]:
-    """Each route's answer with moto stopped: its status and how long it took."""
-    probes = [("create", mix.create), ("refresh", mix.refresh), ("whoami", mix.whoami)]
-    measured: dict[str, Any] = {}
-    os.kill(moto_pid, signal.SIGSTOP)
-    try:
-        for route, call in probes:
-            began = time.perf_counter()
-            answer = call()
-            measured[route] = {
-                "status": answer.status_code,
-                "seconds": round(time.perf_counter() - began, 2),
-            }
-    finally:
-        os.kill(moto_pid, signal.SIGCONT)
-    return measured
+def percentile(ordered: list[float], fraction: float) -> float:
+    """The nearest-rank percentile of an ascending list (0.0 for none)."""
+    if not ordered:
+        return 0.0
+    rank = max(1, round(fraction * len(ordered) + 0.5))
+    return ordered[min(rank, len(ordered)) - 1]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="A bounded mixed load on the local stack.")
-    parser.add_argument("--requests", type=int, default=3000)
-    parser.add_argument("--max-seconds", type=float, default=600.0)
-    parser.add_argument("--sample-every", type=int, default=500)
-    parser.add_argument("--no-freeze", dest="freeze", action="store_false")
+    parser = argparse.ArgumentParser(description="A bounded load on the local stack.")
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--race-every", type=int, default=25, help="a rotation race every N")
+    parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    if args.requests < 1 or args.sample_every < 1 or args.max_seconds <= 0:
-        parser.error("--requests, --sample-every and --max-seconds must be positive")
+    if args.requests < 50 or not 1 <= args.concurrency <= 64 or args.race_every < 2:
+        parser.error("--requests at least 50, --concurrency 1 to 64, --race-every at least 2")
 
+    print("starting the local stack (moto, the development issuer, the service)", flush=True)
     with running_stack() as info:
-        moto_pid = int(info["motoPid"])
-        print(f"local stack on {info['endpoint']}, moto pid {moto_pid}", flush=True)
-        with httpx.Client(base_url=info["endpoint"], timeout=30) as http:
-            mix = Mix(http, info["idpEndpoint"], info["token"])
-            print(f"sending up to {args.requests} requests (at most {args.max_seconds:.0f} s)")
-            figures = run(mix, moto_pid, args.requests, args.max_seconds, args.sample_every)
-            if args.freeze:
-                print("stopping moto (SIGSTOP): time to a 503 per route", flush=True)
-                figures["frozen"] = frozen(mix, moto_pid)
-
-    first, last = figures["motoRssMiB"][0][1], figures["motoRssMiB"][-1][1]
+        print(
+            f"{args.requests} requests, {args.concurrency} at a time, on {info['endpoint']}",
+            flush=True,
+        )
+        load = Load(info["endpoint"], info["token"], info["workspaceId"], args.seed)
+        with MemorySamples(int(info["motoPid"])) as memory:
+            report = load.run(args.requests, args.concurrency, args.race_every)
+    moto = memory.report(report["requests"])
+    report["motoRssMiB"] = moto
+    if moto["growthPer1000Requests"] > MAX_MOTO_GROWTH_MIB_PER_1000:
+        report["failures"].append(
+            f"moto grew by {moto['growthPer1000Requests']} MiB per 1000 requests"
+            f" (at most {MAX_MOTO_GROWTH_MIB_PER_1000:g})"
+        )
     print(
-        f"\nmoto RSS: {first:.1f} MiB at start, {last:.1f} MiB after {figures['requests']} requests"
+        f"{report['requests']} requests in {report['seconds']} s: "
+        f"{report['throughputPerSecond']} requests/s, p50 {report['p50Ms']} ms, "
+        f"p99 {report['p99Ms']} ms, max {report['maxMs']} ms"
     )
-    print(f"{'route':<10}{'count':>7}{'p50 ms':>10}{'p95 ms':>10}")
-    for route, numbers in figures["routes"].items():
-        print(f"{route:<10}{numbers['count']:>7}{numbers['p50Ms']:>10}{numbers['p95Ms']:>10}")
-    print(f"statuses: {figures['statuses']}")
-    for route, probe in figures.get("frozen", {}).items():
-        print(f"moto frozen: {route} answered {probe['status']} in {probe['seconds']} s")
-    print(json.dumps(figures, separators=(",", ":")))
-    return 1 if 500 in figures["statuses"] else 0
+    print(f"statuses {report['statuses']}")
+    print(
+        f"moto RSS: {moto['start']} MiB at the start, {moto['peak']} MiB at its peak, "
+        f"{moto['end']} MiB at the end ({moto['growthPer1000Requests']} MiB per 1000 requests)"
+    )
+    print(
+        f"5xx or dropped: {report['serverErrors']}; granted after revocation: "
+        f"{report['grantedAfterRevocation']} of {report['requestsAfterRevocation']}; "
+        f"rotation races with one winner: {report['racesWithOneWinner']} of "
+        f"{report['rotationRaces']}"
+    )
+    for failure in report["failures"]:
+        print(f"FAILED: {failure}")
+    print(json.dumps(report, separators=(",", ":")))
+    return 1 if report["failures"] else 0
 
 
 if __name__ == "__main__":

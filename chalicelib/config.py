@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,8 @@ from chalicelib.oauth.settings import (
     parse_login_provider,
     parse_mcp_resources,
 )
+
+GITHUB_SECRET_SCANNING_KEYS = "https://api.github.com/meta/public_keys/secret_scanning"
 
 
 class ConfigurationError(Exception):
@@ -91,6 +94,8 @@ class Settings:
     # LOCAL_MODE=1 (set by local/stack.py) allows http:// loopback issuers such as the
     # development IdP. Ignored inside AWS Lambda, so a deployed stage can never turn it on.
     local_mode: bool = False
+    # Web origins whose pages may call the API from a browser (ALLOWED_ORIGINS, exact).
+    allowed_origins: tuple[str, ...] = ()
     # The MCP resources this service issues tokens for (MCP_RESOURCES), and the OpenID
     # Connect provider people sign in at during an MCP authorization (LOGIN_PROVIDER).
     mcp_resources: tuple[McpResource, ...] = ()
@@ -98,6 +103,10 @@ class Settings:
     # DASHBOARD_LOGIN as written: parsed by chalicelib/dashboard/login.py when the dashboard
     # is asked for, so that a mistake in it cannot stop the API or the authorizer.
     dashboard_login: str = ""
+    # The stage's EventBridge bus for audit events (EVENT_BUS_NAME); None: stored only.
+    event_bus_name: str | None = None
+    # Where GitHub publishes its secret-scanning signing keys (SECRET_SCANNING_KEYS_URL).
+    secret_scanning_keys_url: str = GITHUB_SECRET_SCANNING_KEYS
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -114,10 +123,16 @@ class Settings:
         )
         try:
             trusted_issuers = parse_trusted_issuers(env.get("TRUSTED_ISSUERS", ""), local_mode)
+            allowed_origins = parse_allowed_origins(env.get("ALLOWED_ORIGINS", ""))
             mcp_resources = parse_mcp_resources(env.get("MCP_RESOURCES", ""), local_mode)
             login_provider = parse_login_provider(
                 env.get("LOGIN_PROVIDER", ""), local_mode, trusted_issuers
             )
+        except ValueError as error:
+            raise ConfigurationError(str(error)) from None
+        keys_url = env.get("SECRET_SCANNING_KEYS_URL", "").strip() or GITHUB_SECRET_SCANNING_KEYS
+        try:
+            check_url(keys_url, "SECRET_SCANNING_KEYS_URL", local_mode)
         except ValueError as error:
             raise ConfigurationError(str(error)) from None
 
@@ -131,11 +146,53 @@ class Settings:
             refresh_token_key_id=required("REFRESH_TOKEN_KEY_ID"),
             trusted_issuers=trusted_issuers,
             local_mode=local_mode,
+            allowed_origins=allowed_origins,
             mcp_resources=mcp_resources,
             login_provider=login_provider,
             dashboard_login=env.get("DASHBOARD_LOGIN", "").strip(),
+            event_bus_name=env.get("EVENT_BUS_NAME", "").strip() or None,
+            secret_scanning_keys_url=keys_url,
         )
 
     @property
     def signing_key_ids(self) -> list[str]:
         return [k for k in (self.signing_key_id, self.previous_signing_key_id) if k]
+
+
+# An origin as browsers serialize it in the `Origin` header (RFC 6454 §6.2): lowercase scheme
+# and host, a port only when it is not the scheme's default, nothing after the authority.
+_ORIGIN = re.compile(r"^(https?)://([a-z0-9.-]+|\[[0-9a-f:.]+\])(?::([0-9]{1,5}))?$")
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+_LOOPBACK_ORIGIN_HOSTS = ("localhost", "127.0.0.1", "[::1]")  # as written in an origin
+
+
+def parse_allowed_origins(text: str) -> tuple[str, ...]:
+    """ALLOWED_ORIGINS: a JSON list of exact origins (default none). ValueError if bad.
+
+    Compared byte for byte with the request's `Origin`, so each must be written the way
+    browsers send it; no wildcards, no paths. `http` only for a page on the caller's own
+    machine (loopback), where nothing crosses the network.
+    """
+    if not text.strip():
+        return ()
+    try:
+        values = json.loads(text)
+    except ValueError:
+        raise ValueError("ALLOWED_ORIGINS must be a JSON list of origins") from None
+    if not isinstance(values, list):
+        raise ValueError("ALLOWED_ORIGINS must be a JSON list of origins")
+    origins = []
+    for value in values:
+        match = _ORIGIN.match(value) if isinstance(value, str) else None
+        if match is None:
+            raise ValueError(
+                f"ALLOWED_ORIGINS: {str(value)[:100]!r} is not an origin such as "
+                "'https://app.example.com' (lowercase, no path, no trailing slash)"
+            )
+        scheme, host, port = match.groups()
+        if port is not None and (port == _DEFAULT_PORTS[scheme] or port.startswith("0")):
+            raise ValueError(f"ALLOWED_ORIGINS: write {value!r} without the default port")
+        if scheme == "http" and host not in _LOOPBACK_ORIGIN_HOSTS and not host.startswith("127."):
+            raise ValueError(f"ALLOWED_ORIGINS: {value!r} must use https (http only for loopback)")
+        origins.append(value)
+    return tuple(dict.fromkeys(origins))

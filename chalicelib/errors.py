@@ -14,7 +14,10 @@ from dataclasses import dataclass
 
 from chalice.app import ChaliceUnhandledError
 
-PROBLEM_TYPE_BASE = "https://docs.memory-auth.dev/errors/"
+# Each problem's `type` is its code's entry in the error reference, which the service serves
+# at /docs/errors (docs/errors.md is the same page in the repository). A relative reference
+# with the full path (RFC 9457 §3.1.1): it resolves against the API's own origin.
+PROBLEM_TYPE_BASE = "/docs/errors#"
 
 # One title per status, so that every problem body reads the same way.
 TITLES = {
@@ -126,7 +129,10 @@ INVALID_SCOPE = Problem(
 INVALID_WORKSPACE_ID = Problem(400, "invalid_workspace_id", "workspaceId must be a string.")
 INVALID_USER_ID = Problem(400, "invalid_user_id", "userId must look like usr_….")
 WORKSPACE_ID_NOT_ALLOWED = Problem(
-    400, "workspace_id_not_allowed", "An admin key is not bound to a workspace."
+    400,
+    "workspace_id_not_allowed",
+    'An admin key is not bound to a workspace; for a workspace key, send "category": '
+    '"workspace" with the workspaceId.',
 )
 WORKSPACE_ID_REQUIRED = Problem(
     400, "workspace_id_required", "A workspace key needs the workspaceId it is bound to."
@@ -134,6 +140,24 @@ WORKSPACE_ID_REQUIRED = Problem(
 INVALID_REQUEST = Problem(400, "invalid_request", "The request is not valid.")
 INVALID_IDEMPOTENCY_KEY = Problem(
     400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 255 printable ASCII characters."
+)
+INVALID_LIFETIME = Problem(
+    400, "invalid_lifetime", "expiresInDays must be a whole number from 1 to 90."
+)
+INVALID_GRACE_PERIOD = Problem(
+    400,
+    "invalid_grace_period",
+    "gracePeriodSeconds must be a whole number from 0 to 604800 (7 days).",
+)
+INVALID_CIDR = Problem(
+    400, "invalid_cidr", "allowedCidrs must be 1 to 20 IPv4 or IPv6 CIDRs, or null."
+)
+INVALID_REPORT = Problem(400, "invalid_report", "The report is not GitHub's JSON array of tokens.")
+CREDENTIAL_IN_URL = Problem(
+    400,
+    "credential_in_url",
+    "Send the credential in the Authorization header ('Authorization: Bearer <key>'), "
+    "never in the URL.",
 )
 
 # 401: no usable credential. The edge adds `WWW-Authenticate` (see access/principal.py).
@@ -143,6 +167,12 @@ MISSING_CREDENTIALS = Problem(
 INVALID_CREDENTIALS = Problem(401, "invalid_credentials", "The credential is not valid.")
 EXPIRED_CREDENTIALS = Problem(401, "expired_credentials", "The credential has expired.")
 REVOKED_CREDENTIALS = Problem(401, "revoked_credentials", "The credential has been revoked.")
+# A leaked-key report whose GitHub signature does not verify (no bearer credential there).
+INVALID_SIGNATURE = Problem(
+    401,
+    "invalid_signature",
+    "The report's Github-Public-Key-Signature does not verify with a published key.",
+)
 
 # 403: a known caller without the right.
 WORKSPACE_MISMATCH = Problem(
@@ -158,8 +188,12 @@ WORKSPACE_REQUIRED = Problem(
 OWNER_REQUIRED = Problem(
     403, "owner_required", "Only the workspace owner can change its members."
 )
+IP_NOT_ALLOWED = Problem(
+    403, "ip_not_allowed", "This key may not be used from this address (its allowedCidrs)."
+)
 
 NOT_FOUND = Problem(404, "not_found", "No such resource.")
+USER_NOT_FOUND = Problem(404, "user_not_found", "No user with this id has signed in.")
 METHOD_NOT_ALLOWED = Problem(405, "method_not_allowed", "This method is not allowed here.")
 KEY_NOT_ACTIVE = Problem(409, "key_not_active", "Only an active key can be rotated.")
 OWNER_CANNOT_LEAVE = Problem(409, "owner_cannot_leave", "The owner cannot remove itself.")
@@ -203,16 +237,24 @@ PROBLEMS: dict[str, Problem] = {
         WORKSPACE_ID_REQUIRED,
         INVALID_REQUEST,
         INVALID_IDEMPOTENCY_KEY,
+        INVALID_LIFETIME,
+        INVALID_GRACE_PERIOD,
+        INVALID_CIDR,
+        INVALID_REPORT,
+        CREDENTIAL_IN_URL,
         MISSING_CREDENTIALS,
         INVALID_CREDENTIALS,
         EXPIRED_CREDENTIALS,
         REVOKED_CREDENTIALS,
+        INVALID_SIGNATURE,
         WORKSPACE_MISMATCH,
         NOT_A_MEMBER,
         INSUFFICIENT_SCOPE,
         WORKSPACE_REQUIRED,
         OWNER_REQUIRED,
+        IP_NOT_ALLOWED,
         NOT_FOUND,
+        USER_NOT_FOUND,
         METHOD_NOT_ALLOWED,
         KEY_NOT_ACTIVE,
         OWNER_CANNOT_LEAVE,

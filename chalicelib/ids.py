@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
 from datetime import datetime
 
 # Crockford's base32, as the ULID spec uses it.
@@ -17,6 +18,7 @@ _ULID = r"[0-9A-HJKMNP-TV-Z]{26}"
 KEY_ID = re.compile(rf"^key_{_ULID}$")
 WORKSPACE_ID = re.compile(rf"^ws_{_ULID}$")
 USER_ID = re.compile(r"^usr_[0-9A-Za-z]{1,40}$")
+EVENT_ID = re.compile(rf"^evt_{_ULID}$")
 
 
 def ulid(created_at: datetime) -> str:
@@ -30,6 +32,31 @@ def ulid(created_at: datetime) -> str:
         chars.append(_CROCKFORD[value & 31])
         value >>= 5
     return "".join(reversed(chars))
+
+
+def _crockford(value: int) -> str:
+    chars = []
+    for _ in range(26):
+        chars.append(_CROCKFORD[value & 31])
+        value >>= 5
+    return "".join(reversed(chars))
+
+
+_event_lock = threading.Lock()
+_last_event = 0
+
+
+def new_event_id(occurred_at: datetime) -> str:
+    """`evt_` + a ULID that grows strictly within this process, even inside one millisecond
+    (the ULID spec's monotonic mode), so that events list in the order they happened."""
+    global _last_event
+    ms = int(occurred_at.timestamp() * 1000)
+    with _event_lock:
+        value = (ms << 80) | secrets.randbits(80)
+        if value <= _last_event:
+            value = _last_event + 1
+        _last_event = value
+    return "evt_" + _crockford(value)
 
 
 def new_key_id(created_at: datetime) -> str:
@@ -54,3 +81,7 @@ def is_workspace_id(value: str) -> bool:
 
 def is_user_id(value: str) -> bool:
     return bool(USER_ID.match(value))
+
+
+def is_event_id(value: str) -> bool:
+    return bool(EVENT_ID.match(value))

@@ -43,6 +43,8 @@ def clean_text(value: Any) -> str:
 
     InvalidText otherwise. The API and the legacy-key import apply this one rule.
     """
+    if value is None:
+        raise InvalidText("is required")
     if not isinstance(value, str):
         raise InvalidText("must be a string")
     text = value.strip()

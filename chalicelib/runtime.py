@@ -17,7 +17,10 @@ from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
 
 if TYPE_CHECKING:
+    from chalicelib.events.log import EventLog
     from chalicelib.idempotency import IdempotencyStore
+    from chalicelib.keys.expiry import ExpirySweep
+    from chalicelib.keys.last_use import LastUse
     from chalicelib.keys.service import KeyService
     from chalicelib.keys.vault import KeyVault
     from chalicelib.login.access_tokens import SigningKeys, TokenSigner, TokenVerifier
@@ -31,6 +34,8 @@ if TYPE_CHECKING:
     from chalicelib.oauth.ratelimit import RegistrationLimit
     from chalicelib.oauth.service import OAuthService
     from chalicelib.oauth.signin import ProviderTransport
+    from chalicelib.scanning.github import PublishedKeys
+    from chalicelib.scanning.service import LeakReports
     from chalicelib.workspaces.service import WorkspaceService
 
 
@@ -55,26 +60,25 @@ CONNECT_TIMEOUT = 0.5
 READ_TIMEOUT = 1.5
 TOTAL_ATTEMPTS = 2
 
-# Bookkeeping writes (a profile's last login) never fail or delay a request beyond this: one
-# attempt of at most 1 s, and its failure is logged, not answered.
-BOOKKEEPING_TIMEOUT = 0.5
-
 
 def aws_client(
-    service: str,
-    region: str,
-    connect_timeout: float = CONNECT_TIMEOUT,
-    read_timeout: float = READ_TIMEOUT,
-    attempts: int = TOTAL_ATTEMPTS,
+    service: str, region: str, timeout: float | None = None, attempts: int | None = None
 ) -> Any:
     import boto3
     from botocore.config import Config
 
     config = Config(
-        retries={"mode": "standard", "total_max_attempts": attempts},
-        connect_timeout=connect_timeout,
-        read_timeout=read_timeout,
+        retries={"mode": "standard", "total_max_attempts": TOTAL_ATTEMPTS},
+        connect_timeout=CONNECT_TIMEOUT,
+        read_timeout=READ_TIMEOUT,
     )
+    if timeout is not None and attempts is not None:
+        # Bookkeeping calls (lastUsedAt, the event bus) that must never hold a request up.
+        config = Config(
+            retries={"mode": "standard", "total_max_attempts": attempts},
+            connect_timeout=timeout,
+            read_timeout=timeout,
+        )
     return boto3.client(service, region_name=region, config=config)
 
 
@@ -94,12 +98,6 @@ class Services:
     @cached_property
     def kms(self) -> Any:
         return aws_client("kms", self.settings.region)
-
-    @cached_property
-    def bookkeeping_dynamodb(self) -> Any:
-        return aws_client(
-            "dynamodb", self.settings.region, BOOKKEEPING_TIMEOUT, BOOKKEEPING_TIMEOUT, attempts=1
-        )
 
     @cached_property
     def keys(self) -> KeyStore:
@@ -134,9 +132,26 @@ class Services:
         return TokenVerifier(self.signing_keys, self.settings.issuer)
 
     @cached_property
+    def last_use_dynamodb(self) -> Any:
+        from chalicelib.keys.last_use import TIMEOUT_SECONDS
+
+        return aws_client("dynamodb", self.settings.region, TIMEOUT_SECONDS, attempts=1)
+
+    @cached_property
+    def last_use(self) -> LastUse:
+        from chalicelib.keys.last_use import LastUse
+
+        return LastUse(lambda: self.last_use_dynamodb, self.settings.table_name)
+
+    @cached_property
     def resolver(self) -> Resolver:
         return Resolver(
-            self.keys, self.workspaces, self.clock, self.verify_token, _LazyGrants(self)
+            self.keys,
+            self.workspaces,
+            self.clock,
+            self.verify_token,
+            _LazyGrants(self),
+            self.last_use,
         )
 
     def verify_token(self, token: str, audience: str | None = None) -> dict[str, Any]:
@@ -150,6 +165,42 @@ class Services:
         return GrantReader(self.dynamodb, self.settings.table_name)
 
     @cached_property
+    def events_client(self) -> Any:
+        # At most two short attempts: the event is stored already, the bus is best effort.
+        return aws_client("events", self.settings.region, timeout=1, attempts=2)
+
+    @cached_property
+    def event_log(self) -> EventLog:
+        from chalicelib.events.log import EventLog
+        from chalicelib.events.publisher import EventPublisher
+        from chalicelib.events.store import EventStore
+
+        return EventLog(
+            EventStore(self.dynamodb, self.settings.table_name),
+            EventPublisher(lambda: self.events_client, self.settings.event_bus_name),
+            self.clock,
+        )
+
+    @cached_property
+    def github_keys(self) -> PublishedKeys:
+        from chalicelib.scanning.github import PublishedKeys, fetch_key_list
+
+        url, local_mode = self.settings.secret_scanning_keys_url, self.settings.local_mode
+        return PublishedKeys(lambda: fetch_key_list(url, local_mode))
+
+    @cached_property
+    def leak_reports(self) -> LeakReports:
+        from chalicelib.scanning.service import LeakReports
+
+        return LeakReports(self.keys, self.event_log, self.clock)
+
+    @cached_property
+    def expiry_sweep(self) -> ExpirySweep:
+        from chalicelib.keys.expiry import ExpirySweep
+
+        return ExpirySweep(self.keys, self.event_log, self.clock)
+
+    @cached_property
     def idempotency(self) -> IdempotencyStore:
         from chalicelib.idempotency import IdempotencyStore
 
@@ -159,13 +210,17 @@ class Services:
     def key_service(self) -> KeyService:
         from chalicelib.keys.service import KeyService
 
-        return KeyService(self.keys, self.workspaces, self.vault, self.idempotency, self.clock)
+        return KeyService(
+            self.keys, self.workspaces, self.vault, self.clock, self.event_log, self.idempotency
+        )
 
     @cached_property
     def workspace_service(self) -> WorkspaceService:
         from chalicelib.workspaces.service import WorkspaceService
 
-        return WorkspaceService(self.workspaces, self.idempotency, self.clock)
+        return WorkspaceService(
+            self.workspaces, self.clock, self.event_log, self.users, self.idempotency
+        )
 
     @cached_property
     def id_tokens(self) -> IdTokenVerifier:
@@ -177,7 +232,7 @@ class Services:
     def users(self) -> UserStore:
         from chalicelib.login.users import UserStore
 
-        return UserStore(self.dynamodb, self.settings.table_name, self.bookkeeping_dynamodb)
+        return UserStore(self.dynamodb, self.settings.table_name, self.last_use_dynamodb)
 
     @cached_property
     def refresh_tokens(self) -> RefreshTokenStore:

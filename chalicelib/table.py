@@ -10,6 +10,7 @@ Items:
   WS#<wsId>       WS                 a workspace
   WS#<wsId>       MEMBER#<userId>    a membership, as the workspace sees it
   USER#<userId>   WS#<wsId>          the same membership, as the member sees it
+  USER#<userId>   EVT#<evtId>        an audit event of that user's log (events/store.py)
 
 and those of the packages that keep their own (each module's docstring has the details):
   login/users.py, login/refresh.py   IDP#…, USER#…/PROFILE, REFRESH#…, RFAMILY#… (grants)
@@ -18,10 +19,14 @@ and those of the packages that keep their own (each module's docstring has the d
   oauth/codes.py                     OAUTHCODE#<sha256>          an authorization code
   oauth/ratelimit.py                 DCRLIMIT#<address>          registrations per hour
   idempotency.py                     IDEMPOTENCY#<sha256>        an Idempotency-Key's result
+
+One sparse global secondary index, `ExpiryNotices` (`noticeShard`, `noticeAt`), holds the
+owner items of keys whose expiry notice is still to be made (keys/store.py).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
@@ -32,6 +37,7 @@ from botocore.exceptions import ClientError
 
 from chalicelib.dependencies import failures_of
 from chalicelib.dependencies import is_lost_race as is_condition_failure  # noqa: F401 (stores')
+from chalicelib.errors import DependencyUnavailable
 
 PARTITION_KEY = "pk"
 SORT_KEY = "sk"
@@ -94,6 +100,39 @@ def get_consistent(
         answer = client.get_item(**request)
     item = answer.get("Item")
     return from_item(item) if item else None
+
+
+# BatchGetItem may leave keys unprocessed (throttling, or an answer over 16 MB). They are
+# asked again after a short exponential backoff, a bounded number of times: the request path
+# has a latency budget, and failing closed (503, or the authorizer raising) is safe.
+UNPROCESSED_ATTEMPTS = 3
+UNPROCESSED_BACKOFF_SECONDS = 0.025
+
+
+def get_many_consistent(client: Any, table: str, keys: list[Item]) -> list[dict[str, Any] | None]:
+    """Items by their keys in one strongly consistent BatchGetItem: one round trip where
+    GetItem would take one per item. In the order of `keys`; None where there is no item."""
+    found: dict[tuple[str, str], Item] = {}
+    pending = keys
+    for attempt in range(UNPROCESSED_ATTEMPTS):
+        if attempt:
+            time.sleep(UNPROCESSED_BACKOFF_SECONDS * 2 ** (attempt - 1))
+        with dynamodb_errors():
+            answer = client.batch_get_item(
+                RequestItems={table: {"Keys": pending, "ConsistentRead": True}}
+            )
+        for item in answer.get("Responses", {}).get(table, []):
+            found[_key_of(item)] = item
+        pending = answer.get("UnprocessedKeys", {}).get(table, {}).get("Keys", [])
+        if not pending:
+            return [
+                from_item(found[_key_of(k)]) if _key_of(k) in found else None for k in keys
+            ]
+    raise DependencyUnavailable("DynamoDB")
+
+
+def _key_of(item: Item) -> tuple[str, str]:
+    return item[PARTITION_KEY]["S"], item[SORT_KEY]["S"]
 
 
 def put_if_absent(table: str, item: Item) -> dict[str, Any]:

@@ -118,16 +118,32 @@ class Stack:
             if function.startswith("Fn::"):
                 # Passed through, it would look like a property value to whoever reads it.
                 raise TemplateError(f"{function} is not an intrinsic function this reader knows")
-        return {key: self.value(item) for key, item in node.items()}
+        evaluated = {key: self.value(item) for key, item in node.items()}
+        return {k: v for k, v in evaluated.items() if v != {"Ref": "AWS::NoValue"}}
 
     def _ref(self, name: str) -> Any:
         if name in self.parameters:
             return self.parameters[name]
         if name == "AWS::NoValue" or name in self.PSEUDO:
             return {"Ref": name}
-        if name in self.template.get("Resources", {}):
+        if name in self.template.get("Resources", {}) or self._is_sam_reference(name):
             return {"Ref": name}
         raise TemplateError(f"Ref to unknown name {name!r}")
+
+    # What the SAM transform generates for a function with AutoPublishAlias, and lets a
+    # template name as `<function>.Alias` and `<function>.Version`. In infra/resources.json
+    # the functions are fragments without a Type, which `chalice package` completes.
+    SAM_FUNCTION = "AWS::Serverless::Function"
+    SAM_FUNCTION_REFERENCES = ("Alias", "Version")
+
+    def _is_sam_reference(self, name: str) -> bool:
+        function, _, generated = name.partition(".")
+        resource = self.template.get("Resources", {}).get(function, {})
+        return (
+            generated in self.SAM_FUNCTION_REFERENCES
+            and resource.get("Type", self.SAM_FUNCTION) == self.SAM_FUNCTION
+            and "AutoPublishAlias" in resource.get("Properties", {})
+        )
 
     def _sub(self, argument: Any) -> str:
         text = argument if isinstance(argument, str) else argument[0]
@@ -197,10 +213,21 @@ def parameters(stage: str, template: Mapping[str, Any] | None = None) -> dict[st
             f"stage {stage}: TOKEN_PREVIOUS_SIGNING_KEY_ID {previous!r} must name the other "
             "signing key slot's alias"
         )
+    # Only whether the stage allows any origin matters here; the service checks each origin
+    # itself when it starts (chalicelib/config.py).
+    try:
+        origins = json.loads(env.get("ALLOWED_ORIGINS", "").strip() or "[]")
+    except ValueError:
+        origins = None
+    if not isinstance(origins, list):
+        raise TemplateError(f"stage {stage}: ALLOWED_ORIGINS must be a JSON list of origins")
     return {
         "Stage": stage,
         "SigningKeySlot": slot_of[current],
         "PreviousSigningKeySlot": slot_of[previous] if previous else NO_PREVIOUS_SLOT,
+        # API Gateway's own error answers cannot pick one origin from a list: they carry
+        # the CORS headers for any origin when the stage allows cross-origin calls at all.
+        "CrossOriginCalls": "on" if origins else "off",
     }
 
 

@@ -1,4 +1,4 @@
-"""Creates the tables and KMS keys of `infra/resources.json` through the AWS APIs.
+"""Creates the tables, KMS keys and event buses of `infra/resources.json` through the AWS APIs.
 
 The local stack and the functional tests build their resources from the same template the
 cloud deployment uses, evaluated for the stage exactly as CloudFormation would (its
@@ -62,7 +62,21 @@ def create_keys(kms: Any, keys: dict[str, Any], aliases: dict[str, Any]) -> dict
     return created
 
 
-def create_all(dynamodb: Any, kms: Any, stage: str = "dev") -> dict[str, Any]:
+def create_buses(events: Any, buses: dict[str, Any]) -> list[str]:
+    """Each EventBridge bus of the template, by name (a second run creates nothing)."""
+    existing = {b["Name"] for b in events.list_event_buses()["EventBuses"]}
+    names = []
+    for bus in buses.values():
+        name = str(bus["Properties"]["Name"])
+        if name not in existing:
+            events.create_event_bus(Name=name)
+        names.append(name)
+    return names
+
+
+def create_all(
+    dynamodb: Any, kms: Any, stage: str = "dev", events: Any | None = None
+) -> dict[str, Any]:
     resources = stack(stage)
     tables = [
         create_table(dynamodb, table["Properties"])
@@ -71,4 +85,9 @@ def create_all(dynamodb: Any, kms: Any, stage: str = "dev") -> dict[str, Any]:
     keys = create_keys(
         kms, resources.resources("AWS::KMS::Key"), resources.resources("AWS::KMS::Alias")
     )
-    return {"tables": tables, "keys": keys}
+    buses = (
+        create_buses(events, resources.resources("AWS::Events::EventBus"))
+        if events is not None
+        else []
+    )
+    return {"tables": tables, "keys": keys, "buses": buses}

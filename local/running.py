@@ -64,17 +64,22 @@ def running_stack(
     *arguments: str,
     environment: Mapping[str, str] | None = None,
     startup_seconds: float = STARTUP_SECONDS,
+    keep_output: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """A local stack on free ports for the duration of the block; yields its ready file.
 
     `arguments` are added to `python -m local.stack`'s; `environment` to this process's
     (TRUSTED_ISSUERS adds issuers to the development one). Its stdout, which prints the
-    development token, is discarded; its stderr ends the error when it does not start.
+    development token, is discarded, unless `keep_output`: then it goes to a file beside the
+    ready file (which holds that token too, and goes with it), named by the ready file's
+    `output`, for tests that read the service's log lines. Its stderr ends the error when it
+    does not start.
     """
     with tempfile.TemporaryDirectory(prefix="memory-auth-stack-") as scratch:
         ready_file = Path(scratch) / "ready.json"
         errors = Path(scratch) / "stderr.log"
-        with errors.open("wb") as stderr:
+        output = Path(scratch) / "stdout.log"
+        with errors.open("wb") as stderr, output.open("wb") as stdout:
             process = subprocess.Popen(  # noqa: S603 (this interpreter, our module, no shell)
                 [
                     sys.executable, "-m", "local.stack", "--port", "0", "--quiet",
@@ -82,11 +87,14 @@ def running_stack(
                 ],
                 cwd=PROJECT_DIR,
                 env={**os.environ, **(environment or {})},
-                stdout=subprocess.DEVNULL,
+                stdout=stdout if keep_output else subprocess.DEVNULL,
                 stderr=stderr,
             )
         try:
-            yield _wait_until_ready(process, ready_file, errors, startup_seconds)
+            info = _wait_until_ready(process, ready_file, errors, startup_seconds)
+            if keep_output:
+                info["output"] = str(output)
+            yield info
         finally:
             _stop(process)
 

@@ -4,17 +4,19 @@ Starts moto (single-threaded, in its own process) as DynamoDB and KMS on loopbac
 the table and keys from `infra/resources.json`, starts the development OpenID issuer
 (`local/idp.py`) on 127.0.0.1:8001 and trusts it (also as the dashboard's login provider and
 the LOGIN_PROVIDER of MCP authorizations), starts the development MCP server
-(`local/mcp_server.py`) on 127.0.0.1:8002 as the only MCP_RESOURCES entry, serves the Chalice
-app with chalice local's server on 127.0.0.1:8000 (`PORT` overrides), mints a token for a
-development user and prints the dashboard's URL, the MCP server's and how to make a first
-call. Ctrl-C stops everything it started.
+(`local/mcp_server.py`) on 127.0.0.1:8002 as the only MCP_RESOURCES entry, starts the
+development stand-in for GitHub's secret scanning (`local/secret_scanning.py`) on
+127.0.0.1:8003 and points SECRET_SCANNING_KEYS_URL at it, serves the Chalice app with chalice
+local's server on 127.0.0.1:8000 (`PORT` overrides), mints a token for a development user
+and prints the dashboard's URL, the MCP server's and how to make a first call. Ctrl-C stops
+everything it started.
 
-    python -m local.stack [--port 8000] [--idp-port 8001] [--mcp-port 8002]
+    python -m local.stack [--port 8000] [--idp-port 8001] [--mcp-port 8002] [--scan-port 8003]
                           [--ready-file stack.json] [--quiet] [--faults plan.json]
 
-`--port 0` picks free ports for the service and (unless `--idp-port` or `--mcp-port` say
-otherwise) the issuer and the MCP server. TRUSTED_ISSUERS in the calling environment adds
-issuers to the development one.
+`--port 0` picks free ports for the service and (unless `--idp-port`, `--mcp-port` or
+`--scan-port` say otherwise) the issuer, the MCP server and the signer. TRUSTED_ISSUERS in the
+calling environment adds issuers to the development one.
 
 With `--ready-file`, it writes a JSON object (endpoint, token, ports, moto's pid) once it
 is serving, whole or not at all (`local/running.py`, which is also how every test suite
@@ -39,7 +41,7 @@ from typing import Any
 from infra.template import PROJECT_DIR, stage_environment
 from local.running import write_ready_file
 
-DEV_USER_ID = "usr_developer"
+DEV_SUBJECT = "developer"  # the development user's `sub` at the development issuer
 LOCAL_CREDENTIALS = {
     # moto accepts any credentials; these are placeholders, not secrets.
     "AWS_ACCESS_KEY_ID": "local",
@@ -62,6 +64,29 @@ def wait_for_port(host: str, port: int, timeout: float = 30.0) -> None:
             return
         time.sleep(0.05)
     raise RuntimeError(f"nothing listens on {host}:{port} after {timeout:.0f} s")
+
+
+def port_in_use(host: str, port: int) -> bool:
+    with socket.socket() as sock:
+        # As the servers themselves bind: a port left in TIME_WAIT by a previous run is free.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def busy_port(host: str, wanted: list[tuple[int, str, str]]) -> str | None:
+    """One line naming the first busy (port, what, variable), or None when all are free."""
+    for port, what, variable in wanted:
+        if port and port_in_use(host, port):
+            return (
+                f"port {port} ({what}) is already in use on {host}: stop what listens there, "
+                f"or pick another port with {variable}=<port> (e.g. make run {variable}="
+                f"{port + 10})"
+            )
+    return None
 
 
 def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
@@ -133,6 +158,13 @@ def start_idp(host: str, port: int, service_endpoint: str) -> Any:
     return DevIdpServer(host, port, cors_origins=(service_endpoint,)).start()
 
 
+def start_secret_scanning(host: str, port: int) -> Any:
+    """The development stand-in for GitHub's secret scanning (needs LOCAL_MODE=1)."""
+    from local.secret_scanning import DevSecretScanningServer
+
+    return DevSecretScanningServer(host, port).start()
+
+
 def local_trusted_issuers(idp: Any, stage: str, callers: str | None) -> str:
     """TRUSTED_ISSUERS for the local service: the caller's (or the stage's), plus the dev IdP."""
     configured = callers or stage_environment(stage).get("TRUSTED_ISSUERS", "")
@@ -151,20 +183,27 @@ def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
     """chalice local's server, with unknown routes answered as the API's gateway would."""
     from chalice.cli.factory import CLIFactory
     from chalice.local import (
-        ChaliceRequestHandler,
         CustomLocalChalice,
         LocalChalice,
         LocalDevServer,
         LocalGatewayException,
     )
 
-    class RequestHandler(ChaliceRequestHandler):
+    from chalicelib.api.cors import cors_headers
+    from local.gateway import LocalApiGatewayHandler
+
+    class RequestHandler(LocalApiGatewayHandler):
         def _send_error_response(self, error: LocalGatewayException) -> None:
+            self.unknown_route()
+
+        def unknown_route(self) -> None:
             # chalice local imitates API Gateway's "Missing Authentication Token" 403 (and
             # echoes the Authorization header in it). Our deployed API answers unknown
             # routes with a problem+json 404 (a gateway response in infra/); so do we here.
-            body = json.dumps(unknown_route_body())
-            self._send_http_response(404, {"Content-Type": "application/problem+json"}, body)
+            body = json.dumps(unknown_route_body(), separators=(",", ":"))
+            headers = {"Content-Type": "application/problem+json"}
+            headers.update(cors_headers(self.headers.get("Origin")))
+            self._send_http_response(404, headers, body)
 
         def log_message(self, format: str, *args: Any) -> None:
             if not quiet:
@@ -182,7 +221,7 @@ def bootstrap(stage: str) -> dict[str, Any]:
     from chalicelib.runtime import services
     from local.resources import create_all
 
-    return create_all(services().dynamodb, services().kms, stage)
+    return create_all(services().dynamodb, services().kms, stage, services().events_client)
 
 
 def follow_faults(plan: Path) -> None:
@@ -195,7 +234,7 @@ def follow_faults(plan: Path) -> None:
     injector = FaultInjector()
     injector.follow(plan)
     svc = services()
-    for client in (svc.dynamodb, svc.bookkeeping_dynamodb, svc.kms):
+    for client in (svc.dynamodb, svc.last_use_dynamodb, svc.kms):
         injector.attach(client)
 
 
@@ -234,6 +273,11 @@ Create a first admin key, then call whoami with it:
        -d '{{"label": "my first key"}}'
   curl -s {endpoint}/v1/auth/whoami -H "Authorization: Bearer <the key from above>"
 
+Report that key as leaked, signed like GitHub (development signer on {info["scanSignerEndpoint"]}):
+
+  python -m local.scan_report --service {endpoint} --signer {info["scanSignerEndpoint"]} \\
+       --token <the key from above>
+
 Press Ctrl-C to stop everything.
 """
 
@@ -253,6 +297,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--mcp-port", type=int, default=None, help="development MCP server (0: a free port)"
     )
+    parser.add_argument(
+        "--scan-port", type=int, default=None,
+        help="development secret-scanning signer and key list (0: a free port)",
+    )
     parser.add_argument("--stage", default="dev")
     parser.add_argument("--ready-file", type=Path)
     parser.add_argument("--quiet", action="store_true", help="no request log lines")
@@ -270,6 +318,21 @@ def main(argv: list[str] | None = None) -> int:
         args.idp_port = int(os.environ.get("IDP_PORT", "8001")) if args.port else 0
     if args.mcp_port is None:
         args.mcp_port = int(os.environ.get("MCP_PORT", "8002")) if args.port else 0
+    if args.scan_port is None:  # 8003 for `make run`
+        args.scan_port = int(os.environ.get("SCAN_SIGNER_PORT", "8003")) if args.port else 0
+    busy = busy_port(
+        args.host,
+        [
+            (args.port, "the service", "PORT"),
+            (args.idp_port, "the development OpenID issuer", "IDP_PORT"),
+            (args.mcp_port, "the development MCP server", "MCP_PORT"),
+            (args.scan_port, "the secret-scanning signer", "SCAN_SIGNER_PORT"),
+            (args.moto_port, "moto, DynamoDB and KMS", "MOTO_PORT"),
+        ],
+    )
+    if busy is not None:  # before anything starts: nothing to stop, one line to read
+        print(busy, file=sys.stderr, flush=True)
+        return 1
     endpoint = f"http://{args.host}:{port}"
     moto_endpoint = f"http://{args.host}:{moto_port}"
 
@@ -277,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     moto = start_moto(args.host, moto_port)
     idp = None
     mcp_server = None
+    scanning = None
     # SIGTERM (from tests, or a supervisor) stops us the same way Ctrl-C does.
     signal.signal(signal.SIGTERM, _interrupt)
     try:
@@ -292,6 +356,9 @@ def main(argv: list[str] | None = None) -> int:
         mcp = mcp_environment(idp, mcp_server.resource)
         os.environ.update(mcp)
         print(f"      development MCP server on {mcp_server.resource}", flush=True)
+        scanning = start_secret_scanning(args.host, args.scan_port)
+        os.environ["SECRET_SCANNING_KEYS_URL"] = scanning.keys_url  # before settings are read
+        print(f"      development secret-scanning signer on {scanning.endpoint}", flush=True)
         print("[2/4] creating the table and keys from infra/resources.json", flush=True)
         bootstrap(args.stage)
         if args.faults:
@@ -305,11 +372,12 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         print("[4/4] preparing a development user", flush=True)
-        info = prepare_developer(endpoint, moto_endpoint, port, moto_port)
-        info["motoPid"] = moto.pid
+        info = prepare_developer(endpoint, moto_endpoint, port, moto_port, idp.provider.issuer)
         info["idpEndpoint"] = idp.endpoint
+        info["scanSignerEndpoint"] = scanning.endpoint
         info["dashboard"] = f"{endpoint}/dashboard/"
         info["mcpResource"] = mcp_server.resource
+        info["motoPid"] = moto.pid  # the fault test freezes it (SIGSTOP) and resumes it
         if args.ready_file:
             write_ready_file(args.ready_file, info)
         print(banner(info), flush=True)
@@ -321,6 +389,8 @@ def main(argv: list[str] | None = None) -> int:
             mcp_server.stop()
         if idp is not None:
             idp.stop()
+        if scanning is not None:
+            scanning.stop()
         moto.terminate()
         with contextlib.suppress(subprocess.TimeoutExpired):
             moto.wait(timeout=5)
@@ -328,23 +398,27 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def prepare_developer(
-    endpoint: str, moto_endpoint: str, port: int, moto_port: int
+    endpoint: str, moto_endpoint: str, port: int, moto_port: int, idp_issuer: str
 ) -> dict[str, Any]:
+    """The development user: signed in once at the development issuer (as `developer`), so
+    it is a user like any other (it can be added to workspaces), with a workspace."""
     from chalicelib import ids
+    from chalicelib.login.openid import Identity
     from chalicelib.runtime import services
     from chalicelib.workspaces.model import Workspace
 
     svc = services()
     now = svc.clock.now()
-    workspace = Workspace(ids.new_workspace_id(now), "Development", DEV_USER_ID, now)
+    user_id = svc.users.sign_in(Identity(idp_issuer, DEV_SUBJECT, name="Developer"), now)
+    workspace = Workspace(ids.new_workspace_id(now), "Development", user_id, now)
     svc.workspaces.create(workspace)
-    minted = svc.signer.mint(DEV_USER_ID)
+    minted = svc.signer.mint(user_id)
     return {
         "endpoint": endpoint,
         "port": port,
         "motoEndpoint": moto_endpoint,
         "motoPort": moto_port,
-        "userId": DEV_USER_ID,
+        "userId": user_id,
         "workspaceId": workspace.id,
         "token": minted.token,
         "pid": os.getpid(),

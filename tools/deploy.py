@@ -9,7 +9,11 @@ It runs, in order (see `commands`):
 2. `aws cloudformation deploy`: creates or updates the stack `memory-auth-<stage>`, passing
    every template parameter explicitly with the value the package was built for (an
    update would otherwise keep a parameter's previous value);
-3. for prod, turns on the stack's termination protection.
+3. for prod, turns on the stack's termination protection;
+4. deletes each function's published versions older than the one before `live` (`prune`):
+   every deployment publishes a new version with SnapStart, the stack retains the old ones,
+   and each keeps a cached snapshot billed until Lambda drops it after 14 days unused
+   (README, Performance). The live version and the one before it (to roll back to) stay.
 
 Credentials come from the caller's usual AWS configuration; nothing here names an account.
 """
@@ -89,6 +93,45 @@ def commands(
     return steps
 
 
+FUNCTIONS = ("APIHandler", "Authorizer")  # the packaged functions' logical ids
+ALIAS = "live"  # infra/resources.json: AutoPublishAlias
+KEEP_BEFORE_LIVE = 1  # versions kept below the live one, to roll back to
+
+
+def stale_versions(published: list[str], live: str, keep: int = KEEP_BEFORE_LIVE) -> list[str]:
+    """The published versions to delete: those older than the live version and the `keep`
+    before it. `$LATEST` and anything newer than live (a deployment in flight) stay."""
+    numbered = sorted(int(v) for v in published if v.isdigit())
+    older = [v for v in numbered if v < int(live)]
+    return [str(v) for v in older[: max(0, len(older) - keep)]]
+
+
+def prune(stage: str, region: str, dry_run: bool) -> None:
+    """Deletes each function's stale versions (and with them their SnapStart snapshots)."""
+    if dry_run:
+        print(f"+ delete each function's versions older than the one before {ALIAS!r}")
+        return
+    import boto3
+
+    stacks = boto3.client("cloudformation", region_name=region)
+    functions = boto3.client("lambda", region_name=region)
+    for logical_id in FUNCTIONS:
+        name = stacks.describe_stack_resource(
+            StackName=stack_name(stage), LogicalResourceId=logical_id
+        )["StackResourceDetail"]["PhysicalResourceId"]
+        live = functions.get_alias(FunctionName=name, Name=ALIAS)["FunctionVersion"]
+        published = [
+            version["Version"]
+            for page in functions.get_paginator("list_versions_by_function").paginate(
+                FunctionName=name
+            )
+            for version in page["Versions"]
+        ]
+        for version in stale_versions(published, live):
+            print(f"+ aws lambda delete-function --function-name {name} --qualifier {version}")
+            functions.delete_function(FunctionName=name, Qualifier=version)
+
+
 def plan(stage: str, bucket: str | None, region: str | None) -> list[list[str]]:
     if stage not in STAGES:
         raise DeployError(f"unknown stage {stage!r}; one of {', '.join(STAGES)}")
@@ -122,6 +165,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] = os.environ)
         print("+ " + shlex.join(step), flush=True)
         if not args.dry_run:
             subprocess.run(step, check=True)  # noqa: S603, S607 - the AWS CLI, fixed arguments
+    prune(args.stage, args.region, args.dry_run)
     return 0
 
 

@@ -152,7 +152,7 @@ def import_keys(services: Services, keys: Iterable[LegacyKey], dry_run: bool = F
             outcome.imported += 1
             continue
         try:
-            services.keys.create(api_key, ciphertext=None)
+            services.keys.create(api_key, ciphertext=None, now=services.clock.now())
         except KeyNotCreated:
             outcome.skipped += 1  # this hash is already a credential
             continue

@@ -6,7 +6,11 @@
 2. Runs `chalice package --merge-template merge.json`, which writes `sam.json` and
    `deployment.zip`. Chalice prints a warning and still exits 0 when it could not build a
    dependency for Lambda; that warning fails the package here.
-3. Runs `cfn-lint` on `sam.json`.
+3. Points API Gateway's integrations (and the `APIHandlerArn` output) at the API handler's
+   `live` alias instead of the function itself, which Chalice writes there: with SnapStart,
+   only published versions start from a snapshot, and an alias names the current one. (The
+   invoke permission is on the alias through `infra/resources.json`.)
+4. Runs `cfn-lint` on `sam.json`.
 
 Packaging never needs an AWS account: it runs with placeholder credentials, whatever the
 caller's environment holds, so that the result depends on the repository alone.
@@ -23,6 +27,7 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from chalice.constants import MISSING_DEPENDENCIES_TEMPLATE
 
@@ -71,6 +76,41 @@ def unvendored_dependencies(output: str) -> list[str]:
     return []
 
 
+API_HANDLER = "APIHandler"
+ALIAS = "live"  # infra/resources.json: AutoPublishAlias
+UNQUALIFIED = "/functions/${%s.Arn}/invocations"
+QUALIFIED = "/functions/${Alias}/invocations"
+
+
+def alias_reference(function: str) -> dict[str, str]:
+    """SAM's name for the alias AutoPublishAlias creates (a Ref, which cfn-lint also reads)."""
+    return {"Ref": f"{function}.Alias"}
+
+
+def integrate_with_alias(template: dict[str, Any], function: str = API_HANDLER) -> int:
+    """Rewrites every API Gateway integration of `function` (and the output Chalice gives its
+    ARN) to name its alias; returns how many integrations. Raises if the template still
+    invokes the function unqualified anywhere after that."""
+    unqualified = UNQUALIFIED % function
+    output = template.get("Outputs", {}).get(f"{function}Arn")
+    if output is not None:
+        output["Value"] = alias_reference(function)
+        output["Description"] = f"{function}'s {ALIAS} alias: what API Gateway invokes."
+    rewritten = 0
+    body = template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]
+    for operations in body.get("paths", {}).values():
+        for operation in operations.values():
+            integration = operation.get("x-amazon-apigateway-integration", {})
+            uri = integration.get("uri")
+            if isinstance(uri, dict) and unqualified in uri.get("Fn::Sub", ""):
+                text = uri["Fn::Sub"].replace(unqualified, QUALIFIED)
+                integration["uri"] = {"Fn::Sub": [text, {"Alias": alias_reference(function)}]}
+                rewritten += 1
+    if unqualified in json.dumps(template):
+        raise PackageError(f"the template still invokes {function} without its alias")
+    return rewritten
+
+
 def run(command: list[str], env: Mapping[str, str]) -> str:
     """Runs `command` in the project, echoing and returning its combined output."""
     completed = subprocess.run(  # noqa: S603 - fixed argument lists, no shell
@@ -112,6 +152,10 @@ def package(stage: str) -> Path:
     template = out / "sam.json"
     if not template.is_file() or not (out / "deployment.zip").is_file():
         raise PackageError(f"chalice package wrote no sam.json and deployment.zip in {out}")
+    packaged = json.loads(template.read_text())
+    if not integrate_with_alias(packaged):
+        raise PackageError("chalice package wrote no API Gateway integration to point at")
+    template.write_text(json.dumps(packaged, indent=2) + "\n")
     run([str(BIN_DIR / "cfn-lint"), str(template)], env)
     return template
 

@@ -1,7 +1,7 @@
-"""The data-plane REQUEST authorizer: an API Gateway event to an IAM policy (decisions.md).
+"""The data-plane REQUEST authorizer: an API Gateway event to an IAM policy.
 
 One straight sequence: the first path segment after `/v1/` names the scope; the two identity
-headers go to `Resolver.resolve` (the same rules as our own routes, spec §5.3); the principal
+headers go to `Resolver.resolve` (the same rules as our own routes); the principal
 must hold the scope, and a data-plane call must name a workspace. Then:
 
 - Allow for the method ARN, with the principal in the context;
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from chalicelib.access.principal import Principal, Refusal
+from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.access.scopes import (
     DATA_PLANE_SCOPES,
     MCP_SCOPE,
@@ -56,6 +56,7 @@ class Resolves(Protocol):
         authorization: str | None,
         workspace_id: str | None,
         resource: McpResource | None = None,
+        origin: Origin | None = None,
     ) -> Principal | Refusal: ...
 
 
@@ -94,6 +95,17 @@ def identity(event: Event) -> tuple[str | None, str | None]:
     return found.get(AUTHORIZATION), found.get(WORKSPACE_HEADER)
 
 
+def origin(event: Event) -> Origin:
+    """The caller's address and user agent as API Gateway saw them (not from headers, which
+    the caller writes): what a key's allow-list is checked against."""
+    seen = (event.get("requestContext") or {}).get("identity") or {}
+    source_ip, user_agent = seen.get("sourceIp"), seen.get("userAgent")
+    return Origin(
+        source_ip if isinstance(source_ip, str) else None,
+        user_agent if isinstance(user_agent, str) else None,
+    )
+
+
 def authorize(
     event: Event, resolver: Resolves, resources: tuple[McpResource, ...] = ()
 ) -> Answer:
@@ -105,7 +117,7 @@ def authorize(
     if scope is None:
         return deny(method_arn, "anonymous", INSUFFICIENT_SCOPE.code)
     authorization, workspace_id = identity(event)
-    resolved = resolver.resolve(authorization, workspace_id)
+    resolved = resolver.resolve(authorization, workspace_id, origin=origin(event))
     if isinstance(resolved, Refusal):
         if resolved.status == 401:
             raise Unauthorized()
@@ -121,7 +133,7 @@ def authorize_mcp(event: Event, resolver: Resolves, resource: McpResource) -> An
     """A request to an MCP endpoint: the same checks, with its own audience and answers."""
     method_arn: str = event["methodArn"]
     authorization, workspace_id = identity(event)
-    resolved = resolver.resolve(authorization, workspace_id, resource)
+    resolved = resolver.resolve(authorization, workspace_id, resource, origin(event))
     if isinstance(resolved, Refusal):
         if resolved.status == 401:
             raise Unauthorized()

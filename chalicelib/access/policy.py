@@ -1,4 +1,4 @@
-"""Who may manage keys and workspaces (spec §5.3 rules 4–5; decisions.md)."""
+"""Who may manage keys and workspaces (resolution rules 4–5, docs/architecture.md)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from chalicelib.access.scopes import ordered
@@ -17,6 +17,14 @@ REALM = 'Bearer realm="svc"'
 
 
 @dataclass(frozen=True)
+class Origin:
+    """Where a request came from: what an allow-list checks and an audit event records."""
+
+    source_ip: str | None = None
+    user_agent: str | None = None
+
+
+@dataclass(frozen=True)
 class Principal:
     """Who is calling, by which credential, for which workspace, with which scopes."""
 
@@ -27,6 +35,8 @@ class Principal:
     key_id: str | None = None
     category: str | None = None
     client_id: str | None = None  # the MCP client an mcp_token was issued to
+    # Not part of who the caller is: the same caller from another address is the same principal.
+    origin: Origin | None = field(default=None, compare=False)
 
     def resource(self) -> dict[str, object]:
         return {
@@ -43,10 +53,11 @@ class Principal:
 class Refusal:
     """Why a request was not resolved to a principal: a result, not an exception.
 
-    `problem` is a 401 or 403 of the error catalogue.
+    `problem` is a 401 or 403 of the error catalogue (a 400 for a malformed workspace id).
     """
 
     problem: Problem
+    detail: str | None = None  # more precise than the problem's default, where that helps
 
     @property
     def status(self) -> int:
@@ -63,4 +74,4 @@ class Refusal:
             headers["WWW-Authenticate"] = (
                 f'{REALM}, error="invalid_token"' if credential_sent else REALM
             )
-        return self.problem.error(headers=headers)
+        return self.problem.error(self.detail, headers=headers)

@@ -1,4 +1,4 @@
-"""Scopes per category (spec §2.2), the one place that says which key may do what."""
+"""Scopes per category (README, "API keys"), the one place that says which key may do what."""
 
 from __future__ import annotations
 

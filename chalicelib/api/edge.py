@@ -16,7 +16,7 @@ from chalice import Blueprint
 from chalice.app import ChaliceUnhandledError, Request, Response
 
 from chalicelib import errors, idempotency, logs, parsing
-from chalicelib.access.principal import Principal, Refusal
+from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import DependencyUnavailable, OAuthError, Problem, ServiceError
 from chalicelib.idempotency import IdempotentRequest
@@ -27,6 +27,9 @@ JSON = "application/json"
 PROBLEM_JSON = "application/problem+json"
 MAX_BODY_BYTES = 16 * 1024
 NO_STORE = {"Cache-Control": "no-store"}
+# Routes take any media type from Chalice and check it in `read_json`, after the caller was
+# authenticated and authorized: a caller without the right never learns a request's shape.
+ANY_MEDIA_TYPE = ["*/*"]
 
 # Chalice's own error bodies, by their `Code`, and the problem each becomes. Any other code
 # would come from a Chalice view error, which this service never raises: a bug, so a 500.
@@ -68,28 +71,41 @@ def problem_response(error: ServiceError) -> Response:
 
 def oauth_error_response(error: OAuthError) -> Response:
     headers: dict[str, Any] = {"Content-Type": JSON, **NO_STORE}
-    return Response(body=json.dumps(error.body()), status_code=error.status, headers=headers)
+    return Response(
+        body=json.dumps(error.body(), separators=(",", ":")),
+        status_code=error.status,
+        headers=headers,
+    )
 
 
 # -- requests ------------------------------------------------------------------------------
 
 
-def read_body(request: Request) -> bytes:
+def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
     raw = request.raw_body or b""
     if isinstance(raw, str):
         raw = raw.encode("utf-8")
-    if len(raw) > MAX_BODY_BYTES:
-        raise errors.PAYLOAD_TOO_LARGE.error()
+    if len(raw) > limit:
+        raise errors.PAYLOAD_TOO_LARGE.error(
+            f"The request body is larger than {limit // 1024} KiB."
+        )
     return raw
 
 
+def media_type(request: Request) -> str:
+    header = request.headers.get("content-type") or JSON
+    return header.split(";", 1)[0].strip().lower()
+
+
 def read_json(request: Request, fields: set[str], required: bool = True) -> dict[str, Any]:
-    """The JSON object body, or 400/413. Unknown fields are refused, not ignored."""
+    """The JSON object body, or 400/413/415. Unknown fields are refused, not ignored."""
     raw = read_body(request)
     if not raw.strip():
         if required:
             raise errors.INVALID_JSON.error()
         return {}
+    if media_type(request) != JSON:
+        raise errors.UNSUPPORTED_MEDIA_TYPE.error()
     try:
         body = parsing.json_value(raw)
     except parsing.MalformedJson:
@@ -102,7 +118,18 @@ def read_json(request: Request, fields: set[str], required: bool = True) -> dict
     return body
 
 
+# Query parameters people (and some tools) use to carry a credential in the URL.
+CREDENTIAL_PARAMETERS = ("access_token", "api_key", "key", "token")
+
+
+def refuse_credentials_in_url(request: Request) -> None:
+    """A credential in the URL ends up in access logs, proxies and browser history."""
+    if set(request.query_params or {}).intersection(CREDENTIAL_PARAMETERS):
+        raise errors.CREDENTIAL_IN_URL.error()
+
+
 def query(request: Request, allowed: set[str]) -> dict[str, str]:
+    refuse_credentials_in_url(request)
     params: dict[str, str] = dict(request.query_params or {})
     unknown = sorted(set(params) - allowed)
     if unknown:
@@ -125,7 +152,17 @@ def one_of_spellings(body: Mapping[str, Any], camel: str, snake: str) -> Any:
     return body[camel] if camel in body else body.get(snake)
 
 
+def header_copies(request: Request, name: str) -> int:
+    """How many times the request carried header `name` (API Gateway keeps every copy in
+    the event's `multiValueHeaders`; `headers` holds only one of them)."""
+    multi = request.to_original_event().get("multiValueHeaders") or {}
+    copies = sum(len(values or ()) for key, values in multi.items() if key.lower() == name)
+    return copies or (1 if name in request.headers else 0)
+
+
 def requested_workspace(request: Request, allow_query: bool) -> str | None:
+    if header_copies(request, "x-workspace-id") > 1:
+        raise errors.CONFLICTING_WORKSPACE_ID.error("Send one X-Workspace-Id header.")
     header = request.headers.get("x-workspace-id")
     if not allow_query:
         return header
@@ -136,13 +173,41 @@ def requested_workspace(request: Request, allow_query: bool) -> str | None:
     return header if header is not None else from_query
 
 
+def origin(request: Request) -> Origin:
+    """The source address as API Gateway saw it (never a header the caller writes)."""
+    identity = (request.context or {}).get("identity") or {}
+    source_ip = identity.get("sourceIp")
+    user_agent = identity.get("userAgent") or request.headers.get("user-agent")
+    return Origin(
+        source_ip if isinstance(source_ip, str) else None,
+        user_agent[:512] if isinstance(user_agent, str) else None,
+    )
+
+
+# Two credentials: whichever copy a proxy or framework picks, it may not be the one checked
+# here, so neither is used (the data-plane authorizer refuses them too).
+REPEATED_AUTHORIZATION = Refusal(errors.INVALID_CREDENTIALS, "Send one Authorization header.")
+
+
 def authenticate(request: Request, allow_query_workspace: bool = False) -> Principal:
-    """Resolve the caller (decisions.md "Request resolution") or raise its refusal."""
+    """Resolve the caller (README, "API reference") or raise its refusal."""
+    refuse_credentials_in_url(request)
+    if header_copies(request, "authorization") > 1:
+        raise REPEATED_AUTHORIZATION.error(credential_sent=True)
     authorization = request.headers.get("authorization")
-    workspace = requested_workspace(request, allow_query_workspace)
-    resolved = services().resolver.resolve(authorization, workspace)
+    credential_sent = bool(authorization and authorization.strip())
+    try:
+        workspace = requested_workspace(request, allow_query_workspace)
+    except ServiceError as conflict:
+        # Two different workspaces named is a malformed request, but a caller first learns
+        # whether its credential is good (401 and 403 come before 400).
+        found = services().resolver.resolve(authorization, None, origin=origin(request))
+        if isinstance(found, Refusal):
+            raise found.error(credential_sent) from None
+        raise conflict
+    resolved = services().resolver.resolve(authorization, workspace, origin=origin(request))
     if isinstance(resolved, Refusal):
-        raise resolved.error(credential_sent=bool(authorization and authorization.strip()))
+        raise resolved.error(credential_sent)
     logs.identify_actor(resolved.user_id, resolved.key_id, resolved.workspace_id)
     return resolved
 

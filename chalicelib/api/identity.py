@@ -10,11 +10,12 @@ from chalicelib.runtime import services
 blueprint = edge.Routes(__name__)
 
 
-@blueprint.route("/v1/auth/whoami", methods=["GET"])
+@blueprint.route("/v1/auth/whoami", methods=["GET"], content_types=edge.ANY_MEDIA_TYPE)
 def whoami() -> Response:
     request = blueprint.current_request
+    principal = edge.authenticate(request)
     edge.query(request, set())
-    return edge.json_response(edge.authenticate(request).resource())
+    return edge.json_response(principal.resource())
 
 
 @blueprint.route("/.well-known/jwks.json", methods=["GET"])

@@ -10,10 +10,24 @@ from chalicelib import ids
 from chalicelib.clock import rfc3339
 
 # The lifetimes of a key, here only: everything else asks the record.
-KEY_LIFETIME = timedelta(days=90)  # static keys expire about 90 days after creation
+MAX_LIFETIME_DAYS = 90  # static keys live at most 90 days; a creator may choose fewer
+KEY_LIFETIME = timedelta(days=MAX_LIFETIME_DAYS)
 REVOKED_RETENTION = timedelta(days=30)  # revoked keys stay on the blocklist 30 days
+MAX_GRACE_PERIOD = timedelta(days=7)  # how long a rotated key may keep working
+EXPIRY_WARNING = timedelta(days=7)  # `key.expiring` is announced this long before the end
+LAST_USED_PRECISION = timedelta(minutes=5)  # `lastUsedAt` is written at most this often
 
 KeyStatus = Literal["active", "revoked", "expired"]
+
+
+def lifetime(days: int) -> timedelta:
+    return timedelta(days=days)
+
+
+def last_used_window(now: datetime) -> datetime:
+    """The start of the 5-minute window `now` falls in: what `lastUsedAt` records."""
+    seconds = int(LAST_USED_PRECISION.total_seconds())
+    return datetime.fromtimestamp(int(now.timestamp()) // seconds * seconds, tz=now.tzinfo)
 
 
 @dataclass(frozen=True)
@@ -33,6 +47,14 @@ class ApiKey:
     replaced_by: str | None = None
     # When the record counts as deleted (DynamoDB TTL deletes lazily; the code does not wait).
     retain_until: datetime | None = None
+    # The lifetime its creator chose; a rotation gives the successor the same one.
+    lifetime_days: int = MAX_LIFETIME_DAYS
+    # None: any source address. Otherwise canonical CIDR strings (ipaddress' spelling).
+    allowed_cidrs: tuple[str, ...] | None = None
+    last_used_at: datetime | None = None
+    # When the next expiry notice is due (owner item only); None once none is (announced,
+    # revoked or rotated). Not part of the resource.
+    notice_at: datetime | None = None
 
     @classmethod
     def new(
@@ -46,9 +68,11 @@ class ApiKey:
         hint: str | None,
         created_at: datetime,
         revealable: bool,
+        lifetime_days: int = MAX_LIFETIME_DAYS,
+        allowed_cidrs: tuple[str, ...] | None = None,
     ) -> ApiKey:
         """A key created at `created_at`: its id sorts by that time, and it expires
-        KEY_LIFETIME later."""
+        `lifetime_days` (at most 90) later."""
         return cls(
             id=ids.new_key_id(created_at),
             owner_id=owner_id,
@@ -59,12 +83,27 @@ class ApiKey:
             key_hash=key_hash,
             hint=hint,
             created_at=created_at,
-            expires_at=created_at + KEY_LIFETIME,
+            expires_at=created_at + lifetime(lifetime_days),
             revealable=revealable,
+            lifetime_days=lifetime_days,
+            allowed_cidrs=allowed_cidrs,
         )
 
-    def status(self, now: datetime) -> KeyStatus:
+    def end(self) -> datetime | None:
+        """When the key stopped (or stops) working as revoked, if it does.
+
+        An explicit revocation; or, for a key rotated with a grace period, the end of the
+        grace (its `expiresAt`): from then on it is refused as revoked, not as expired.
+        """
         if self.revoked_at is not None:
+            return self.revoked_at
+        if self.replaced_by is not None:
+            return self.expires_at
+        return None
+
+    def status(self, now: datetime) -> KeyStatus:
+        end = self.end()
+        if end is not None and now >= end:
             return "revoked"
         if now >= self.expires_at:
             return "expired"
@@ -75,24 +114,44 @@ class ApiKey:
 
     def revoked(self, now: datetime, replaced_by: str | None = None) -> ApiKey:
         return replace(
-            self, revoked_at=now, replaced_by=replaced_by, retain_until=now + REVOKED_RETENTION
+            self,
+            revoked_at=now,
+            replaced_by=replaced_by or self.replaced_by,
+            retain_until=now + REVOKED_RETENTION,
         )
 
+    def in_grace(self, now: datetime, successor: str, grace: timedelta) -> ApiKey:
+        """Replaced by `successor`, still working until now + grace (never longer than it
+        would have), then refused as revoked and retained 30 days from that end."""
+        end = min(self.expires_at, now + grace)
+        return replace(
+            self, replaced_by=successor, expires_at=end, retain_until=end + REVOKED_RETENTION
+        )
+
+    def needs_last_use(self, now: datetime) -> bool:
+        """True when `lastUsedAt` does not yet record the 5-minute window of `now`."""
+        return self.last_used_at is None or self.last_used_at < last_used_window(now)
+
     def resource(self, now: datetime, plaintext: str | None = None) -> dict[str, object]:
-        """The public representation (decisions.md "API keys"); `key` only when given."""
+        """The public representation (README, "API keys"); `key` only when given."""
+        status = self.status(now)
         body: dict[str, object] = {
             "id": self.id,
             "label": self.label,
             "category": self.category,
             "workspaceId": self.workspace_id,
             "scopes": list(self.scopes),
-            "status": self.status(now),
-            "hint": self.hint,
+            "status": status,
+            # Hints stored before they were ASCII carry a one-character ellipsis.
+            "hint": self.hint.replace("\u2026", "...") if self.hint else self.hint,
             "createdAt": rfc3339(self.created_at),
             "expiresAt": rfc3339(self.expires_at),
-            "revokedAt": rfc3339(self.revoked_at),
+            "revokedAt": rfc3339(self.end()) if status == "revoked" else None,
             "replacedBy": self.replaced_by,
-            "revealable": self.revealable,
+            # A revoked key can never be revealed again (410), whatever its ciphertext.
+            "revealable": self.revealable and self.revoked_at is None,
+            "lastUsedAt": rfc3339(self.last_used_at),
+            "allowedCidrs": list(self.allowed_cidrs) if self.allowed_cidrs is not None else None,
         }
         if plaintext is not None:
             body["key"] = plaintext

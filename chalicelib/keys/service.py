@@ -1,22 +1,37 @@
-"""The API-key lifecycle (spec §3, §4; decisions.md "API keys"), for a resolved principal."""
+"""The API-key lifecycle (README, "API keys"), for a resolved principal.
+
+Every change commits with its audit event in one DynamoDB transaction, and the event goes to
+the bus once it committed. The routes call `owned` before they read a request body, so that
+a caller who may not touch a key learns nothing about the shape of a request (404 first).
+"""
 
 from __future__ import annotations
 
 import hmac
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import timedelta
 from typing import Any
 
 from chalicelib import errors, ids
 from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
 from chalicelib.access.scopes import ADMIN, CATEGORIES, SCOPES_BY_CATEGORY, WORKSPACE, ordered
-from chalicelib.clock import Clock
-from chalicelib.errors import DependencyUnavailable
+from chalicelib.clock import Clock, rfc3339
+from chalicelib.errors import DependencyUnavailable, ServiceError
+from chalicelib.events import model as events
+from chalicelib.events.log import EventLog
 from chalicelib.idempotency import IdempotencyStore, IdempotentRequest
-from chalicelib.keys.model import ApiKey
+from chalicelib.keys.model import MAX_LIFETIME_DAYS, ApiKey
 from chalicelib.keys.plaintext import generate_key, hash_key, hint
-from chalicelib.keys.store import KeyNotActive, KeyNotCreated, KeyPage, KeyStore, decode_cursor
+from chalicelib.keys.store import (
+    KeyNotActive,
+    KeyNotCreated,
+    KeyPage,
+    KeyStore,
+    Notice,
+    decode_cursor,
+)
 from chalicelib.keys.vault import CiphertextMismatch, KeyVault
 from chalicelib.logs import logger
 from chalicelib.workspaces.store import WorkspaceStore
@@ -30,6 +45,17 @@ class NewKey:
     category: object = ADMIN  # as the caller sent it: `create` judges it
     workspace_id: str | None = None
     scopes: Sequence[str] | None = None
+    lifetime_days: int = MAX_LIFETIME_DAYS
+    allowed_cidrs: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class KeyChanges:
+    """A PATCH: `label` when given; `allowed_cidrs` when `cidrs_given` (None: any address)."""
+
+    label: str | None = None
+    cidrs_given: bool = False
+    allowed_cidrs: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -37,6 +63,10 @@ class IssuedKey:
     api_key: ApiKey
     plaintext: str = field(repr=False)
     replayed: bool = False  # answered again for a retry with the same Idempotency-Key
+
+
+def key_not_active(detail: str | None = None) -> ServiceError:
+    return errors.KEY_NOT_ACTIVE.error(detail)
 
 
 # What a 503 says when the write itself failed: its answer may have been lost after it was
@@ -69,14 +99,16 @@ class KeyService:
         keys: KeyStore,
         workspaces: WorkspaceStore,
         vault: KeyVault,
-        idempotency: IdempotencyStore,
         clock: Clock,
+        events: EventLog,
+        idempotency: IdempotencyStore,
     ):
         self._keys = keys
         self._workspaces = workspaces
         self._vault = vault
-        self._idempotency = idempotency
         self._clock = clock
+        self._events = events
+        self._idempotency = idempotency
 
     def _issue(
         self,
@@ -85,8 +117,10 @@ class KeyService:
         category: str,
         workspace_id: str | None,
         scopes: Sequence[str],
+        lifetime_days: int,
+        allowed_cidrs: tuple[str, ...] | None,
     ) -> tuple[ApiKey, str, bytes]:
-        plaintext = generate_key()
+        plaintext = generate_key(owner_id, workspace_id)
         api_key = ApiKey.new(
             owner_id=owner_id,
             label=label,
@@ -97,6 +131,8 @@ class KeyService:
             hint=hint(plaintext),
             created_at=self._clock.now(),
             revealable=True,
+            lifetime_days=lifetime_days,
+            allowed_cidrs=allowed_cidrs,
         )
         ciphertext = self._vault.seal(plaintext, api_key.id, owner_id)
         return api_key, plaintext, ciphertext
@@ -127,17 +163,38 @@ class KeyService:
             scopes = list(dict.fromkeys(request.scopes))
         if not scopes or not set(scopes) <= principal.scopes:
             raise errors.INSUFFICIENT_SCOPE.error("A key cannot get scopes its creator lacks.")
-        if request.workspace_id is not None and not (
-            ids.is_workspace_id(request.workspace_id)
-            and self._workspaces.is_member(request.workspace_id, principal.user_id)
+        if request.workspace_id is not None and not ids.is_workspace_id(request.workspace_id):
+            raise errors.INVALID_WORKSPACE_ID.error("workspaceId is ws_ and 26 characters.")
+        if request.workspace_id is not None and not self._workspaces.is_member(
+            request.workspace_id, principal.user_id
         ):
             raise errors.NOT_A_MEMBER.error()
         api_key, plaintext, ciphertext = self._issue(
-            principal.user_id, request.label, category, request.workspace_id, scopes
+            principal.user_id,
+            request.label,
+            category,
+            request.workspace_id,
+            scopes,
+            request.lifetime_days,
+            request.allowed_cidrs,
         )
-        claim = self._claim(idempotent, api_key.id)
+        event = self._events.by(
+            principal,
+            events.KEY_CREATED,
+            api_key.owner_id,
+            api_key.id,
+            api_key.workspace_id,
+            {
+                "label": api_key.label,
+                "category": api_key.category,
+                "scopes": list(api_key.scopes),
+                "expiresAt": rfc3339(api_key.expires_at),
+                "allowedCidrs": list(api_key.allowed_cidrs) if api_key.allowed_cidrs else None,
+            },
+        )
+        also = [self._events.member(event), *self._claim(idempotent, api_key.id)]
         try:
-            self._keys.create(api_key, ciphertext, claim)
+            self._keys.create(api_key, ciphertext, api_key.created_at, also)
         except DependencyUnavailable as failure:
             raise DependencyUnavailable(failure.dependency, _created_maybe(idempotent)) from None
         except KeyNotCreated:
@@ -147,6 +204,7 @@ class KeyService:
             if replayed is None:  # it committed, yet no record: a conflict, not a race lost
                 raise DependencyUnavailable("DynamoDB", _created_maybe(idempotent)) from None
             return replayed
+        self._events.published(event)
         logger.info("api key created", extra={"key_id": api_key.id, "category": api_key.category})
         return IssuedKey(api_key, plaintext)
 
@@ -174,21 +232,45 @@ class KeyService:
         return self._keys.list(principal.user_id, limit, after, keep)
 
     def _owned_with_ciphertext(
-        self, principal: Principal, key_id: str
+        self, principal: Principal, key_id: str, last_use: bool = False
     ) -> tuple[ApiKey, bytes | None]:
         """The caller's own key, or 404: another user's key is indistinguishable from none."""
         require_manager(principal)
         found = (
-            self._keys.get_with_ciphertext(principal.user_id, key_id)
+            self._keys.get_with_ciphertext(principal.user_id, key_id, last_use)
             if ids.is_key_id(key_id)
             else None
         )
-        if found is None or found[0].gone(self._clock.now()):
+        now = self._clock.now()
+        if found is None or found[0].gone(now):
             raise errors.NOT_FOUND.error("No API key with this id.")
-        return found
+        api_key = found[0]
+        if api_key.status(now) == "expired" and api_key.notice_at is not None:
+            self._announce_expired(api_key)
+            api_key = replace(api_key, notice_at=None)
+        return api_key, found[1]
 
-    def _owned(self, principal: Principal, key_id: str) -> ApiKey:
-        return self._owned_with_ciphertext(principal, key_id)[0]
+    def _announce_expired(self, api_key: ApiKey) -> None:
+        """`key.expired`, the first time anyone sees this key expired (or the sweep does)."""
+        event = self._events.new(
+            events.KEY_EXPIRED,
+            api_key.owner_id,
+            events.system(events.EXPIRY),
+            key_id=api_key.id,
+            workspace_id=api_key.workspace_id,
+            data={"expiresAt": rfc3339(api_key.expires_at)},
+        )
+        now = self._clock.now()
+        if self._keys.announce_expired(Notice.of(api_key), now, [self._events.member(event)]):
+            self._events.published(event)
+
+    def owned(self, principal: Principal, key_id: str, hands_out: bool = False) -> ApiKey:
+        """The caller's own key (404 otherwise). `hands_out`: the caller is about to receive
+        a key with this key's scopes (reveal, rotate), which needs those scopes (403)."""
+        api_key = self._owned_with_ciphertext(principal, key_id)[0]
+        if hands_out:
+            self._require_scopes_of(principal, api_key)
+        return api_key
 
     @staticmethod
     def _require_scopes_of(principal: Principal, api_key: ApiKey) -> None:
@@ -198,15 +280,27 @@ class KeyService:
             raise errors.INSUFFICIENT_SCOPE.error("A key cannot get scopes its creator lacks.")
 
     def get(self, principal: Principal, key_id: str) -> ApiKey:
-        return self._owned(principal, key_id)
+        return self._owned_with_ciphertext(principal, key_id, last_use=True)[0]
 
-    def reveal(self, principal: Principal, key_id: str) -> IssuedKey:
-        api_key, ciphertext = self._owned_with_ciphertext(principal, key_id)
+    def sealed(self, principal: Principal, key_id: str) -> tuple[ApiKey, bytes | None]:
+        """The caller's own key and its stored ciphertext, for `reveal` (404, 403)."""
+        found = self._owned_with_ciphertext(principal, key_id)
+        self._require_scopes_of(principal, found[0])
+        return found
+
+    def reveal(
+        self, principal: Principal, api_key: ApiKey, ciphertext: bytes | None
+    ) -> IssuedKey:
+        """The plaintext of `api_key` (from `sealed`), once its audit event is stored."""
         now = self._clock.now()
-        self._require_scopes_of(principal, api_key)
         if api_key.status(now) == "revoked":
             raise errors.KEY_REVOKED.error()
         plaintext = self._open(api_key, ciphertext)
+        self._events.record(
+            self._events.by(
+                principal, events.KEY_REVEALED, api_key.owner_id, api_key.id, api_key.workspace_id
+            )
+        )
         logger.info("api key revealed", extra={"key_id": api_key.id})
         return IssuedKey(api_key, plaintext)
 
@@ -224,21 +318,52 @@ class KeyService:
             ) from None
 
     def rotate(
-        self, principal: Principal, key_id: str, idempotent: IdempotentRequest | None = None
+        self,
+        principal: Principal,
+        old: ApiKey,
+        grace: timedelta,
+        idempotent: IdempotentRequest | None = None,
     ) -> IssuedKey:
-        old = self._owned(principal, key_id)
+        """`old` (from `owned(..., hands_out=True)`) gets a successor with the same label,
+        category, workspace, scopes, lifetime and allow-list; it keeps working for `grace`.
+        A retry with the same Idempotency-Key answers the same successor."""
         replayed = self._replay(principal, idempotent)
         if replayed is not None:
             return replayed
-        if old.status(self._clock.now()) != "active":
-            raise errors.KEY_NOT_ACTIVE.error()
-        self._require_scopes_of(principal, old)
+        if old.workspace_id is not None and not self._workspaces.is_member(
+            old.workspace_id, old.owner_id
+        ):
+            # Its successor would be refused on every request, as a new key would be at create.
+            raise errors.NOT_A_MEMBER.error()
+        now = self._clock.now()
+        if old.status(now) != "active" or old.replaced_by is not None:
+            raise key_not_active()
         successor, plaintext, ciphertext = self._issue(
-            old.owner_id, old.label, old.category, old.workspace_id, old.scopes
+            old.owner_id,
+            old.label,
+            old.category,
+            old.workspace_id,
+            old.scopes,
+            old.lifetime_days,
+            old.allowed_cidrs,
         )
-        claim = self._claim(idempotent, successor.id)
+        ends = min(old.expires_at, now + grace)
+        event = self._events.by(
+            principal,
+            events.KEY_ROTATED,
+            old.owner_id,
+            old.id,
+            old.workspace_id,
+            {
+                "successorId": successor.id,
+                "gracePeriodSeconds": int(grace.total_seconds()),
+                "oldKeyEndsAt": rfc3339(ends),
+                "expiresAt": rfc3339(successor.expires_at),
+            },
+        )
+        also = [self._events.member(event), *self._claim(idempotent, successor.id)]
         try:
-            self._keys.rotate(old, successor, ciphertext, self._clock.now(), claim)
+            self._keys.rotate(old, successor, ciphertext, now, grace, also)
         except DependencyUnavailable as failure:
             raise DependencyUnavailable(
                 failure.dependency, _rotated_maybe(old.id, idempotent)
@@ -248,17 +373,21 @@ class KeyService:
             # successor is the answer to both; otherwise the key is no longer active.
             replayed = self._replay(principal, idempotent)
             if replayed is None:
-                raise errors.KEY_NOT_ACTIVE.error() from None
+                raise key_not_active() from None
             return replayed
+        self._events.published(event)
         logger.info("api key rotated", extra={"key_id": old.id, "successor_id": successor.id})
         return IssuedKey(successor, plaintext)
 
     # -- Idempotency-Key ---------------------------------------------------------------
 
-    def _claim(self, idempotent: IdempotentRequest | None, result_id: str) -> dict[str, Any] | None:
+    def _claim(
+        self, idempotent: IdempotentRequest | None, result_id: str
+    ) -> tuple[dict[str, Any], ...]:
+        """The transaction member recording this request's result, if it has a key."""
         if idempotent is None:
-            return None
-        return self._idempotency.claim(idempotent, result_id, self._clock.now())
+            return ()
+        return (self._idempotency.claim(idempotent, result_id, self._clock.now()),)
 
     def _replay(
         self, principal: Principal, idempotent: IdempotentRequest | None
@@ -279,9 +408,50 @@ class KeyService:
         logger.info("api key answered again (Idempotency-Key)", extra={"key_id": api_key.id})
         return IssuedKey(api_key, plaintext, replayed=True)
 
-    def revoke(self, principal: Principal, key_id: str) -> None:
-        api_key = self._owned(principal, key_id)
-        if api_key.revoked_at is not None:
+    def update(self, principal: Principal, api_key: ApiKey, changes: KeyChanges) -> ApiKey:
+        """Rename and set or clear the allow-list of `api_key` (from `owned`)."""
+        now = self._clock.now()
+        if api_key.status(now) == "revoked":
+            raise key_not_active("A revoked key cannot be changed.")
+        label = changes.label if changes.label is not None else api_key.label
+        cidrs = changes.allowed_cidrs if changes.cidrs_given else api_key.allowed_cidrs
+        changed = []
+        if label != api_key.label:
+            changed.append("label")
+        if cidrs != api_key.allowed_cidrs:
+            changed.append("allowedCidrs")
+        if not changed:
+            return self._keys.with_last_use([api_key])[0]
+        event = self._events.by(
+            principal,
+            events.KEY_UPDATED,
+            api_key.owner_id,
+            api_key.id,
+            api_key.workspace_id,
+            {"changed": changed, "label": label, "allowedCidrs": list(cidrs) if cidrs else None},
+        )
+        try:
+            self._keys.update(api_key, label, cidrs, now, [self._events.member(event)])
+        except KeyNotActive:
+            raise key_not_active("A revoked key cannot be changed.") from None
+        self._events.published(event)
+        logger.info("api key updated", extra={"key_id": api_key.id, "changed": changed})
+        updated = replace(api_key, label=label, allowed_cidrs=cidrs)
+        return self._keys.with_last_use([updated])[0]
+
+    def revoke(self, principal: Principal, api_key: ApiKey) -> None:
+        """Revoke `api_key` (from `owned`); a key in its grace period at once."""
+        now = self._clock.now()
+        if api_key.status(now) == "revoked":
             return  # revoking twice is not an error (204 again)
-        if self._keys.revoke(api_key, self._clock.now()):
+        event = self._events.by(
+            principal,
+            events.KEY_REVOKED,
+            api_key.owner_id,
+            api_key.id,
+            api_key.workspace_id,
+            {"inGrace": api_key.replaced_by is not None},
+        )
+        if self._keys.revoke(api_key, now, [self._events.member(event)]):
+            self._events.published(event)
             logger.info("api key revoked", extra={"key_id": api_key.id})

@@ -3,17 +3,24 @@
 Each key is two items written and changed together in one transaction: the owner's item
 (`USER#<owner>`/`KEY#<id>`, which makes keys owner-private by construction: a lookup by
 another user's partition finds nothing) and the credential item (`CRED#<sha256>`), which
-the request path reads with one strongly consistent GetItem. No cache sits in front of
-either: a revocation is seen by the very next request.
+the request path reads strongly consistently: alone with GetItem, or together with the
+owner's membership in one BatchGetItem when the key names its owner. No cache sits in front
+of either: a revocation is seen by the very next request.
+
+The credential item also carries `lastUsedAt`, written by the request path itself at most
+once per key and 5-minute window (keys/last_use.py). The owner item carries `noticeShard` and
+`noticeAt` while an expiry notice is still to be made: the sparse index `ExpiryNotices` the
+hourly sweep reads (keys/expiry.py), so it never scans the table.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -21,7 +28,7 @@ from botocore.exceptions import ClientError
 from chalicelib import ids
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
 from chalicelib.errors import DependencyUnavailable
-from chalicelib.keys.model import ApiKey
+from chalicelib.keys.model import EXPIRY_WARNING, MAX_LIFETIME_DAYS, ApiKey
 from chalicelib.parsing import json_value
 from chalicelib.table import (
     PARTITION_KEY,
@@ -31,21 +38,23 @@ from chalicelib.table import (
     dynamodb_errors,
     from_item,
     get_consistent,
+    get_many_consistent,
     is_condition_failure,
     key,
     put_if_absent,
     to_item,
     user_pk,
 )
-
-
-class KeyNotActive(Exception):
-    """A rotation lost its race, or the key was not active when it ran."""
+from chalicelib.workspaces.store import member_sk, workspace_pk
 
 
 class KeyNotCreated(Exception):
     """A creation lost its race: its hash is already a credential (an imported key seen
     before), or another request claimed its Idempotency-Key first."""
+
+
+class KeyNotActive(Exception):
+    """A rotation lost its race, or the key was not active when it ran."""
 
 
 def key_sk(key_id: str) -> str:
@@ -57,6 +66,20 @@ def credential_pk(key_hash: str) -> str:
 
 
 CREDENTIAL_SK = "CRED"
+
+# The sparse index of expiry notices still to be made (infra/resources.json declares it): an
+# owner item is in it, sorted by when its next notice is due, until the sweep (or a reader)
+# has announced the key's expiry or the key is revoked or rotated. Its partition key is one
+# of a few fixed shards (DynamoDB's "write sharding" of a GSI): new keys spread over them,
+# and a sweep reads every notice due by now with one Query per shard, however long ago it
+# fell due, so no outage of the sweep loses one.
+NOTICE_INDEX = "ExpiryNotices"
+NOTICE_SHARD = "noticeShard"
+NOTICE_AT = "noticeAt"
+NOTICE_SHARDS = tuple(str(shard) for shard in range(4))
+LAST_USED_AT = "lastUsedAt"
+_NOTICE_NAMES = {"#noticeShard": NOTICE_SHARD, "#noticeAt": NOTICE_AT}
+_REMOVE_NOTICE = "#noticeShard, #noticeAt"
 
 
 @dataclass(frozen=True)
@@ -93,8 +116,23 @@ def _values(api_key: ApiKey) -> dict[str, Any]:
         "expiresAt": rfc3339(api_key.expires_at),
         "revokedAt": rfc3339(api_key.revoked_at),
         "replacedBy": api_key.replaced_by,
+        "lifetimeDays": api_key.lifetime_days,
+        "allowedCidrs": list(api_key.allowed_cidrs) if api_key.allowed_cidrs else None,
         TTL_ATTRIBUTE: epoch(api_key.retain_until) if api_key.retain_until else None,
     }
+
+
+def notice_shard(key_id: str) -> str:
+    return NOTICE_SHARDS[zlib.crc32(key_id.encode()) % len(NOTICE_SHARDS)]
+
+
+def first_notice(api_key: ApiKey, now: datetime) -> datetime:
+    """When the sweep first looks at a new key: 7 days before its end (only if it lives
+    longer than that: a 3-day key is not "expiring" the moment it is made), else at its end;
+    never in the past, so that an imported, older key is found by the next sweep."""
+    warning = api_key.expires_at - EXPIRY_WARNING
+    due = warning if warning > api_key.created_at else api_key.expires_at
+    return max(due, now)
 
 
 def _from_values(values: dict[str, Any]) -> ApiKey:
@@ -117,6 +155,10 @@ def _from_values(values: dict[str, Any]) -> ApiKey:
         replaced_by=values.get("replacedBy"),
         revealable=bool(values.get("revealable", False)),
         retain_until=datetime.fromtimestamp(ttl, tz=created.tzinfo) if ttl else None,
+        lifetime_days=int(values.get("lifetimeDays", MAX_LIFETIME_DAYS)),
+        allowed_cidrs=tuple(values["allowedCidrs"]) if values.get("allowedCidrs") else None,
+        last_used_at=parse_rfc3339(values.get(LAST_USED_AT)),
+        notice_at=parse_rfc3339(values.get(NOTICE_AT)),
     )
 
 
@@ -127,12 +169,16 @@ class KeyStore:
 
     # -- items -------------------------------------------------------------------------
 
-    def _owner_item(self, api_key: ApiKey, ciphertext: bytes | None) -> Item:
+    def _owner_item(self, api_key: ApiKey, ciphertext: bytes | None, now: datetime) -> Item:
         item = to_item(_values(api_key))
         item.update(key(user_pk(api_key.owner_id), key_sk(api_key.id)))
         item["revealable"] = {"BOOL": ciphertext is not None}
         if ciphertext is not None:
             item["ciphertext"] = {"B": ciphertext}
+        if api_key.end() is None:
+            due = first_notice(api_key, now)
+            item[NOTICE_SHARD] = {"S": notice_shard(api_key.id)}
+            item[NOTICE_AT] = {"S": rfc3339(due)}
         return item
 
     def _credential_item(self, api_key: ApiKey) -> Item:
@@ -140,54 +186,102 @@ class KeyStore:
         item.update(key(credential_pk(api_key.key_hash), CREDENTIAL_SK))
         return item
 
+    def _item_keys(self, api_key: ApiKey) -> tuple[Item, Item]:
+        """The owner item's key, then the credential item's: every change touches both."""
+        return (
+            key(user_pk(api_key.owner_id), key_sk(api_key.id)),
+            key(credential_pk(api_key.key_hash), CREDENTIAL_SK),
+        )
+
     def _put_new(self, item: Item) -> dict[str, Any]:
         # A new key id or hash must never overwrite an existing record.
         return put_if_absent(self._table, item)
 
-    def _revoke_update(self, item_key: Item, revoked: ApiKey) -> dict[str, Any]:
-        # Only an active, unexpired key changes state. Two rotations racing on one key both
-        # read it as active; this condition, evaluated atomically by DynamoDB inside the
-        # transaction, lets exactly one of them win.
-        names = {"#revokedAt": "revokedAt", "#ttl": TTL_ATTRIBUTE, "#pk": PARTITION_KEY}
-        assert revoked.revoked_at is not None and revoked.retain_until is not None
-        values: dict[str, Any] = {
-            ":revokedAt": {"S": rfc3339(revoked.revoked_at)},
-            ":ttl": {"N": str(epoch(revoked.retain_until))},
+    def _update(
+        self,
+        item_key: Item,
+        sets: dict[str, Any],
+        condition: str,
+        values: dict[str, Any],
+        remove: str | None = None,
+    ) -> dict[str, Any]:
+        """A transaction member: SET `sets` (attribute -> typed value), REMOVE `remove`."""
+        names = {"#pk": PARTITION_KEY, "#revokedAt": "revokedAt", "#replacedBy": "replacedBy",
+                 "#expiresAt": "expiresAt"}
+        all_values = dict(values)
+        assignments = []
+        for attribute, value in sets.items():
+            names[f"#{attribute}"] = attribute
+            all_values[f":{attribute}"] = value
+            assignments.append(f"#{attribute} = :{attribute}")
+        expression = "SET " + ", ".join(assignments) if assignments else ""
+        if remove:
+            names.update(_NOTICE_NAMES)
+            expression += f" REMOVE {remove}"
+        used = {name: attribute for name, attribute in names.items()
+                if name in expression or name in condition}
+        update: dict[str, Any] = {
+            "TableName": self._table,
+            "Key": item_key,
+            "UpdateExpression": expression.strip(),
+            "ConditionExpression": condition,
+            "ExpressionAttributeNames": used,
         }
-        expression = "SET #revokedAt = :revokedAt, #ttl = :ttl"
-        if revoked.replaced_by:
-            expression += ", #replacedBy = :replacedBy"
-            names["#replacedBy"] = "replacedBy"
-            values[":replacedBy"] = {"S": revoked.replaced_by}
-        return {
-            "Update": {
-                "TableName": self._table,
-                "Key": item_key,
-                "UpdateExpression": expression,
-                "ConditionExpression": (
-                    "attribute_exists(#pk) AND attribute_not_exists(#revokedAt)"
-                ),
-                "ExpressionAttributeNames": names,
-                "ExpressionAttributeValues": values,
-            }
-        }
+        if all_values:
+            update["ExpressionAttributeValues"] = all_values
+        return {"Update": update}
+
+    def _ending(self, api_key: ApiKey, ended: ApiKey, now: datetime) -> list[dict[str, Any]]:
+        """The two members that revoke `api_key` (or start its grace) as `ended` says.
+
+        Only a working key changes state: not revoked, not past a grace that already ended.
+        Two rotations, or a rotation and a revocation, racing on one key both read it as
+        active; this condition, evaluated atomically by DynamoDB inside the transaction, lets
+        exactly one of them change it, so no interleaving leaves a key working that the API
+        reports as revoked.
+        """
+        sets: dict[str, Any] = {}
+        if ended.revoked_at is not None:
+            sets["revokedAt"] = {"S": rfc3339(ended.revoked_at)}
+        else:
+            sets["expiresAt"] = {"S": rfc3339(ended.expires_at)}
+        if ended.replaced_by is not None:
+            sets["replacedBy"] = {"S": ended.replaced_by}
+        assert ended.retain_until is not None
+        sets[TTL_ATTRIBUTE] = {"N": str(epoch(ended.retain_until))}
+        condition = (
+            "attribute_exists(#pk) AND attribute_not_exists(#revokedAt)"
+            " AND (attribute_not_exists(#replacedBy) OR #expiresAt > :now)"
+        )
+        values = {":now": {"S": rfc3339(now)}}
+        return [
+            self._update(item_key, sets, condition, values, remove=_REMOVE_NOTICE)
+            for item_key in self._item_keys(api_key)
+        ]
+
+    def _transact(self, members: Sequence[dict[str, Any]]) -> None:
+        with dynamodb_errors():
+            self._client.transact_write_items(TransactItems=list(members))
 
     # -- operations --------------------------------------------------------------------
 
     def create(
-        self, api_key: ApiKey, ciphertext: bytes | None, claim: dict[str, Any] | None = None
+        self,
+        api_key: ApiKey,
+        ciphertext: bytes | None,
+        now: datetime,
+        also: Sequence[dict[str, Any]] = (),
     ) -> None:
-        """Writes the key, and `claim` (an idempotency record) with it; KeyNotCreated if
-        the claim lost its race."""
+        """Both items, plus `also` (an event, an idempotency record) in the same transaction;
+        KeyNotCreated if one of them lost its race."""
         try:
-            with dynamodb_errors():
-                self._client.transact_write_items(
-                    TransactItems=[
-                        self._put_new(self._owner_item(api_key, ciphertext)),
-                        self._put_new(self._credential_item(api_key)),
-                        *([claim] if claim else []),
-                    ]
-                )
+            self._transact(
+                [
+                    self._put_new(self._owner_item(api_key, ciphertext, now)),
+                    self._put_new(self._credential_item(api_key)),
+                    *also,
+                ]
+            )
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
@@ -197,16 +291,68 @@ class KeyStore:
             if written is None or written.id != api_key.id:
                 raise KeyNotCreated(api_key.id) from None
 
-    def get_with_ciphertext(self, owner_id: str, key_id: str) -> tuple[ApiKey, bytes | None] | None:
+    def get_with_ciphertext(
+        self, owner_id: str, key_id: str, last_use: bool = False
+    ) -> tuple[ApiKey, bytes | None] | None:
+        """The owner's key and its ciphertext; with `last_use`, its `lastUsedAt` too."""
         found = get_consistent(self._client, self._table, user_pk(owner_id), key_sk(key_id))
         if not found:
             return None
-        return _from_values(found), found.get("ciphertext")
+        api_key = _from_values(found)
+        if last_use:
+            api_key = self.with_last_use([api_key])[0]
+        return api_key, found.get("ciphertext")
 
     def find_by_hash(self, key_hash: str) -> ApiKey | None:
         """The request path's one read: strongly consistent, so revocation is never stale."""
         found = get_consistent(self._client, self._table, credential_pk(key_hash), CREDENTIAL_SK)
         return _from_values(found) if found else None
+
+    def find_by_hash_with_membership(
+        self, key_hash: str, workspace_id: str, user_id: str
+    ) -> tuple[ApiKey | None, bool]:
+        """The request path's one round trip for a key that names its owner: the key record
+        and whether `user_id` is a member of `workspace_id`, both read strongly consistently
+        in one BatchGetItem, so neither a revocation nor a removal is ever stale."""
+        credential, membership = get_many_consistent(
+            self._client,
+            self._table,
+            [
+                key(credential_pk(key_hash), CREDENTIAL_SK),
+                key(workspace_pk(workspace_id), member_sk(user_id)),
+            ],
+        )
+        return (_from_values(credential) if credential else None), membership is not None
+
+    def with_last_use(self, api_keys: list[ApiKey]) -> list[ApiKey]:
+        """`lastUsedAt` lives on the credential items (the request path writes it there):
+        read it for these keys in one BatchGetItem, eventually consistent (it is a 5-minute
+        figure, not a security decision)."""
+        wanted = {credential_pk(k.key_hash): k for k in api_keys}
+        last_used: dict[str, datetime | None] = {}
+        pending: list[Item] = [key(pk, CREDENTIAL_SK) for pk in wanted]
+        for _ in range(5):
+            if not pending:
+                break
+            request = {
+                self._table: {
+                    "Keys": pending[:100],
+                    "ProjectionExpression": "#pk, #lastUsedAt",
+                    "ExpressionAttributeNames": {"#pk": PARTITION_KEY, "#lastUsedAt": LAST_USED_AT},
+                }
+            }
+            pending = pending[100:]
+            with dynamodb_errors():
+                answer = self._client.batch_get_item(RequestItems=request)
+            for item in answer.get("Responses", {}).get(self._table, []):
+                values = from_item(item)
+                last_used[values[PARTITION_KEY]] = parse_rfc3339(values.get(LAST_USED_AT))
+            pending.extend(
+                answer.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
+            )
+        if pending:
+            raise DependencyUnavailable("DynamoDB")
+        return [replace(k, last_used_at=last_used.get(pk)) for pk, k in wanted.items()]
 
     def list(
         self,
@@ -218,6 +364,7 @@ class KeyStore:
         """Newest first (key ids are ULIDs), `limit` keys for which `keep` is true."""
         found: list[ApiKey] = []
         start: Item | None = key(user_pk(owner_id), key_sk(after)) if after else None
+        cursor: str | None = None
         while True:
             request: dict[str, Any] = {
                 "TableName": self._table,
@@ -229,7 +376,7 @@ class KeyStore:
                 },
                 "ProjectionExpression": "#pk, #sk, keyId, ownerId, label, category, workspaceId,"
                 " scopes, keyHash, hint, createdAt, expiresAt, revokedAt, replacedBy, revealable,"
-                " #ttl",
+                " lifetimeDays, allowedCidrs, noticeAt, #ttl",
                 "ScanIndexForward": False,
                 "ConsistentRead": True,
                 "Limit": 100,
@@ -244,39 +391,33 @@ class KeyStore:
                 if keep(api_key):
                     found.append(api_key)
                     if len(found) == limit:
-                        return KeyPage(found, encode_cursor(api_key.id))
+                        cursor = encode_cursor(api_key.id)
+                        break
             start = answer.get("LastEvaluatedKey")
-            if not start:
-                return KeyPage(found, None)
+            if cursor or not start:
+                break
+        return KeyPage(self.with_last_use(found) if found else [], cursor)
 
-    def revoke(self, api_key: ApiKey, now: datetime) -> bool:
-        """True when this call revoked the key; False when another writer already had.
+    def revoke(
+        self, api_key: ApiKey, now: datetime, also: Sequence[dict[str, Any]] = ()
+    ) -> bool:
+        """True when this call revoked the key; False when it was already revoked.
 
         A lost race (a concurrent rotation or revocation, or DynamoDB's TransactionConflict
         with any other transaction on these items) is settled by reading the key again: a
-        revocation must never be reported done while the key still works.
+        revocation must never be reported done while the key still works. A key in its grace
+        period is revoked at once. `also` (an event) commits with the revocation, or not at all.
         """
         for _ in range(3):
-            revoked = api_key.revoked(now)
             try:
-                with dynamodb_errors():
-                    self._client.transact_write_items(
-                        TransactItems=[
-                            self._revoke_update(
-                                key(user_pk(api_key.owner_id), key_sk(api_key.id)), revoked
-                            ),
-                            self._revoke_update(
-                                key(credential_pk(api_key.key_hash), CREDENTIAL_SK), revoked
-                            ),
-                        ]
-                    )
+                self._transact([*self._ending(api_key, api_key.revoked(now), now), *also])
             except ClientError as error:
                 if not is_condition_failure(error):
                     raise
             else:
                 return True
             current = self.find_by_hash(api_key.key_hash)
-            if current is None or current.revoked_at is not None:
+            if current is None or current.status(now) == "revoked":
                 return False
             api_key = current
         raise DependencyUnavailable("DynamoDB")
@@ -287,33 +428,38 @@ class KeyStore:
         successor: ApiKey,
         ciphertext: bytes | None,
         now: datetime,
-        claim: dict[str, Any] | None = None,
-    ) -> None:
-        """Revoke `old` and create `successor` (and write `claim`, an idempotency record)
-        in one transaction, or raise KeyNotActive."""
-        revoked = old.revoked(now, replaced_by=successor.id)
-        not_expired = {":now": {"S": rfc3339(now)}}
-        updates = []
-        for item_key in (
-            key(user_pk(old.owner_id), key_sk(old.id)),
-            key(credential_pk(old.key_hash), CREDENTIAL_SK),
-        ):
-            update = self._revoke_update(item_key, revoked)
-            # An expired key cannot be rotated either (409), checked again here atomically.
-            update["Update"]["ConditionExpression"] += " AND #expiresAt > :now"
-            update["Update"]["ExpressionAttributeNames"]["#expiresAt"] = "expiresAt"
-            update["Update"]["ExpressionAttributeValues"].update(not_expired)
-            updates.append(update)
+        grace: timedelta = timedelta(0),
+        also: Sequence[dict[str, Any]] = (),
+    ) -> ApiKey:
+        """End `old` (now, or after `grace`) and create `successor` in one transaction.
+
+        Returns the old key as it now is; raises KeyNotActive when it was not active, already
+        had a successor, or another writer changed it first.
+        """
+        if grace > timedelta(0):
+            ended = old.in_grace(now, successor.id, grace)
+        else:
+            ended = old.revoked(now, replaced_by=successor.id)
+        members = self._ending(old, ended, now)
+        for member in members:
+            # Neither an expired key nor one that already has a successor is rotated (409).
+            update = member["Update"]
+            update["ConditionExpression"] = (
+                "attribute_exists(#pk) AND attribute_not_exists(#revokedAt)"
+                " AND attribute_not_exists(#replacedBy) AND #expiresAt > :now"
+            )
+            update["ExpressionAttributeNames"].update(
+                {"#revokedAt": "revokedAt", "#replacedBy": "replacedBy", "#expiresAt": "expiresAt"}
+            )
         try:
-            with dynamodb_errors():
-                self._client.transact_write_items(
-                    TransactItems=[
-                        *updates,
-                        self._put_new(self._owner_item(successor, ciphertext)),
-                        self._put_new(self._credential_item(successor)),
-                        *([claim] if claim else []),
-                    ]
-                )
+            self._transact(
+                [
+                    *members,
+                    self._put_new(self._owner_item(successor, ciphertext, now)),
+                    self._put_new(self._credential_item(successor)),
+                    *also,
+                ]
+            )
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
@@ -323,3 +469,146 @@ class KeyStore:
             current = self.find_by_hash(old.key_hash)
             if current is None or current.replaced_by != successor.id:
                 raise KeyNotActive(old.id) from None
+        return ended
+
+    def update(
+        self,
+        api_key: ApiKey,
+        label: str,
+        allowed_cidrs: tuple[str, ...] | None,
+        now: datetime,
+        also: Sequence[dict[str, Any]] = (),
+    ) -> None:
+        """Rename and set (or clear) the allow-list of a key that has not been revoked.
+
+        Raises KeyNotActive when it was revoked (or its grace ended) before this committed.
+        """
+        sets: dict[str, Any] = {"label": {"S": label}}
+        remove = None
+        if allowed_cidrs:
+            sets["allowedCidrs"] = {"L": [{"S": cidr} for cidr in allowed_cidrs]}
+        else:
+            remove = "#allowedCidrs"
+        condition = (
+            "attribute_exists(#pk) AND attribute_not_exists(#revokedAt)"
+            " AND (attribute_not_exists(#replacedBy) OR #expiresAt > :now)"
+        )
+        members = []
+        for item_key in self._item_keys(api_key):
+            member = self._update(item_key, sets, condition, {":now": {"S": rfc3339(now)}})
+            if remove:
+                update = member["Update"]
+                update["UpdateExpression"] += " REMOVE #allowedCidrs"
+                update["ExpressionAttributeNames"]["#allowedCidrs"] = "allowedCidrs"
+            members.append(member)
+        try:
+            self._transact([*members, *also])
+        except ClientError as error:
+            if is_condition_failure(error):
+                raise KeyNotActive(api_key.id) from None
+            raise
+
+    # -- expiry notices ---------------------------------------------------------------
+
+    def due_notices(self, shard: str, now: datetime) -> tuple[Notice, ...]:
+        """The keys of `shard` whose next notice is due by `now` (the sparse index)."""
+        found: tuple[Notice, ...] = ()
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": NOTICE_INDEX,
+            "KeyConditionExpression": "#noticeShard = :shard AND #noticeAt <= :now",
+            "ExpressionAttributeNames": dict(_NOTICE_NAMES),
+            "ExpressionAttributeValues": {":shard": {"S": shard}, ":now": {"S": rfc3339(now)}},
+        }
+        while True:
+            with dynamodb_errors():
+                answer = self._client.query(**request)
+            found += tuple(Notice.from_values(from_item(i)) for i in answer.get("Items", []))
+            if "LastEvaluatedKey" not in answer:
+                return found
+            request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+
+    def _notice_update(
+        self, notice: Notice, sets: dict[str, Any], condition: str, values: dict[str, Any],
+        remove: str | None, also: Sequence[dict[str, Any]],
+    ) -> bool:
+        member = self._update(
+            key(user_pk(notice.owner_id), key_sk(notice.key_id)), sets, condition, values, remove
+        )
+        update = member["Update"]
+        expressions = update["UpdateExpression"] + " " + update["ConditionExpression"]
+        update["ExpressionAttributeNames"].update(
+            {name: attribute for name, attribute in _NOTICE_NAMES.items() if name in expressions}
+        )
+        try:
+            self._transact([member, *also])
+        except ClientError as error:
+            if is_condition_failure(error):
+                return False
+            raise
+        return True
+
+    def announce_expiring(
+        self, notice: Notice, now: datetime, also: Sequence[dict[str, Any]] = ()
+    ) -> bool:
+        """Move the key's notice from its warning to its end, with `also` (the `key.expiring`
+        event). True for the one writer whose condition held: the warning is made once, even
+        by two sweeps at once, and never for a key revoked or rotated meanwhile (both remove
+        the notice)."""
+        assert notice.notice_at is not None
+        sets = {NOTICE_AT: {"S": rfc3339(notice.expires_at)}}
+        condition = "#noticeAt = :seen AND #expiresAt > :now"
+        values = {":seen": {"S": rfc3339(notice.notice_at)}, ":now": {"S": rfc3339(now)}}
+        return self._notice_update(notice, sets, condition, values, None, also)
+
+    def announce_expired(
+        self, notice: Notice, now: datetime, also: Sequence[dict[str, Any]] = ()
+    ) -> bool:
+        """Take the key out of the notice index, with `also` (the `key.expired` event). True
+        for the one writer that did: whoever sees the expiry first (the sweep or a read of the
+        key) announces it, and only once."""
+        condition = (
+            "attribute_exists(#noticeAt) AND #expiresAt <= :now"
+            " AND attribute_not_exists(#revokedAt) AND attribute_not_exists(#replacedBy)"
+        )
+        values = {":now": {"S": rfc3339(now)}}
+        return self._notice_update(notice, {}, condition, values, _REMOVE_NOTICE, also)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A key with an expiry notice due, as the notice index projects it."""
+
+    key_id: str
+    owner_id: str
+    workspace_id: str | None
+    label: str
+    hint: str | None
+    expires_at: datetime
+    notice_at: datetime | None
+
+    @classmethod
+    def from_values(cls, values: dict[str, Any]) -> Notice:
+        expires = parse_rfc3339(values["expiresAt"])
+        assert expires is not None
+        return cls(
+            key_id=values["keyId"],
+            owner_id=values["ownerId"],
+            workspace_id=values.get("workspaceId"),
+            label=values["label"],
+            hint=values.get("hint"),
+            expires_at=expires,
+            notice_at=parse_rfc3339(values.get(NOTICE_AT)),
+        )
+
+    @classmethod
+    def of(cls, api_key: ApiKey) -> Notice:
+        return cls(
+            api_key.id, api_key.owner_id, api_key.workspace_id, api_key.label, api_key.hint,
+            api_key.expires_at, api_key.notice_at,
+        )
+
+    @property
+    def warning(self) -> bool:
+        """True while the notice due is the 7-day warning, not the expiry itself."""
+        return self.notice_at is not None and self.notice_at < self.expires_at

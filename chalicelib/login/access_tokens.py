@@ -22,7 +22,7 @@ from chalicelib.dependencies import failures_of
 if TYPE_CHECKING:
     from jwt import PyJWK
 
-ACCESS_TOKEN_LIFETIME = 3600  # seconds; spec §8: about one hour
+ACCESS_TOKEN_LIFETIME = 3600  # seconds; about one hour
 CLOCK_SKEW = 60  # seconds of leeway on exp/nbf/iat
 TOKEN_TYPE = "at+jwt"
 ALGORITHM = "RS256"

@@ -52,6 +52,12 @@ class UserStore:
         found = get_consistent(self._client, self._table, login_pk(issuer, subject), LOGIN_SK)
         return str(found["userId"]) if found else None
 
+    def exists(self, user_id: str) -> bool:
+        """Whether this user has ever signed in (its profile is written at the first login)."""
+        found = get_consistent(
+            self._client, self._table, user_pk(user_id), PROFILE_SK, projection="#pk"
+        )
+        return found is not None
     def label(self, user_id: str) -> str | None:
         """How to name the user to themselves (the MCP consent page): email, name or subject."""
         profile = get_consistent(self._client, self._table, user_pk(user_id), PROFILE_SK)

@@ -6,7 +6,8 @@ address checked (public unicast only); the connection made to that checked addre
 certificate still verified for the host name), so a second DNS answer cannot send us to
 `169.254.169.254` or `10.x` (DNS rebinding); no redirects; at most `MAX_BYTES` in `TIMEOUT`
 seconds, all told. In local mode only, `http` and loopback are allowed too, so the tests can
-serve a document on 127.0.0.1.
+serve a document on 127.0.0.1. GitHub's published secret-scanning keys (scanning/github.py)
+are fetched the same way, with a larger size limit.
 
 Results are cached per their HTTP caching headers, at most `MAX_CACHE` seconds.
 """
@@ -124,9 +125,15 @@ def max_age(headers: http.client.HTTPMessage) -> int:
 
 
 class SafeFetcher:
-    def __init__(self, local_mode: bool = False, resolve: Resolve = system_resolve):
+    def __init__(
+        self,
+        local_mode: bool = False,
+        resolve: Resolve = system_resolve,
+        max_bytes: int = MAX_BYTES,
+    ):
         self._local_mode = local_mode
         self._resolve = resolve
+        self._max_bytes = max_bytes
 
     def fetch_json(self, url: str) -> Fetched:
         deadline = time.monotonic() + TIMEOUT
@@ -158,8 +165,8 @@ class SafeFetcher:
             if response.status != 200:  # redirects are not followed
                 raise FetchRefused(f"it answered HTTP {response.status}, not 200")
             length = response.getheader("Content-Length")
-            if length is not None and length.isdigit() and int(length) > MAX_BYTES:
-                raise FetchRefused(f"it is larger than {MAX_BYTES} bytes")
+            if length is not None and length.isdigit() and int(length) > self._max_bytes:
+                raise FetchRefused(f"it is larger than {self._max_bytes} bytes")
             body = self._read(connection, response, deadline)
             media_type = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
             if media_type != "application/json" and not media_type.endswith("+json"):
@@ -175,8 +182,8 @@ class SafeFetcher:
             raise FetchRefused("it is not valid JSON") from None
         return Fetched(document, cache_for)
 
-    @staticmethod
     def _read(
+        self,
         connection: http.client.HTTPConnection,
         response: http.client.HTTPResponse,
         deadline: float,
@@ -193,8 +200,8 @@ class SafeFetcher:
             if not chunk:
                 return b"".join(chunks)
             size += len(chunk)
-            if size > MAX_BYTES:
-                raise FetchRefused(f"it is larger than {MAX_BYTES} bytes")
+            if size > self._max_bytes:
+                raise FetchRefused(f"it is larger than {self._max_bytes} bytes")
             chunks.append(chunk)
 
 

@@ -1,14 +1,17 @@
-"""Workspaces and membership (decisions.md "Workspaces and membership")."""
+"""Workspaces and membership (README, "Workspaces")."""
 
 from __future__ import annotations
 
 import hmac
+from typing import Protocol
 
 from chalicelib import errors, ids
 from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
 from chalicelib.clock import Clock
 from chalicelib.errors import DependencyUnavailable
+from chalicelib.events import model as events
+from chalicelib.events.log import EventLog
 from chalicelib.idempotency import IdempotencyStore, IdempotentRequest
 from chalicelib.workspaces.model import Member, Workspace
 from chalicelib.workspaces.store import WorkspaceNotCreated, WorkspaceStore
@@ -26,11 +29,24 @@ def _created_maybe(idempotent: IdempotentRequest | None) -> str:
     )
 
 
+class KnowsUsers(Protocol):
+    def exists(self, user_id: str) -> bool: ...
+
+
 class WorkspaceService:
-    def __init__(self, workspaces: WorkspaceStore, idempotency: IdempotencyStore, clock: Clock):
+    def __init__(
+        self,
+        workspaces: WorkspaceStore,
+        clock: Clock,
+        events: EventLog,
+        users: KnowsUsers,
+        idempotency: IdempotencyStore,
+    ):
         self._workspaces = workspaces
-        self._idempotency = idempotency
         self._clock = clock
+        self._events = events
+        self._users = users
+        self._idempotency = idempotency
 
     def create(
         self, principal: Principal, name: str, idempotent: IdempotentRequest | None = None
@@ -43,9 +59,15 @@ class WorkspaceService:
             return replayed, True
         now = self._clock.now()
         workspace = Workspace(ids.new_workspace_id(now), name, principal.user_id, now)
-        claim = self._idempotency.claim(idempotent, workspace.id, now) if idempotent else None
+        event = self._events.by(
+            principal, events.WORKSPACE_CREATED, workspace.owner_id,
+            workspace_id=workspace.id, data={"name": name},
+        )
+        also = [self._events.member(event)]
+        if idempotent is not None:
+            also.append(self._idempotency.claim(idempotent, workspace.id, now))
         try:
-            self._workspaces.create(workspace, claim)
+            self._workspaces.create(workspace, also)
         except DependencyUnavailable as failure:
             raise DependencyUnavailable(failure.dependency, _created_maybe(idempotent)) from None
         except WorkspaceNotCreated:
@@ -53,6 +75,7 @@ class WorkspaceService:
             if replayed is None:
                 raise DependencyUnavailable("DynamoDB", _created_maybe(idempotent)) from None
             return replayed, True
+        self._events.published(event)
         return workspace, False
 
     def _replay(self, idempotent: IdempotentRequest | None) -> Workspace | None:
@@ -76,16 +99,18 @@ class WorkspaceService:
 
     def _workspace_of_member(self, principal: Principal, workspace_id: str) -> Workspace:
         require_manager(principal)
-        if not ids.is_workspace_id(workspace_id) or not self._workspaces.is_member(
-            workspace_id, principal.user_id
-        ):
+        if not ids.is_workspace_id(workspace_id):
+            raise errors.INVALID_WORKSPACE_ID.error("A workspace id is ws_ and 26 characters.")
+        if not self._workspaces.is_member(workspace_id, principal.user_id):
             raise errors.NOT_A_MEMBER.error()
         workspace = self._workspaces.get(workspace_id)
         if workspace is None:
             raise errors.NOT_A_MEMBER.error()
         return workspace
 
-    def _owned_workspace(self, principal: Principal, workspace_id: str) -> Workspace:
+    def owned(self, principal: Principal, workspace_id: str) -> Workspace:
+        """A workspace the caller owns (403 `not_a_member` or `owner_required` otherwise):
+        the routes call it before they read the request."""
         workspace = self._workspace_of_member(principal, workspace_id)
         if workspace.owner_id != principal.user_id:
             raise errors.OWNER_REQUIRED.error()
@@ -96,21 +121,39 @@ class WorkspaceService:
         return self._workspaces.members(workspace_id)
 
     def add_member(
-        self, principal: Principal, workspace_id: str, user_id: str
+        self, principal: Principal, workspace: Workspace, user_id: str
     ) -> tuple[Member, bool]:
-        workspace = self._owned_workspace(principal, workspace_id)
+        """Add `user_id` to `workspace` (from `owned`); True when it was not a member."""
+        workspace_id = workspace.id
         if not ids.is_user_id(user_id):
             raise errors.INVALID_USER_ID.error()
+        if not self._users.exists(user_id):
+            # A member who can never sign in would only be a placeholder for a typo.
+            raise errors.USER_NOT_FOUND.error()
         now = self._clock.now()
-        added = self._workspaces.add_member(workspace, user_id, now)
+        event = self._events.by(
+            principal, events.MEMBER_ADDED, workspace.owner_id,
+            workspace_id=workspace_id, data={"userId": user_id, "role": "member"},
+        )
+        added = self._workspaces.add_member(workspace, user_id, now, [self._events.member(event)])
+        if added:
+            self._events.published(event)
         member = next(
             (m for m in self._workspaces.members(workspace_id) if m.user_id == user_id), None
         )
         return member or Member(workspace_id, user_id, "member", now), added
 
-    def remove_member(self, principal: Principal, workspace_id: str, user_id: str) -> None:
-        workspace = self._owned_workspace(principal, workspace_id)
+    def remove_member(self, principal: Principal, workspace: Workspace, user_id: str) -> None:
+        """Remove `user_id` from `workspace` (from `owned`)."""
+        workspace_id = workspace.id
         if user_id == workspace.owner_id:
             raise errors.OWNER_CANNOT_LEAVE.error()
-        if not ids.is_user_id(user_id) or not self._workspaces.remove_member(workspace_id, user_id):
+        event = self._events.by(
+            principal, events.MEMBER_REMOVED, workspace.owner_id,
+            workspace_id=workspace_id, data={"userId": user_id},
+        )
+        if not ids.is_user_id(user_id) or not self._workspaces.remove_member(
+            workspace_id, user_id, [self._events.member(event)]
+        ):
             raise errors.NOT_FOUND.error("This user is not a member of the workspace.")
+        self._events.published(event)

@@ -8,6 +8,7 @@ request.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -76,9 +77,10 @@ class WorkspaceStore:
         mine.update(key(user_pk(user_id), f"WS#{workspace.id}"))
         return [self._put(member), self._put(mine)]
 
-    def create(self, workspace: Workspace, claim: dict[str, Any] | None = None) -> None:
-        """Writes the workspace and its owner's membership (and `claim`, an idempotency
-        record); WorkspaceNotCreated if the claim lost its race."""
+    def create(self, workspace: Workspace, also: Sequence[dict[str, Any]] = ()) -> None:
+        """Writes the workspace and its owner's membership, and `also` (an event, an
+        idempotency record) in the same transaction; WorkspaceNotCreated if one of those
+        lost its race."""
         record = to_item(
             {
                 "workspaceId": workspace.id,
@@ -96,7 +98,7 @@ class WorkspaceStore:
                         *self._membership_items(
                             workspace, workspace.owner_id, OWNER, workspace.created_at
                         ),
-                        *([claim] if claim else []),
+                        *also,
                     ]
                 )
         except ClientError as error:
@@ -160,8 +162,15 @@ class WorkspaceStore:
             found.append(Member(values["workspaceId"], values["userId"], values["role"], added))
         return found
 
-    def add_member(self, workspace: Workspace, user_id: str, now: datetime) -> bool:
-        """True when added; False when the user already was a member."""
+    def add_member(
+        self,
+        workspace: Workspace,
+        user_id: str,
+        now: datetime,
+        also: Sequence[dict[str, Any]] = (),
+    ) -> bool:
+        """True when added; False when the user already was a member. `also` (an event)
+        commits only with an addition."""
         exists = {
             "ConditionCheck": {
                 "TableName": self._table,
@@ -173,7 +182,9 @@ class WorkspaceStore:
         try:
             with dynamodb_errors():
                 self._client.transact_write_items(
-                    TransactItems=[exists, *self._membership_items(workspace, user_id, MEMBER, now)]
+                    TransactItems=[
+                        exists, *self._membership_items(workspace, user_id, MEMBER, now), *also
+                    ]
                 )
         except ClientError as error:
             if is_condition_failure(error):
@@ -181,7 +192,9 @@ class WorkspaceStore:
             raise
         return True
 
-    def remove_member(self, workspace_id: str, user_id: str) -> bool:
+    def remove_member(
+        self, workspace_id: str, user_id: str, also: Sequence[dict[str, Any]] = ()
+    ) -> bool:
         """True when removed; False when the user was not a member."""
         deletes = [
             {
@@ -199,7 +212,7 @@ class WorkspaceStore:
         ]
         try:
             with dynamodb_errors():
-                self._client.transact_write_items(TransactItems=deletes)
+                self._client.transact_write_items(TransactItems=[*deletes, *also])
         except ClientError as error:
             if not is_condition_failure(error):
                 raise

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,8 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
 
 from chalicelib.dashboard import assets
-from tests.e2e.conftest import Stack, start_stack, stop_stack
+from local.running import running_stack
+from tests.e2e.conftest import Stack
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 SCREENSHOTS = PROJECT_DIR / "build" / "screenshots"
@@ -45,12 +45,10 @@ AXE = PROJECT_DIR / "dashboard" / "node_modules" / "axe-core" / "axe.min.js"
 def stack() -> Iterator[Stack]:
     if not assets.is_built():
         pytest.fail("The dashboard is not built: run `make dashboard` (make test-dashboard does).")
-    with tempfile.TemporaryDirectory() as tmp:
-        process, info, log = start_stack(Path(tmp))
-        try:
-            yield Stack(info, log)
-        finally:
-            stop_stack(process)
+    with running_stack() as info:
+        running = Stack(info)
+        yield running
+        running.http.close()
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,6 +21,8 @@ class Stack:
         self.token: str = info["token"]
         self.user_id: str = info["userId"]
         self.workspace_id: str = info["workspaceId"]
+        # The service's stdout (its JSON log lines), when the stack was started to keep it.
+        self.log: Path | None = Path(info["output"]) if "output" in info else None
         self.http = httpx.Client(base_url=self.endpoint, timeout=30)
 
     def call(
@@ -58,7 +61,7 @@ class Stack:
 
 @pytest.fixture(scope="session")
 def stack() -> Iterator[Stack]:
-    with running_stack() as info:
+    with running_stack(keep_output=True) as info:
         running = Stack(info)
         yield running
         running.http.close()

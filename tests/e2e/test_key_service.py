@@ -72,9 +72,19 @@ def test_a_revoked_key_is_refused_on_the_very_next_request(stack: Stack) -> None
     assert answer.headers["WWW-Authenticate"] == 'Bearer realm="svc", error="invalid_token"'
 
 
+def sign_in(stack: Stack, subject: str) -> tuple[str, str]:
+    """(user id, user token) of a person signing in at the development issuer."""
+    id_token = httpx.post(
+        stack.info["idpEndpoint"] + "/token", json={"sub": subject}, timeout=30
+    ).json()["id_token"]
+    token = stack.call("POST", "/v1/auth/exchange", body={"id_token": id_token}).json()
+    user_id = stack.call("GET", "/v1/auth/whoami", token["access_token"]).json()["userId"]
+    return user_id, token["access_token"]
+
+
 def test_a_removed_members_key_is_refused_on_the_next_request(stack: Stack) -> None:
-    member = stack.mint_token("usr_e2emember")
-    path = f"/v1/workspaces/{stack.workspace_id}/members/usr_e2emember"
+    member_id, member = sign_in(stack, "e2e-member")
+    path = f"/v1/workspaces/{stack.workspace_id}/members/{member_id}"
     assert stack.call("PUT", path, stack.token).status_code == 201
     key = create(stack, member, category="workspace", workspaceId=stack.workspace_id)
     assert stack.call("GET", "/v1/auth/whoami", key["key"]).status_code == 200

@@ -7,13 +7,17 @@ code really calls. Only calls made by the deployed code (`app.py`, `chalicelib/`
 test reading the table directly, or an operator tool, does not run with the service's roles.
 Each operation is attributed to the Lambda function that would perform it: to `Authorizer`
 while the authorizer's handler (`app.authorizer`, `chalicelib/access/authorizer.py`) is on
-the call stack, to `APIHandler` otherwise. The file reads
+the call stack, to `ExpirySweep` while the sweep's (`app.expiry_sweep`,
+`chalicelib/keys/expiry.py`) is, to `APIHandler` otherwise. The file reads
 
     {"format": "per-function", "complete": true,
      "functions": {"APIHandler": [["dynamodb", "GetItem"], ...], "Authorizer": [...]}}
 
 with, per function, (service, operation) pairs plus (service, operation, member) for each
-kind of transaction member.
+kind of transaction member, (service, operation, "index", name) for a query of an index
+(instead of the pair: it acts on the index's ARN), and for the authorizer's UpdateItem
+(service, operation, "attribute", name) and (service, operation, "leading-key", "CRED#"):
+what the IAM condition on its one write names.
 
 Each run replaces the file; nothing of an earlier run survives. A permission the code no
 longer uses must show up as a grant nobody performs, which an operation kept from an older
@@ -36,10 +40,12 @@ OPERATIONS_FILE = PROJECT_DIR / "build" / "aws-operations.json"
 FORMAT = "per-function"
 APP_MODULE = str(PROJECT_DIR / "app.py")
 AUTHORIZER_MODULE = str(PROJECT_DIR / "chalicelib" / "access" / "authorizer.py")
+SWEEP_MODULE = str(PROJECT_DIR / "chalicelib" / "keys" / "expiry.py")
 DEPLOYED_CODE = (str(PROJECT_DIR / "chalicelib") + "/", APP_MODULE)
 # The Lambda functions, by their logical ids in the packaged template.
 API_HANDLER = "APIHandler"
 AUTHORIZER = "Authorizer"
+EXPIRY_SWEEP = "ExpirySweep"
 
 # (service, operation), plus (service, operation, member) for each kind of transaction
 # member, e.g. ("dynamodb", "TransactWriteItems", "ConditionCheck"): IAM authorizes those.
@@ -61,6 +67,10 @@ def calling_function() -> str | None:
             code.co_filename == APP_MODULE and code.co_name == "authorizer"
         ):
             return AUTHORIZER
+        if code.co_filename == SWEEP_MODULE or (
+            code.co_filename == APP_MODULE and code.co_name == "expiry_sweep"
+        ):
+            return EXPIRY_SWEEP
         deployed = deployed or code.co_filename.startswith(DEPLOYED_CODE)
         frame = frame.f_back  # type: ignore[assignment]
     return API_HANDLER if deployed else None
@@ -82,9 +92,17 @@ class Recording:
             if function is None:
                 return
             recorded = self.functions.setdefault(function, set())
-            recorded.add((service, model.name))
+            if "IndexName" in params:
+                recorded.add((service, model.name, "index", params["IndexName"]))
+            else:
+                recorded.add((service, model.name))
             for member in params.get("TransactItems", []):
                 recorded.update((service, model.name, kind) for kind in member)
+            if function == AUTHORIZER and model.name == "UpdateItem":
+                names = [*params["Key"], *params.get("ExpressionAttributeNames", {}).values()]
+                recorded.update((service, model.name, "attribute", name) for name in names)
+                prefix = params["Key"]["pk"]["S"].split("#", 1)[0] + "#"
+                recorded.add((service, model.name, "leading-key", prefix))
 
         client.meta.events.register("before-parameter-build", before_parameter_build)
 

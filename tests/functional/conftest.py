@@ -42,6 +42,7 @@ def test_settings() -> Settings:
         issuer=ISSUER,
         region="us-east-1",
         refresh_token_key_id=env["REFRESH_TOKEN_KEY_ID"],
+        event_bus_name=env["EVENT_BUS_NAME"],
     )
 
 
@@ -83,10 +84,9 @@ def clock() -> FrozenClock:
 def services(clock: FrozenClock) -> Iterator[Services]:
     with mock_aws():
         svc = Services(test_settings(), clock)
-        create_all(svc.dynamodb, svc.kms, "dev")
-        RECORDING.watch(svc.dynamodb)
-        RECORDING.watch(svc.bookkeeping_dynamodb)
-        RECORDING.watch(svc.kms)
+        create_all(svc.dynamodb, svc.kms, "dev", svc.events_client)
+        for client in (svc.dynamodb, svc.kms, svc.last_use_dynamodb, svc.events_client):
+            RECORDING.watch(client)
         runtime.use(svc)
         try:
             yield svc
@@ -104,8 +104,9 @@ def another_container(services: Services) -> Services:
     other = Services(services.settings, services.clock)
     vars(other).update(  # cached_property slots
         dynamodb=services.dynamodb,
-        bookkeeping_dynamodb=services.bookkeeping_dynamodb,
         kms=services.kms,
+        last_use_dynamodb=services.last_use_dynamodb,
+        events_client=services.events_client,
     )
     return other
 
@@ -159,9 +160,12 @@ class Api:
 
     def token(self, user_id: str) -> str:
         """A user token minted now, by the wall clock: PyJWT judges exp and iat by real time,
-        whatever the frozen clock that drives key expiry says."""
+        whatever the frozen clock that drives key expiry says. The user exists from then on,
+        as after a first login (so it can be added to workspaces)."""
         from chalicelib.clock import Clock
         from chalicelib.login.access_tokens import TokenSigner
+
+        register_user(self.services, user_id)
 
         signer = TokenSigner(
             self.services.kms, self.services.signing_keys, self.services.settings.issuer, Clock()
@@ -175,6 +179,7 @@ class Api:
 
     def add_member(self, owner_token: str, workspace_id: str, user_id: str) -> None:
         """Adds someone who is not a member yet (201; 200 would mean they already were)."""
+        register_user(self.services, user_id)  # only users who signed in can be added
         answer = self.call("PUT", f"/v1/workspaces/{workspace_id}/members/{user_id}", owner_token)
         assert answer.status == 201, answer.body
 
@@ -183,6 +188,24 @@ class Api:
         answer = self.call("POST", "/v1/auth/api-keys", credential, body=fields)
         assert answer.status == 201, answer.body
         return dict(answer.json)
+
+
+def register_user(services: Services, user_id: str) -> None:
+    """The profile item a first login writes, for a user the tests name themselves."""
+    from chalicelib.clock import rfc3339
+    from chalicelib.login.users import PROFILE_SK
+    from chalicelib.table import key, to_item, user_pk
+
+    item = to_item(
+        {
+            "userId": user_id,
+            "issuer": ISSUER,
+            "subject": user_id,
+            "createdAt": rfc3339(services.clock.now()),
+        }
+    )
+    item.update(key(user_pk(user_id), PROFILE_SK))
+    services.dynamodb.put_item(TableName=services.settings.table_name, Item=item)
 
 
 @pytest.fixture

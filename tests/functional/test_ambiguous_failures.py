@@ -58,7 +58,7 @@ class InProcess:
 @pytest.fixture
 def injector(services: Services) -> FaultInjector:
     injector = FaultInjector()
-    for client in (services.dynamodb, services.bookkeeping_dynamodb, services.kms):
+    for client in (services.dynamodb, services.last_use_dynamodb, services.kms):
         injector.attach(client)
     return injector
 

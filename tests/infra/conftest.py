@@ -60,6 +60,12 @@ class Packaged:
                 return str(alias["Properties"]["TargetKeyId"]["Ref"])
         raise AssertionError(f"no alias {alias_name} in the {self.stage} template")
 
+    def bus_named(self, bus_name: str) -> str:
+        for name, bus in self.resources("AWS::Events::EventBus").items():
+            if bus["Properties"]["Name"] == bus_name:
+                return name
+        raise AssertionError(f"no event bus {bus_name} in the {self.stage} template")
+
     def table_named(self, table_name: str) -> str:
         for name, table in self.resources("AWS::DynamoDB::Table").items():
             if table["Properties"]["TableName"] == table_name:

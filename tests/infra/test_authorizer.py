@@ -6,7 +6,7 @@ from tests.infra.conftest import Packaged
 
 # Only Authorization: API Gateway refuses with 401, before calling the authorizer, a request
 # that lacks any listed identity source. X-Workspace-Id is optional for a workspace key
-# (spec §2.2, §5.2), and the authorizer answers an admin key without it with 403
+# (optional for a workspace key), and the authorizer answers an admin key without it with 403
 # workspace_required, so it must not be listed. With caching off (TTL 0) identity sources
 # are not a cache key, and the authorizer still receives every header in the event.
 IDENTITY_SOURCES = "method.request.header.Authorization"
@@ -27,15 +27,23 @@ def test_the_authorizer_is_a_request_authorizer_on_authorization_without_caching
     assert properties["Type"] == "REQUEST"
     assert properties["IdentitySource"] == IDENTITY_SOURCES
     assert properties["AuthorizerResultTtlInSeconds"] == 0
-    assert "${Authorizer.Arn}" in properties["AuthorizerUri"]
     assert properties["RestApiId"] == {"Ref": "RestAPI"}
+
+
+def test_api_gateway_calls_the_authorizers_live_alias(packaged: Packaged) -> None:
+    # SnapStart starts published versions only: the unqualified function would cold-start.
+    (name,) = packaged.resources("AWS::ApiGateway::Authorizer")
+    text, variables = packaged.template["Resources"][name]["Properties"]["AuthorizerUri"]["Fn::Sub"]
+
+    assert text.endswith(":lambda:path/2015-03-31/functions/${Alias}/invocations")
+    assert variables == {"Alias": {"Ref": "Authorizer.Alias"}}
 
 
 def test_api_gateway_may_invoke_the_authorizer_as_an_authorizer_only(packaged: Packaged) -> None:
     permissions = [
         p["Properties"]
         for p in packaged.resources("AWS::Lambda::Permission").values()
-        if p["Properties"]["FunctionName"] == {"Fn::GetAtt": ["Authorizer", "Arn"]}
+        if p["Properties"]["FunctionName"] == {"Ref": "Authorizer.Alias"}
     ]
 
     assert len(permissions) == 1
@@ -49,7 +57,7 @@ def test_api_gateway_may_invoke_the_authorizer_as_an_authorizer_only(packaged: P
 def test_the_authorizer_arn_is_exported_per_stage(packaged: Packaged) -> None:
     output = packaged.template["Outputs"]["AuthorizerArn"]
 
-    assert output["Value"] == {"Fn::GetAtt": ["Authorizer", "Arn"]}
+    assert output["Value"] == {"Ref": "Authorizer.Alias"}
     assert packaged.stack.value(output["Export"]["Name"]) == (
         f"memory-auth-{packaged.stage}-AuthorizerArn"
     )

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from typing import Any
 
 import pytest
 
+from chalicelib.keys.store import NOTICE_INDEX
 from chalicelib.keys.vault import encryption_context
 from chalicelib.login.access_tokens import _KMS_ALGORITHM
 from chalicelib.login.successors import MAC_ALGORITHM
@@ -26,7 +28,7 @@ from tests.functional import aws_operations
 from tests.functional.aws_operations import OPERATIONS_FILE, Operations
 from tests.infra.conftest import Packaged
 
-FUNCTIONS = ("APIHandler", "Authorizer")  # the packaged functions' logical ids
+FUNCTIONS = ("APIHandler", "Authorizer", "ExpirySweep")  # the packaged functions' logical ids
 LOGS_SID = "WriteOwnLogs"
 ACCOUNT_ROOT = "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"
 
@@ -56,7 +58,12 @@ RESOURCE_VARIABLES: dict[tuple[str, str | None], tuple[str, ...]] = {
     ("kms", "Sign"): ("TOKEN_SIGNING_KEY_ID",),
     ("kms", "GenerateMac"): ("REFRESH_TOKEN_KEY_ID",),
     ("kms", "GetPublicKey"): ("TOKEN_SIGNING_KEY_ID", "TOKEN_PREVIOUS_SIGNING_KEY_ID"),
+    ("events", None): ("EVENT_BUS_NAME",),
 }
+# Notes the recorder adds beside an operation (tests/functional/conftest.py), not members.
+INDEX = "index"
+ATTRIBUTE = "attribute"
+LEADING_KEY = "leading-key"
 
 # KMS actions that use a key (or hand out its use); the account's administrators never get them.
 KEY_USE_ACTIONS = [
@@ -97,7 +104,7 @@ def recorded() -> dict[str, Operations]:
 
 
 def actions_of(entry: tuple[str, ...], recorded: Operations) -> set[str]:
-    service, operation = entry
+    service, operation = entry[:2]
     if operation not in TRANSACTIONS:
         return {f"{service}:{operation}"}
     members = {e[2] for e in recorded if len(e) == 3 and e[:2] == entry}
@@ -116,14 +123,26 @@ def resources_of(
     names = [env[v] for v in variables if env.get(v)]
     if service == "dynamodb":
         return {packaged.table_named(name) for name in names}
+    if service == "events":
+        return {packaged.bus_named(name) for name in names}
     return {packaged.key_for_alias(name) for name in names}
+
+
+def index_resource(table: str, index: str) -> str:
+    return f"{table}/index/{index}"
 
 
 def required_grants(recorded: Operations, packaged: Packaged, env: dict[str, str]) -> set[Grant]:
     grants: set[Grant] = set()
     for entry in recorded:
+        if len(entry) == 4 and entry[2] == INDEX:
+            service, operation = entry[:2]
+            grants.update(
+                (f"{service}:{operation}", index_resource(table, entry[3]))
+                for table in resources_of(entry[:2], packaged, env)
+            )
         if len(entry) != 2:
-            continue  # a transaction member kind, read by actions_of
+            continue  # a transaction member kind (read by actions_of), an index or a note
         for action in actions_of(entry, recorded):
             grants.update((action, resource) for resource in resources_of(entry, packaged, env))
     return grants
@@ -157,11 +176,22 @@ def allowed_grants(packaged: Packaged, role: str) -> set[Grant]:
         if statement.get("Sid") == LOGS_SID:
             continue
         for resource in as_list(statement["Resource"]):
-            assert isinstance(resource, dict) and "Fn::GetAtt" in resource, resource
-            name, attribute = resource["Fn::GetAtt"]
-            assert attribute == "Arn"
+            name = resource_name(resource)
             grants.update((action, name) for action in as_list(statement["Action"]))
     return grants
+
+
+def resource_name(resource: Any) -> str:
+    """A resource's logical id, or `<table>/index/<name>` for one of a table's indexes
+    (`{"Fn::Sub": "${Table.Arn}/index/Name"}`, which the evaluator leaves as that string)."""
+    if isinstance(resource, str):
+        match = re.fullmatch(r"\$\{(\w+)\.Arn\}/index/(\w+)", resource)
+        assert match, resource
+        return index_resource(match.group(1), match.group(2))
+    assert isinstance(resource, dict) and "Fn::GetAtt" in resource, resource
+    name, attribute = resource["Fn::GetAtt"]
+    assert attribute == "Arn"
+    return str(name)
 
 
 def function_grants(packaged: Packaged, function: str) -> set[Grant]:
@@ -176,8 +206,9 @@ def test_the_functional_tests_recorded_each_function(
 ) -> None:
     assert set(packaged.functions()) == set(FUNCTIONS)
     assert set(recorded) == set(FUNCTIONS), "a function no functional test ran, or unknown"
-    for function in FUNCTIONS:
+    for function in ("APIHandler", "Authorizer"):
         assert ("dynamodb", "GetItem") in recorded[function], function  # the request path
+    assert ("dynamodb", "Query", INDEX, NOTICE_INDEX) in recorded["ExpirySweep"]
 
 
 def test_each_function_runs_as_a_role_of_its_own(packaged: Packaged) -> None:
@@ -209,12 +240,49 @@ def test_a_functions_role_allows_nothing_the_function_does_not_perform(
     assert not unused, f"{function}'s role allows, it never performs (or no test does): {unused}"
 
 
-def test_the_authorizer_reads_and_verifies_only(packaged: Packaged) -> None:
+def test_the_authorizer_reads_and_verifies_and_writes_only_last_use(packaged: Packaged) -> None:
     # Equal to the recording above; spelled out because it runs on every product request:
-    # widening it (a write, a KMS key use) must be a decision, not a side effect.
+    # widening it (another write, a KMS key use) must be a decision, not a side effect.
     actions = {action for action, _ in function_grants(packaged, "Authorizer")}
 
-    assert actions == {"dynamodb:GetItem", "kms:GetPublicKey"}
+    assert actions == {
+        "dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:UpdateItem", "kms:GetPublicKey"
+    }
+
+
+def test_the_authorizers_one_write_is_conditioned_on_what_it_was_recorded_writing(
+    recorded: dict[str, Operations], packaged: Packaged
+) -> None:
+    notes = recorded["Authorizer"]
+    attributes = sorted(e[3] for e in notes if e[:3] == ("dynamodb", "UpdateItem", ATTRIBUTE))
+    prefixes = sorted(e[3] for e in notes if e[:3] == ("dynamodb", "UpdateItem", LEADING_KEY))
+    (statement,) = [
+        s for s in role_statements(packaged, "AuthorizerRole")
+        if "dynamodb:UpdateItem" in as_list(s["Action"])
+    ]
+    condition = statement["Condition"]
+
+    assert as_list(statement["Action"]) == ["dynamodb:UpdateItem"]
+    assert attributes == ["lastUsedAt", "pk", "sk"]
+    # IAM wants the table's key attributes named too, and they are what the write's Key holds.
+    assert sorted(condition["ForAllValues:StringEquals"]["dynamodb:Attributes"]) == attributes
+    assert prefixes == ["CRED#"]
+    assert condition["ForAllValues:StringLike"]["dynamodb:LeadingKeys"] == [
+        prefix + "*" for prefix in prefixes
+    ]
+    assert condition["StringEqualsIfExists"] == {"dynamodb:ReturnValues": "NONE"}
+
+
+def test_the_sweep_reads_the_notice_index_only_and_writes_no_key_material(
+    packaged: Packaged,
+) -> None:
+    grants = function_grants(packaged, "ExpirySweep")
+
+    assert {a for a, r in grants if a == "dynamodb:Query"} == {"dynamodb:Query"}
+    assert {r for a, r in grants if a == "dynamodb:Query"} == {
+        index_resource("AuthTable", NOTICE_INDEX)
+    }
+    assert not {a for a, _ in grants if a.startswith("kms:")}
 
 
 def test_statements_allow_named_actions_on_named_resources_only(packaged: Packaged) -> None:

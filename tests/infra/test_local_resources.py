@@ -16,9 +16,10 @@ def test_local_tables_and_keys_are_the_templates(stage: str) -> None:
     with mock_aws():
         dynamodb = boto3.client("dynamodb", region_name="us-east-1")
         kms = boto3.client("kms", region_name="us-east-1")
+        events = boto3.client("events", region_name="us-east-1")
 
-        created = create_all(dynamodb, kms, stage)
-        create_all(dynamodb, kms, stage)  # again: nothing new, nothing fails
+        created = create_all(dynamodb, kms, stage, events)
+        create_all(dynamodb, kms, stage, events)  # again: nothing new, nothing fails
 
         tables = expected.resources("AWS::DynamoDB::Table").values()
         assert sorted(created["tables"]) == sorted(t["Properties"]["TableName"] for t in tables)
@@ -27,9 +28,20 @@ def test_local_tables_and_keys_are_the_templates(stage: str) -> None:
             described = dynamodb.describe_table(TableName=properties["TableName"])["Table"]
             ttl = dynamodb.describe_time_to_live(TableName=properties["TableName"])
             assert described["KeySchema"] == properties["KeySchema"]
+            assert [
+                (i["IndexName"], i["KeySchema"], i["Projection"])
+                for i in described.get("GlobalSecondaryIndexes", [])
+            ] == [
+                (i["IndexName"], i["KeySchema"], i["Projection"])
+                for i in properties.get("GlobalSecondaryIndexes", [])
+            ]
             assert ttl["TimeToLiveDescription"]["AttributeName"] == (
                 properties["TimeToLiveSpecification"]["AttributeName"]
             )
+        template_buses = expected.resources("AWS::Events::EventBus").values()
+        buses = {b["Properties"]["Name"] for b in template_buses}
+        assert set(created["buses"]) == buses
+        assert buses <= {b["Name"] for b in events.list_event_buses()["EventBuses"]}
         aliases = expected.resources("AWS::KMS::Alias").values()
         assert set(created["keys"]) == {a["Properties"]["AliasName"] for a in aliases}
         assert len(kms.list_keys()["Keys"]) == len(expected.resources("AWS::KMS::Key"))

@@ -21,6 +21,7 @@ def oauth_routes() -> set[tuple[str, str]]:
         for path, methods in app.routes.items()
         if path.startswith(PREFIXES)
         for method in methods
+        if method != "OPTIONS"  # every path's CORS preflight (chalicelib/api/cors.py)
     }
 
 

@@ -126,6 +126,40 @@ def test_every_index_the_code_queries_exists(
     assert index_names_used_by_code() <= declared
 
 
+def test_the_notice_index_is_the_codes_and_projects_what_the_sweep_reads(
+    packaged: Packaged, config_env: dict[str, str]
+) -> None:
+    from chalicelib.keys.store import NOTICE_AT, NOTICE_INDEX, NOTICE_SHARD, Notice
+
+    properties = packaged.resource(packaged.table_named(config_env["AUTH_TABLE"]))["Properties"]
+    (index,) = [i for i in properties["GlobalSecondaryIndexes"] if i["IndexName"] == NOTICE_INDEX]
+    types = {a["AttributeName"]: a["AttributeType"] for a in properties["AttributeDefinitions"]}
+    projected = {"noticeAt", *index["Projection"]["NonKeyAttributes"]}
+    sample = {name: "2026-01-01T00:00:00Z" for name in projected}
+
+    assert index["KeySchema"] == [
+        {"AttributeName": NOTICE_SHARD, "KeyType": "HASH"},
+        {"AttributeName": NOTICE_AT, "KeyType": "RANGE"},
+    ]
+    assert types[NOTICE_SHARD] == types[NOTICE_AT] == "S"
+    assert index["Projection"]["ProjectionType"] == "INCLUDE"  # never the ciphertext
+    Notice.from_values(sample)  # everything it reads is projected (a KeyError otherwise)
+
+
+def test_the_sweep_runs_hourly(packaged: Packaged) -> None:
+    (event,) = packaged.functions()["ExpirySweep"]["Properties"]["Events"].values()
+
+    assert event == {"Type": "Schedule", "Properties": {"Schedule": "rate(1 hour)"}}
+
+
+def test_the_configured_event_bus_is_the_templates(
+    packaged: Packaged, config_env: dict[str, str]
+) -> None:
+    name = packaged.bus_named(config_env["EVENT_BUS_NAME"])
+
+    assert set(packaged.resources("AWS::Events::EventBus")) == {name}
+
+
 def test_the_table_is_on_demand_encrypted_recoverable_and_retained(packaged: Packaged) -> None:
     for name, resource in packaged.resources("AWS::DynamoDB::Table").items():
         properties = resource["Properties"]
@@ -224,7 +258,9 @@ API_GATEWAY_INTEGRATION_TIMEOUT = 29
 # own latency: the API handler stops this much earlier than API Gateway gives up.
 INIT_AND_GATEWAY_ALLOWANCE = 4
 # Chalice's names of the packaged functions in .chalice/config.json "lambda_functions".
-CHALICE_NAMES = {"APIHandler": "api_handler", "Authorizer": "authorizer"}
+CHALICE_NAMES = {
+    "APIHandler": "api_handler", "Authorizer": "authorizer", "ExpirySweep": "expiry_sweep"
+}
 
 
 def client_budget() -> tuple[float, float, int]:
@@ -369,11 +405,51 @@ def test_every_other_gateway_error_is_problem_json_without_api_gateway_text(
     # $context.error.message(String) can echo the Authorization header (unknown routes).
     assert "$context" not in template
     assert set(body) == {"type", "title", "detail", "code"}
-    assert body["type"].endswith("/" + body["code"])
+    assert body["type"] == "/docs/errors#" + body["code"]
     assert response["responseParameters"]["gatewayresponse.header.Content-Type"] == (
         f"'{PROBLEM_JSON}'"
     )
     assert "statusCode" not in response  # keeps API Gateway's own status
+
+
+CORS_HEADERS = (
+    "gatewayresponse.header.Access-Control-Allow-Origin",
+    "gatewayresponse.header.Access-Control-Expose-Headers",
+    "gatewayresponse.header.Vary",
+)
+
+
+def test_gateway_responses_carry_no_cors_headers_where_the_stage_allows_no_origin(
+    packaged: Packaged,
+) -> None:
+    for response in gateway_responses(packaged).values():
+        assert not set(CORS_HEADERS) & set(response["responseParameters"])
+
+
+@pytest.mark.parametrize(
+    "response_type", sorted([*GATEWAY_RESPONSES, "DEFAULT_4XX", "DEFAULT_5XX"])
+)
+def test_gateway_responses_carry_the_apps_cors_headers_where_the_stage_allows_origins(
+    response_type: str,
+) -> None:
+    from chalicelib.api.cors import EXPOSED_HEADERS
+    from infra.template import Stack, load_template, parameters
+
+    template = load_template()
+    stack = Stack(template, {**parameters("prod", template), "CrossOriginCalls": "on"})
+    # infra/resources.json holds only what it adds to chalice's RestAPI (no Type of its own).
+    body = stack.value(template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"])
+    headers = body["x-amazon-apigateway-gateway-responses"][response_type]["responseParameters"]
+
+    # Static values are quoted; an unquoted value maps from the request (its Origin).
+    assert headers["gatewayresponse.header.Access-Control-Allow-Origin"] == (
+        "method.request.header.origin"
+    )
+    assert headers["gatewayresponse.header.Access-Control-Expose-Headers"] == (
+        "'" + ", ".join(EXPOSED_HEADERS) + "'"
+    )
+    assert headers["gatewayresponse.header.Vary"] == "'Origin'"
+    assert "gatewayresponse.header.Access-Control-Allow-Credentials" not in headers
 
 
 def test_unknown_routes_answer_as_the_local_stack_does(packaged: Packaged) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from chalice.constants import MISSING_DEPENDENCIES_TEMPLATE
@@ -19,7 +20,12 @@ from infra.template import (
     stage_environment,
 )
 from tools import deploy
-from tools.package import packaging_environment, unvendored_dependencies
+from tools.package import (
+    PackageError,
+    integrate_with_alias,
+    packaging_environment,
+    unvendored_dependencies,
+)
 
 # -- package ------------------------------------------------------------------------------
 
@@ -36,6 +42,38 @@ def test_a_clean_chalice_run_has_no_unvendored_dependencies() -> None:
     output = "Creating deployment package.\nReusing existing deployment package.\n"
 
     assert unvendored_dependencies(output) == []
+
+
+def chalice_output(*extra_uses: str) -> dict[str, Any]:
+    """The shape of what `chalice package` writes: integrations invoking the function."""
+    uri = "arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/"
+    integration = {"uri": {"Fn::Sub": uri + "${APIHandler.Arn}/invocations"}}
+    paths = {"/a": {"get": {"x-amazon-apigateway-integration": integration}}}
+    resources: dict[str, Any] = {
+        "RestAPI": {"Properties": {"DefinitionBody": {"paths": paths}}},
+    }
+    for index, use in enumerate(extra_uses):
+        resources[f"Other{index}"] = {"Properties": {"Uri": {"Fn::Sub": use}}}
+    outputs = {"APIHandlerArn": {"Value": {"Fn::GetAtt": ["APIHandler", "Arn"]}}}
+    return {"Resources": resources, "Outputs": outputs}
+
+
+def test_integrations_and_the_arn_output_are_pointed_at_the_alias() -> None:
+    template = chalice_output()
+
+    assert integrate_with_alias(template) == 1
+    integration = template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["paths"]
+    text, variables = integration["/a"]["get"]["x-amazon-apigateway-integration"]["uri"]["Fn::Sub"]
+    assert text.endswith("/functions/${Alias}/invocations")
+    assert variables == {"Alias": {"Ref": "APIHandler.Alias"}}
+    assert template["Outputs"]["APIHandlerArn"]["Value"] == {"Ref": "APIHandler.Alias"}
+
+
+def test_any_other_unqualified_invocation_fails_the_package() -> None:
+    template = chalice_output("x/functions/${APIHandler.Arn}/invocations")
+
+    with pytest.raises(PackageError):
+        integrate_with_alias(template)
 
 
 def test_packaging_never_sees_the_callers_aws_credentials() -> None:
@@ -69,6 +107,8 @@ def test_stage_parameters_come_from_the_stage_configuration(stage: str) -> None:
         assert aliases[values["PreviousSigningKeySlot"]] == previous
     else:
         assert values["PreviousSigningKeySlot"] == NO_PREVIOUS_SLOT
+    assert values["CrossOriginCalls"] == ("on" if configured.get("ALLOWED_ORIGINS", "[]") != "[]"
+                                          else "off")
     assert merge_template(stage)["Parameters"]["Stage"]["AllowedValues"] == [stage]
 
 
@@ -122,6 +162,38 @@ def test_each_step_of_the_rotation_runbook_packages_the_slots_it_names(
             configured["KEY_ENCRYPTION_KEY_ID"],
             configured["REFRESH_TOKEN_KEY_ID"],
         }, (current, previous)
+
+
+@pytest.mark.parametrize(("origins", "calls"), [("", "off"), ("[]", "off"),
+                                               ('["https://app.example.com"]', "on")])
+def test_cross_origin_calls_follow_the_stage_allowed_origins(
+    monkeypatch: pytest.MonkeyPatch, origins: str, calls: str
+) -> None:
+    monkeypatch.setattr(
+        "infra.template.stage_environment",
+        lambda stage: {
+            "TOKEN_SIGNING_KEY_ID": f"alias/memory-auth-{stage}-token-signing-a",
+            "ALLOWED_ORIGINS": origins,
+        },
+    )
+
+    assert parameters("dev", load_template())["CrossOriginCalls"] == calls
+
+
+def test_a_stage_with_a_malformed_origin_list_is_not_packaged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(
+        "infra.template.stage_environment",
+        lambda stage: {
+            "TOKEN_SIGNING_KEY_ID": f"alias/memory-auth-{stage}-token-signing-a",
+            "ALLOWED_ORIGINS": '"https://app.example.com"',  # not a list
+        },
+    )
+
+    with pytest.raises(TemplateError) as refused:
+        parameters("dev", load_template())
+    assert "ALLOWED_ORIGINS" in str(refused.value)
 
 
 # -- deploy -------------------------------------------------------------------------------
@@ -193,3 +265,20 @@ def test_deploy_dry_run_prints_the_commands_for_the_packaged_stage(
     assert "--stack-name memory-auth-dev" in printed
     assert "Stage=dev" in printed
     assert "update-termination-protection" not in printed
+    assert printed.rstrip().endswith("older than the one before 'live'")
+
+
+@pytest.mark.parametrize(
+    ("published", "live", "stale"),
+    [
+        (["$LATEST", "1"], "1", []),
+        (["$LATEST", "1", "2"], "2", []),  # the one before live is kept, to roll back to
+        (["$LATEST", "1", "2", "3", "4"], "4", ["1", "2"]),
+        (["$LATEST", "9", "10", "11", "12"], "11", ["9"]),  # numbers, not text; 12 is newer
+        (["$LATEST", "3"], "5", []),  # nothing is ever deleted on a surprise
+    ],
+)
+def test_deploy_deletes_only_versions_older_than_the_one_before_live(
+    published: list[str], live: str, stale: list[str]
+) -> None:
+    assert deploy.stale_versions(published, live) == stale

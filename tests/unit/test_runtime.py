@@ -45,4 +45,4 @@ def test_bookkeeping_never_costs_a_request_more_than_a_second() -> None:
         region="us-east-1",
         refresh_token_key_id="alias/r",
     )
-    assert worst_case_seconds(Services(settings).bookkeeping_dynamodb) <= 1.0
+    assert worst_case_seconds(Services(settings).last_use_dynamodb) <= 1.0

@@ -1,6 +1,6 @@
 """Create a workspace key, use it, rotate it and revoke it, printing each step.
 
-Configuration comes from the environment (spec §5.4):
+Configuration comes from the environment:
 
     MEMORY_ENDPOINT      the service, e.g. http://127.0.0.1:8000 for `make run`
     MEMORY_API_KEY       an admin key (svc_…) that may manage keys

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-# Every variable the SDK reads (spec §5.4); tests set them explicitly, never inherit them.
+# Every variable the SDK reads; tests set them explicitly, never inherit them.
 SDK_VARIABLE_PREFIXES = ("MEMORY_", "NAM_")
 SDK_VARIABLES = ("GRAPHDB_PASSWORD",)
 

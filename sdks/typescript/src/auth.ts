@@ -1,4 +1,4 @@
-// `client.auth`: the spec §4 accessor (listApiKeys, revealApiKey, rotateApiKey, revokeApiKey,
+// `client.auth`: the key-management accessor (listApiKeys, revealApiKey, rotateApiKey, revokeApiKey,
 // refreshAccessToken), plus createApiKey, getApiKey, exchange and whoami.
 
 import { UnexpectedResponseError } from "./errors.js";
@@ -180,13 +180,14 @@ export class AuthClient {
 
   /**
    * Audit events, newest first, one page at a time: those of the caller's own keys and of
-   * the workspaces it owns.
+   * the workspaces it owns. Only `options.workspaceId` names a workspace (never the client's).
    */
   async listEvents(options: ListEventsOptions = {}): Promise<EventPage> {
     const answer = await this.#transport.request({
       method: "GET",
       path: "/v1/auth/events",
       query: { limit: options.limit, cursor: options.cursor, type: options.type, keyId: options.keyId },
+      workspaceId: options.workspaceId,
       authenticated: true,
     });
     return answer.body as EventPage;

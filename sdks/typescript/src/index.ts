@@ -47,6 +47,7 @@ export type {
   DataPlaneScope,
   EventActor,
   EventPage,
+  EventType,
   KeyCategory,
   KeyStatus,
   ListApiKeysOptions,

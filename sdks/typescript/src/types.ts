@@ -1,4 +1,4 @@
-// The service's resources as they travel (decisions.md, "API keys" and "Request resolution").
+// The service's resources as they travel (the service README, "API reference").
 // Times are RFC 3339 UTC strings, exactly as the service sends them.
 
 export type KeyCategory = "workspace" | "admin";
@@ -27,9 +27,12 @@ export interface ApiKey {
   replacedBy: string | null;
   /** Whether reveal can return the plaintext (keys created before encryption at rest cannot). */
   revealable: boolean;
-  /** When the key last authenticated (5-minute precision), once the service records it. */
+  /**
+   * When the key last authenticated, to 5 minutes; null until its first use. Optional only
+   * for services older than last-use recording.
+   */
   lastUsedAt?: string | null;
-  /** The addresses (CIDRs) the key is accepted from, once the service has allow-lists. */
+  /** The networks (CIDRs) the key is accepted from; null: any address. */
   allowedCidrs?: string[] | null;
   key?: string;
 }
@@ -135,9 +138,26 @@ export interface CreateWorkspaceOptions {
 /** The changes `updateApiKey` sends; only the fields given are changed. */
 export interface ApiKeyUpdate {
   label?: string;
-  /** A new allow-list; an empty list or null accepts any address again. */
+  /**
+   * A new allow-list of 1 to 20 CIDRs; null accepts any address again. An empty list is
+   * refused by the service (BadRequestError, `invalid_cidr`): it would admit no one.
+   */
   allowedCidrs?: readonly string[] | null;
 }
+
+/** The event types the service records; a type added later still arrives as a string. */
+export type EventType =
+  | "key.created"
+  | "key.revealed"
+  | "key.rotated"
+  | "key.revoked"
+  | "key.updated"
+  | "key.expiring"
+  | "key.expired"
+  | "key.leaked"
+  | "workspace.created"
+  | "member.added"
+  | "member.removed";
 
 /** Who did something recorded in an audit event: a caller, or the service itself. */
 export type EventActor =
@@ -147,7 +167,7 @@ export type EventActor =
 /** One audit event (`key.created`, `key.revoked`, `member.added`, ...). Never holds a secret. */
 export interface AuditEvent {
   id: string;
-  type: string;
+  type: EventType | (string & {});
   occurredAt: string;
   actor: EventActor;
   keyId: string | null;
@@ -167,9 +187,14 @@ export interface ListEventsOptions {
   limit?: number;
   cursor?: string;
   /** Only events of this type, e.g. `key.revoked`. */
-  type?: string;
+  type?: EventType | (string & {});
   /** Only events of this key. */
   keyId?: string;
+  /**
+   * Only the events of this workspace (sent as X-Workspace-Id). The client's own
+   * `workspaceId` does not filter events.
+   */
+  workspaceId?: string;
 }
 
 /** A workspace (`GET /v1/workspaces` adds the caller's `role`). */

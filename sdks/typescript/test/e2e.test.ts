@@ -5,6 +5,7 @@ import { after, before } from "node:test";
 
 import { consumerSuite } from "./e2e/consumer.js";
 import { keySuite } from "./e2e/keys.js";
+import { lifecycleSuite } from "./e2e/lifecycle.js";
 import { lostAnswerSuite } from "./e2e/lost.js";
 import { sessionSuite } from "./e2e/session.js";
 import { tokenSuite } from "./e2e/tokens.js";
@@ -36,4 +37,5 @@ tokenSuite(stack);
 sessionSuite(stack);
 consumerSuite(stack);
 workspaceSuite(stack);
+lifecycleSuite(stack);
 lostAnswerSuite(stack, arm);

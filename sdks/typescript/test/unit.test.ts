@@ -513,6 +513,24 @@ describe("workspaces, key updates, grace rotation and events", () => {
     assert.equal(script.sent[0]?.url, `${ENDPOINT}/v1/auth/events?limit=20&cursor=c&type=key.revoked&keyId=key_1`);
     assert.equal(script.sent[0]?.headers["X-Workspace-Id"], undefined);
   });
+
+  it("listEvents names a workspace only when asked to", async () => {
+    const script = scripted({ status: 200, body: { events: [], nextCursor: null } });
+
+    await client(script.fetch, { workspaceId: "ws_default" }).auth.listEvents({ workspaceId: "ws_1" });
+
+    assert.equal(script.sent[0]?.headers["X-Workspace-Id"], "ws_1");
+  });
+
+  it("a PATCH whose answer was lost is not re-sent", async () => {
+    const script = scripted(systemError("ECONNRESET"), { status: 200, body: {} });
+
+    const error = await rejection(client(script.fetch).auth.updateApiKey("key_1", { label: "x" }));
+
+    assert.ok(error instanceof NetworkError);
+    assert.equal(error.mayHaveReached, true);
+    assert.equal(script.sent.length, 1);
+  });
 });
 
 describe("retries", () => {

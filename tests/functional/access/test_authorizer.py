@@ -2,51 +2,28 @@
 
 API Gateway REQUEST-authorizer events (tests/fixtures/apigateway/) go through
 `Client.lambda_.invoke("authorizer", ...)`: the same `Resolver.resolve` as our routes, so one
-test is named after each rule of spec §5.3, plus every path-segment-to-scope mapping.
+test is named after each resolution rule (docs/architecture.md), plus every path segment's
+scope.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from chalice.test import Client
 
-from chalicelib import runtime
 from chalicelib.access.scopes import DATA_PLANE_SCOPES, SCOPE_BY_PATH_SEGMENT, WORKSPACE_ADMIN
 from chalicelib.clock import FrozenClock
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.runtime import Services
+from tests.fixtures.earlier_keys import mint_plain_key
 from tests.fixtures.events import HEADERS_ONLY, bearer, request_event
-from tests.functional.conftest import Api, another_container
+from tests.functional.access.conftest import Invoke, effect
+from tests.functional.conftest import Api
 from tests.functional.failures import broken, throttled
 
-Invoke = Callable[[dict[str, Any]], dict[str, Any]]
 MEMORY = "/v1/memory/items"
-
-
-@pytest.fixture
-def authorize(services: Services) -> Iterator[Invoke]:
-    """Invokes the authorizer's function as Lambda would: in its own container."""
-    from app import app
-
-    own = another_container(services)
-
-    def invoke(event: dict[str, Any]) -> dict[str, Any]:
-        runtime.use(own)
-        try:
-            return dict(client.lambda_.invoke("authorizer", event).payload)
-        finally:
-            runtime.use(services)
-
-    with Client(app) as client:
-        yield invoke
-
-
-def effect(answer: dict[str, Any]) -> str:
-    (statement,) = answer["policyDocument"]["Statement"]
-    return str(statement["Effect"])
 
 
 def workspace_key(api: Api, owner: str, ws: str, **fields: Any) -> dict[str, Any]:
@@ -67,7 +44,7 @@ def assert_unauthorized(authorize: Invoke, event: dict[str, Any]) -> None:
         authorize(event)
 
 
-# -- spec §5.3, one rule at a time ---------------------------------------------------------
+# -- the resolution rules, one at a time ------------------------------------------------
 
 
 def test_rule1_workspace_key_sending_its_own_workspace_id_is_allowed(
@@ -336,20 +313,6 @@ def test_lowercase_headers_without_multi_value_headers_are_read(
     assert answer["policyDocument"]["Statement"][0]["Resource"].endswith("/POST/v1/entities")
 
 
-def test_api_key_decision_with_a_workspace_makes_two_store_round_trips(
-    api: Api, alice: str, authorize: Invoke, services: Services
-) -> None:
-    ws = api.workspace(alice)
-    key = workspace_key(api, alice, ws)
-    sent: list[str] = []
-    services.dynamodb.meta.events.register(
-        "before-send.dynamodb", lambda request, **_: sent.append(request.url)
-    )
-    answer = call(authorize, key["key"], ws)
-    assert effect(answer) == "Allow"
-    assert len(sent) == 2
-
-
 # -- fail closed ---------------------------------------------------------------------------
 
 
@@ -364,7 +327,7 @@ def test_dependency_failure_raises_and_never_allows(
     failing_read: int,
 ) -> None:
     ws = api.workspace(alice)
-    key = workspace_key(api, alice, ws)
+    key = {"key": mint_plain_key(services, "usr_alice", ws)}  # its two reads: key, membership
     reads = 0
 
     def fail_on_nth_read(**kwargs: Any) -> None:

@@ -42,17 +42,19 @@ CHILD = textwrap.dedent(
     routes = len(app.app.routes)
     svc = services()
     now = svc.clock.now()
-    plaintext = generate_key()
     workspace_id = new_workspace_id(now)
+    plaintext = generate_key("usr_alice", workspace_id)  # located: key and membership, one read
     api_key = ApiKey(
         id="key_01", owner_id="usr_alice", label="cold", category="workspace",
         workspace_id=workspace_id, scopes=("memory",), key_hash=hash_key(plaintext),
         created_at=now, expires_at=now + KEY_LIFETIME,
+        last_used_at=now,  # used in this 5-minute window already: no lastUsedAt write
     )
     credential = KeyStore(None, svc.settings.table_name)._credential_item(api_key)
+    membership = {"pk": {"S": "WS#" + workspace_id}, "sk": {"S": "MEMBER#usr_alice"}}
     stubber = Stubber(svc.dynamodb)
-    stubber.add_response("get_item", {"Item": credential})
-    stubber.add_response("get_item", {"Item": {"pk": {"S": "WS#" + workspace_id}}})
+    table = svc.settings.table_name
+    stubber.add_response("batch_get_item", {"Responses": {table: [membership, credential]}})
     with stubber:
         answer = app.authorizer(request_event(authorization=bearer(plaintext)), None)
     after_key = loaded(HEAVY)
@@ -81,6 +83,8 @@ def run_child(extra_env: dict[str, str]) -> dict[str, Any]:
     }
     env.update(stage_environment("dev"))
     env.update(LOCAL_CREDENTIALS)
+    # Anything the stubs do not answer goes to a closed loopback port, never to AWS.
+    env["AWS_ENDPOINT_URL"] = "http://127.0.0.1:9"
     env.update({"TOKEN_ISSUER": "https://auth.test.example", **extra_env})
     result = subprocess.run(
         [sys.executable, "-c", CHILD, *NOT_ON_THE_AUTHORIZER_PATH],

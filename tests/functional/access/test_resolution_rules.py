@@ -1,4 +1,5 @@
-"""Spec §5.3 rules 1–8, one test (or more) named after each, through the service's routes."""
+"""The resolution rules 1–8 (docs/architecture.md), one test (or more) named after each,
+through the service's routes."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def test_rule2_bound_key_is_never_retargeted_even_to_a_workspace_that_does_not_e
     api: Api, alice: str
 ) -> None:
     key = workspace_key(api, alice, api.workspace(alice))
-    answer = api.call("GET", WHOAMI, key["key"], workspace="ws_nope")
+    answer = api.call("GET", WHOAMI, key["key"], workspace="ws_" + "0" * 26)
     assert answer.status == 403
     assert answer.code == "workspace_mismatch"
 

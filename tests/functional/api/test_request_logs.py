@@ -73,9 +73,12 @@ def test_every_line_of_a_request_carries_api_gateways_request_id_and_the_actor(
     answer = app(gateway_event("POST", KEYS, request_id, admin["key"], {"label": "x"}), None)
 
     assert answer["statusCode"] == 201
-    created, request = records(log_lines)
-    assert (created["message"], request["message"]) == ("api key created", "request")
-    for line in (created, request):
+    # The admin key's first use in its 5-minute window is recorded (lastUsedAt), too.
+    used, created, request = records(log_lines)
+    assert [line["message"] for line in (used, created, request)] == [
+        "api key use recorded", "api key created", "request"
+    ]
+    for line in (used, created, request):
         assert line["correlation_id"] == request_id
         assert line["actor"] == {"user_id": "usr_alice", "key_id": admin["id"]}
     assert created["key_id"] == json.loads(answer["body"])["id"]  # what the line is about

@@ -1,4 +1,4 @@
-"""Spec §3 (states and transitions) and §4 (endpoints), one test per row and rule."""
+"""Key states and transitions, and the key endpoints, one test per row and rule."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.functional.failures import transaction_conflict
 KEYS = "/v1/auth/api-keys"
 
 
-# -- §3: (none) --POST create--> active ----------------------------------------------------
+# -- (none) --POST create--> active ----------------------------------------------------
 
 
 def test_create_by_user_token_returns_an_active_key_and_its_raw_key_once(
@@ -54,10 +54,12 @@ def test_created_key_resource_has_every_documented_field(api: Api, alice: str) -
         "revokedAt",
         "replacedBy",
         "revealable",
+        "lastUsedAt",
+        "allowedCidrs",
         "key",
     }
     assert created["id"].startswith("key_")
-    assert created["hint"] == "sv" + "c_…" + created["key"][-4:]
+    assert created["hint"] == "sv" + "c_..." + created["key"][-4:]
     assert created["revealable"] is True
 
 
@@ -109,7 +111,7 @@ def test_create_with_a_subset_of_scopes(api: Api, alice: str) -> None:
     assert created["scopes"] == ["memory"]
 
 
-# -- §3: active --POST rotate--> revoked (+ new active key) --------------------------------
+# -- active --POST rotate--> revoked (+ new active key) --------------------------------
 
 
 def test_rotate_by_owner_revokes_old_key_and_returns_a_new_active_key(
@@ -175,7 +177,7 @@ def test_rotation_losing_a_transaction_conflict_is_409_not_503(
     assert answer.code == "key_not_active"
 
 
-# -- §3: active --DELETE revoke--> revoked ---------------------------------------------------
+# -- active --DELETE revoke--> revoked ---------------------------------------------------
 
 
 def test_revoke_by_owner_is_204_and_effective_on_the_next_request(api: Api, alice: str) -> None:
@@ -234,7 +236,7 @@ def test_revocation_never_reports_success_while_conflicts_persist(
     assert api.call("GET", "/v1/auth/whoami", key["key"]).status == 200
 
 
-# -- §3: active --time--> expired ------------------------------------------------------------
+# -- active --time--> expired ------------------------------------------------------------
 
 
 def test_key_expires_ninety_days_after_creation(api: Api, alice: str, clock: FrozenClock) -> None:
@@ -258,7 +260,7 @@ def test_expires_at_is_created_at_plus_ninety_days(api: Api, alice: str) -> None
     assert expires - created == timedelta(days=90)
 
 
-# -- §3: reveal and list do not change state ---------------------------------------------------
+# -- reveal and list do not change state ---------------------------------------------------
 
 
 def test_reveal_and_list_do_not_change_state(api: Api, alice: str) -> None:
@@ -418,6 +420,10 @@ def test_revoked_records_carry_a_ttl_attribute_thirty_days_out(api: Api, alice: 
     key = api.create_key(alice)
     api.call("DELETE", f"{KEYS}/{key['id']}", alice)
     items = api.services.dynamodb.scan(TableName="memory-auth-dev")["Items"]
-    ttls = {int(item["ttl"]["N"]) for item in items if item.get("keyId", {}).get("S") == key["id"]}
+    ttls = {
+        int(item["ttl"]["N"])
+        for item in items
+        if item.get("keyId", {}).get("S") == key["id"] and not item["sk"]["S"].startswith("EVT#")
+    }
     expected = int((api.services.clock.now() + timedelta(days=30)).timestamp())
     assert ttls == {expected}

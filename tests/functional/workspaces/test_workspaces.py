@@ -1,4 +1,4 @@
-"""Workspaces and membership (decisions.md "Workspaces and membership")."""
+"""Workspaces and membership (README, "Workspaces")."""
 
 from __future__ import annotations
 
@@ -42,7 +42,9 @@ def test_members_are_visible_to_members_only(api: Api, alice: str, bob: str) -> 
     assert answer.code == "not_a_member"
 
 
-def test_owner_adds_a_member_201_then_200_when_already_a_member(api: Api, bob: str) -> None:
+def test_owner_adds_a_member_201_then_200_when_already_a_member(
+    api: Api, alice: str, bob: str
+) -> None:
     ws = api.workspace(bob)
     first = api.call("PUT", f"{WS}/{ws}/members/usr_alice", bob)
     again = api.call("PUT", f"{WS}/{ws}/members/usr_alice", bob)
@@ -98,3 +100,21 @@ def test_invalid_workspace_name_is_400(api: Api, alice: str) -> None:
 def test_unknown_workspace_is_403_not_a_member(api: Api, alice: str) -> None:
     answer = api.call("GET", f"{WS}/ws_01ARZ3NDEKTSV4RRFFQ69G5FAV/members", alice)
     assert (answer.status, answer.code) == (403, "not_a_member")
+
+
+def test_adding_a_user_who_never_signed_in_is_404_user_not_found(api: Api, bob: str) -> None:
+    ws = api.workspace(bob)
+
+    answer = api.call("PUT", f"{WS}/{ws}/members/usr_nobody", bob)
+
+    assert answer.status == 404
+    assert answer.code == "user_not_found"
+    members = api.call("GET", f"{WS}/{ws}/members", bob).json["members"]
+    assert [m["userId"] for m in members] == ["usr_bob"]
+
+
+def test_a_malformed_workspace_id_in_the_path_is_400(api: Api, bob: str) -> None:
+    answer = api.call("GET", f"{WS}/team-1/members", bob)
+
+    assert answer.status == 400
+    assert answer.code == "invalid_workspace_id"

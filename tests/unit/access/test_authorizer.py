@@ -9,8 +9,15 @@ import pytest
 
 from chalicelib.access import authorizer
 from chalicelib.access.authorizer import Unauthorized, authorize, identity, required_scope
-from chalicelib.access.principal import Principal, Refusal
-from chalicelib.access.resolution import INVALID, MISMATCH, MISSING, NOT_A_MEMBER, REVOKED
+from chalicelib.access.principal import Origin, Principal, Refusal
+from chalicelib.access.resolution import (
+    INVALID,
+    IP_NOT_ALLOWED,
+    MISMATCH,
+    MISSING,
+    NOT_A_MEMBER,
+    REVOKED,
+)
 from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES
 from chalicelib.errors import DependencyUnavailable
 from tests.fixtures.events import HEADERS_ONLY, bearer, request_event
@@ -33,12 +40,18 @@ class StandIn:
         self.answer = answer
         self.calls: list[tuple[str | None, str | None]] = []
         self.resources: list[object] = []
+        self.origins: list[Origin | None] = []
 
     def resolve(
-        self, authorization: str | None, workspace_id: str | None, resource: object = None
+        self,
+        authorization: str | None,
+        workspace_id: str | None,
+        resource: object = None,
+        origin: Origin | None = None,
     ) -> Principal | Refusal:
         self.calls.append((authorization, workspace_id))
         self.resources.append(resource)
+        self.origins.append(origin)
         if isinstance(self.answer, Exception):
             raise self.answer
         return self.answer
@@ -180,12 +193,35 @@ def test_401_refusal_fails_with_the_exact_message_api_gateway_answers_401_to(
         authorize(event, StandIn(refusal))
 
 
-@pytest.mark.parametrize("refusal", [MISMATCH, NOT_A_MEMBER], ids=lambda r: r.code)
+@pytest.mark.parametrize(
+    "refusal", [MISMATCH, NOT_A_MEMBER, IP_NOT_ALLOWED], ids=lambda r: r.code
+)
 def test_403_refusal_is_a_deny_with_its_code(refusal: Refusal) -> None:
     event = request_event(authorization=bearer(CREDENTIAL), workspace="ws_other")
     answer = authorize(event, StandIn(refusal))
     assert answer["policyDocument"]["Statement"][0]["Effect"] == "Deny"
     assert answer["context"] == {"code": refusal.code}
+
+
+def test_the_source_address_and_user_agent_come_from_the_request_context() -> None:
+    event = request_event(authorization=bearer(CREDENTIAL))
+    event["headers"]["X-Forwarded-For"] = "198.51.100.1"  # written by the caller: not trusted
+    event["requestContext"]["identity"]["sourceIp"] = "203.0.113.77"
+    resolver = StandIn(WORKSPACE_KEY)
+
+    authorize(event, resolver)
+
+    assert resolver.origins == [Origin("203.0.113.77", "memory-sdk-python/1.0")]
+
+
+def test_an_event_without_a_source_address_resolves_with_none() -> None:
+    event = request_event(authorization=bearer(CREDENTIAL))
+    del event["requestContext"]["identity"]
+    resolver = StandIn(WORKSPACE_KEY)
+
+    authorize(event, resolver)
+
+    assert resolver.origins == [Origin(None, None)]
 
 
 def test_missing_scope_is_denied() -> None:

@@ -10,8 +10,8 @@ from chalicelib.access.principal import Refusal
 from chalicelib.access.resolution import (
     EXPIRED,
     INVALID,
+    INVALID_WORKSPACE_ID,
     MISSING,
-    NOT_A_MEMBER,
     Resolver,
     bearer_token,
 )
@@ -76,12 +76,13 @@ def test_a_rejected_user_token_is_a_refusal(expired: bool, refusal: Refusal) -> 
 
 
 @pytest.mark.parametrize("workspace", ["team", "ws_team", "ws_" + "0" * 25, "WS#x", "a" * 64])
-def test_a_workspace_id_we_could_not_have_issued_is_refused_without_a_read(
+def test_a_workspace_id_we_could_not_have_issued_is_400_without_a_read(
     workspace: str,
 ) -> None:
     members = Members()
     answer = resolver(lambda token: {"sub": "usr_a"}, members).resolve(f"Bearer {TOKEN}", workspace)
-    assert answer is NOT_A_MEMBER
+    assert answer is INVALID_WORKSPACE_ID
+    assert (answer.status, answer.code) == (400, "invalid_workspace_id")
     assert members.asked == []
 
 
@@ -91,3 +92,14 @@ def test_a_workspace_id_of_our_shape_is_checked_for_membership() -> None:
     answer = resolver(lambda token: {"sub": "usr_a"}, members).resolve(f"Bearer {TOKEN}", workspace)
     assert not isinstance(answer, Refusal)
     assert members.asked == [(workspace, "usr_a")]
+
+
+@pytest.mark.parametrize(
+    "header", ["sv" + "c_" + "A" * 50, "leg" + "acy_abc", "  " + "sv" + "c_x  "]
+)
+def test_a_key_without_its_scheme_is_told_to_send_bearer(header: str) -> None:
+    refusal = bearer_token(header)
+
+    assert isinstance(refusal, Refusal)
+    assert (refusal.status, refusal.code) == (401, "invalid_credentials")
+    assert "Bearer <key>" in refusal.detail

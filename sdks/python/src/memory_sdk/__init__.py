@@ -1,6 +1,6 @@
 """Python client of the hosted memory service: configuration and `client.auth`."""
 
-from memory_sdk.auth import AuthClient, UnsupportedAuth
+from memory_sdk.auth import UNCHANGED, AuthClient, Unchanged, UnsupportedAuth
 from memory_sdk.client import MemoryClient
 from memory_sdk.config import (
     DEFAULT_ENDPOINT,
@@ -30,14 +30,28 @@ from memory_sdk.errors import (
     ServiceUnavailableError,
     UnexpectedResponseError,
 )
-from memory_sdk.models import ApiKey, CredentialKind, KeyCategory, KeyStatus, Principal, TokenPair
+from memory_sdk.models import (
+    ApiKey,
+    AuditEvent,
+    CredentialKind,
+    EventPage,
+    EventType,
+    KeyCategory,
+    KeyStatus,
+    Principal,
+    SystemActor,
+    TokenPair,
+    UserActor,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_ENDPOINT",
+    "UNCHANGED",
     "ApiError",
     "ApiKey",
+    "AuditEvent",
     "AuthClient",
     "AuthenticationError",
     "Backend",
@@ -47,6 +61,8 @@ __all__ = [
     "ConfigurationError",
     "ConflictError",
     "CredentialKind",
+    "EventPage",
+    "EventType",
     "GoneError",
     "KeyCategory",
     "KeyStatus",
@@ -65,8 +81,11 @@ __all__ = [
     "ServiceError",  # deprecated alias of ServerError
     "ServiceUnavailableError",
     "SvcOptions",
+    "SystemActor",
     "TokenPair",
+    "Unchanged",
     "UnexpectedResponseError",
     "UnsupportedAuth",
+    "UserActor",
     "__version__",
 ]

@@ -1,4 +1,4 @@
-"""`client.auth` (spec §4 "SDK accessor"): API keys, the token flow and whoami.
+"""`client.auth`: API keys, their audit events, the token flow and whoami.
 
 `AuthClient` talks to the hosted (`svc`) backend. On the self-hosted (`bolt`) backend the
 client hands out `UnsupportedAuth` instead, a sentinel whose every use raises
@@ -7,9 +7,10 @@ client hands out `UnsupportedAuth` instead, a sentinel whose every use raises
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Literal, NoReturn, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -18,11 +19,31 @@ from pydantic import BaseModel, SecretStr, ValidationError
 from memory_sdk import retry
 from memory_sdk.config import ClientSettings
 from memory_sdk.errors import NotSupportedError, UnexpectedResponseError
-from memory_sdk.models import ApiKey, KeyCategory, KeyStatus, Principal, TokenPair
+from memory_sdk.models import (
+    ApiKey,
+    AuditEvent,
+    EventPage,
+    EventType,
+    KeyCategory,
+    KeyStatus,
+    Principal,
+    TokenPair,
+)
 from memory_sdk.transport import Call, Transport
 
 KEYS = "/v1/auth/api-keys"
+EVENTS = "/v1/auth/events"
 PAGE_SIZE = 100  # the service's maximum `limit`
+
+
+class Unchanged(enum.Enum):
+    """The default of `update_api_key(allowed_cidrs=...)`: leave the allow-list as it is
+    (None is a value there: it removes the list)."""
+
+    UNCHANGED = "UNCHANGED"
+
+
+UNCHANGED = Unchanged.UNCHANGED
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -88,13 +109,18 @@ class AuthClient:
         *,
         category: KeyCategory | None = None,
         idempotency_key: str | None = None,
+        expires_in_days: int | None = None,
+        allowed_cidrs: Sequence[str] | None = None,
     ) -> ApiKey:
         """Create a key; its plaintext is in `.key`, returned this once (and by reveal).
 
-        Without `category` nothing is sent for it, as the spec documents: the service makes
+        Without `category` nothing is sent for it, as the service documents: it makes
         an `admin` key and refuses a `workspace_id` (`BadRequestError`,
         code `workspace_id_not_allowed`). With `category="workspace"` the key is bound to
         `workspace_id`, or to the client's configured workspace when that is None.
+        `expires_in_days` (1 to 90, the service's default 90) is its lifetime, which its
+        rotations keep; `allowed_cidrs` (1 to 20 IPv4/IPv6 networks) the only addresses it is
+        accepted from (default any). Each is sent only when given.
 
         Sent with an Idempotency-Key (a new random one unless `idempotency_key` is given: pass
         your own to make a retry of your own, later, safe too), so it is retried like a read
@@ -111,6 +137,10 @@ class AuthClient:
             body["workspaceId"] = workspace_id
         if scopes is not None:
             body["scopes"] = list(scopes)
+        if expires_in_days is not None:
+            body["expiresInDays"] = expires_in_days
+        if allowed_cidrs is not None:
+            body["allowedCidrs"] = list(allowed_cidrs)
         key = idempotency_key or retry.new_idempotency_key()
         response = await self._transport.send(Call("POST", KEYS, json=body, idempotency_key=key))
         return _parse(ApiKey, response)
@@ -176,21 +206,105 @@ class AuthClient:
         )
         return _parse(ApiKey, response)
 
-    async def rotate_api_key(self, key_id: str, *, idempotency_key: str | None = None) -> ApiKey:
-        """The successor key (plaintext in `.key`); the old key is revoked in the same step.
+    async def rotate_api_key(
+        self,
+        key_id: str,
+        *,
+        grace_period_seconds: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> ApiKey:
+        """The successor key (plaintext in `.key`), with the same label, scopes, lifetime and
+        allow-list. The old key is revoked in the same step, or, with `grace_period_seconds`
+        (0 to 604800, 7 days), keeps working that long: its `replaced_by` names the successor
+        at once. A key that is not active or already has a successor: `ConflictError`.
 
         Sent with an Idempotency-Key, as `create_api_key`: a retry after a lost answer gets
         the same successor instead of a 409, so the new key's plaintext is never lost.
         """
+        body = None if grace_period_seconds is None else {"gracePeriodSeconds": grace_period_seconds}
         key = idempotency_key or retry.new_idempotency_key()
         response = await self._transport.send(
-            Call("POST", _key_path(key_id, "rotate"), idempotency_key=key)
+            Call("POST", _key_path(key_id, "rotate"), json=body, idempotency_key=key)
         )
+        return _parse(ApiKey, response)
+
+    async def update_api_key(
+        self,
+        key_id: str,
+        *,
+        label: str | None = None,
+        allowed_cidrs: Sequence[str] | Literal[Unchanged.UNCHANGED] | None = UNCHANGED,
+    ) -> ApiKey:
+        """Rename a key and/or set its allow-list (`allowed_cidrs=None` removes it: any
+        address again); only what is given changes. Effective on the key's next request.
+        A revoked key cannot be changed: `ConflictError`.
+
+        Not re-sent once it may have reached the service (a PATCH, see `memory_sdk.retry`).
+        """
+        body: dict[str, Any] = {}
+        if label is not None:
+            body["label"] = label
+        if allowed_cidrs is not UNCHANGED:
+            body["allowedCidrs"] = None if allowed_cidrs is None else list(allowed_cidrs)
+        response = await self._transport.send(Call("PATCH", _key_path(key_id), json=body))
         return _parse(ApiKey, response)
 
     async def revoke_api_key(self, key_id: str) -> None:
         """Revoke the key, effective on the next request. Revoking twice is not an error."""
         await self._transport.send(Call("DELETE", _key_path(key_id)))
+
+    # -- audit events ------------------------------------------------------------------------
+
+    async def list_events(
+        self,
+        *,
+        type: EventType | str | None = None,
+        key_id: str | None = None,
+        workspace_id: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> EventPage:
+        """One page of audit events, newest first: the caller's own keys' events and those
+        of the workspaces it owns. Filters: an event `type`, a `key_id`, a `workspace_id`
+        (only then is X-Workspace-Id sent: the configured workspace does not filter events).
+        Pass the page's `next_cursor` as `cursor` for the next one.
+        """
+        params: dict[str, str] = {}
+        if limit is not None:
+            params["limit"] = str(limit)
+        if cursor is not None:
+            params["cursor"] = cursor
+        if type is not None:
+            params["type"] = type
+        if key_id is not None:
+            params["keyId"] = key_id
+        response = await self._transport.send(
+            Call("GET", EVENTS, params=params, workspace_id=workspace_id, default_workspace=False)
+        )
+        return _parse(EventPage, response)
+
+    async def iter_events(
+        self,
+        *,
+        type: EventType | str | None = None,
+        key_id: str | None = None,
+        workspace_id: str | None = None,
+    ) -> AsyncIterator[AuditEvent]:
+        """Every matching event, newest first, fetched a page at a time as it is consumed."""
+        cursor: str | None = None
+        while True:
+            page = await self.list_events(
+                type=type,
+                key_id=key_id,
+                workspace_id=workspace_id,
+                limit=PAGE_SIZE,
+                cursor=cursor,
+            )
+            for event in page.events:
+                yield event
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
 
     # -- who is calling, and user tokens ---------------------------------------------------
 
@@ -281,6 +395,15 @@ class UnsupportedAuth(AuthClient):
         self._unsupported()
 
     def rotate_api_key(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
+
+    def update_api_key(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
+
+    def list_events(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
+
+    def iter_events(self, *args: object, **kwargs: object) -> NoReturn:
         self._unsupported()
 
     def revoke_api_key(self, *args: object, **kwargs: object) -> NoReturn:

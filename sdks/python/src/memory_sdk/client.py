@@ -47,7 +47,7 @@ class _AuthAttribute:
 class MemoryClient(Generic[BackendT]):
     """The memory service's client. Use it as an async context manager.
 
-    Every argument left as None comes from the environment (spec §5.4): `api_key` from
+    Every argument left as None comes from the environment: `api_key` from
     MEMORY_API_KEY, `endpoint` from MEMORY_ENDPOINT, `workspace_id` from MEMORY_WORKSPACE_ID,
     `backend` from NAM_BACKEND, `svc` merged over NAM_SVC__*, `graphdb_password` from
     GRAPHDB_PASSWORD (read for the `bolt` backend only). `access_token` is a user token

@@ -1,4 +1,4 @@
-"""Client configuration (spec §5.4): the environment, with explicit arguments first.
+"""Client configuration: the environment, with explicit arguments first.
 
 | Variable            | Setting            |
 |---------------------|--------------------|
@@ -148,7 +148,7 @@ class ClientSettings(BaseSettings):
     @model_validator(mode="after")
     def _default_backend(self) -> ClientSettings:
         if self.backend is None:
-            # Spec §5.4: MEMORY_API_KEY set and NAM_BACKEND unspecified means hosted.
+            # MEMORY_API_KEY set and NAM_BACKEND unspecified means hosted.
             self.backend = "svc" if self.api_key is not None else "bolt"
             self._backend_defaulted = True
         return self

@@ -1,4 +1,4 @@
-"""Typed results of `client.auth` (decisions.md "API keys", "Request resolution", tokens).
+"""Typed results of `client.auth`: API keys, principals, tokens and audit events.
 
 Secrets are `pydantic.SecretStr`: their repr, str and JSON dump are masked, and the
 plaintext comes out only through `.get_secret_value()`.
@@ -7,7 +7,7 @@ plaintext comes out only through `.get_secret_value()`.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic.alias_generators import to_camel
@@ -15,6 +15,21 @@ from pydantic.alias_generators import to_camel
 KeyCategory = Literal["workspace", "admin"]
 KeyStatus = Literal["active", "revoked", "expired"]
 CredentialKind = Literal["user_token", "api_key"]
+# The event types the service records today. `AuditEvent.type` stays a plain string, so that
+# a type added later parses too.
+EventType = Literal[
+    "key.created",
+    "key.revealed",
+    "key.rotated",
+    "key.revoked",
+    "key.updated",
+    "key.expiring",
+    "key.expired",
+    "key.leaked",
+    "workspace.created",
+    "member.added",
+    "member.removed",
+]
 
 
 class _Resource(BaseModel):
@@ -40,6 +55,10 @@ class ApiKey(_Resource):
     revoked_at: datetime | None = None
     replaced_by: str | None = None
     revealable: bool = False
+    # The last successful authentication with the key, to 5 minutes (None: never used).
+    last_used_at: datetime | None = None
+    # The networks the key is accepted from; None: any address.
+    allowed_cidrs: tuple[str, ...] | None = None
     key: SecretStr | None = None
 
 
@@ -52,6 +71,41 @@ class Principal(_Resource):
     category: KeyCategory | None = None
     workspace_id: str | None = None
     scopes: tuple[str, ...] = ()
+
+
+class UserActor(_Resource):
+    """An event's actor that is a caller: the user, and the admin key it used (or None)."""
+
+    user_id: str
+    credential: CredentialKind
+    key_id: str | None = None
+
+
+class SystemActor(_Resource):
+    """An event's actor that is the service itself: `expiry`, `github-secret-scanning`."""
+
+    system: str
+
+
+class AuditEvent(_Resource):
+    """One recorded change (`GET /v1/auth/events`). It never holds a secret."""
+
+    id: str
+    type: str
+    occurred_at: datetime
+    actor: UserActor | SystemActor
+    key_id: str | None = None
+    workspace_id: str | None = None
+    source_ip: str | None = None
+    user_agent: str | None = None
+    data: dict[str, Any] = {}
+
+
+class EventPage(_Resource):
+    """One page of audit events, newest first; `next_cursor` is None on the last page."""
+
+    events: tuple[AuditEvent, ...]
+    next_cursor: str | None = None
 
 
 class TokenPair(BaseModel):

@@ -1,4 +1,4 @@
-"""Configuration (spec §5.4): every variable, precedence, and clear errors."""
+"""Configuration: every variable, precedence, and clear errors."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -145,5 +145,36 @@ export function consumerSuite(stack: () => StackInfo): void {
       assert.equal(output.errorsAreClasses, true);
       assert.equal(output.deepImport, "ERR_PACKAGE_PATH_NOT_EXPORTED");
     });
+
+    it("runs the README's first example as written, in a fresh `npm init -y` project", async () => {
+      const project = join(folder, "fresh");
+      mkdirSync(project);
+      await run("npm", ["init", "-y"], { cwd: project, timeout: COMMAND_TIMEOUT_MS });
+      await run(
+        "npm",
+        ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", join(folder, packed.filename)],
+        { cwd: project, timeout: COMMAND_TIMEOUT_MS },
+      );
+      const { name, source } = firstExample(readFileSync(join(PACKAGE_DIR, "README.md"), "utf8"));
+      writeFileSync(join(project, name), source);
+
+      const { stdout } = await run(process.execPath, [name], {
+        cwd: project,
+        env: { PATH: process.env["PATH"], MEMORY_ENDPOINT: stack().endpoint, MEMORY_API_KEY: adminKey.key },
+        timeout: COMMAND_TIMEOUT_MS,
+      });
+
+      assert.equal(stdout.trim(), `signed in as ${stack().userId} with api_key ${adminKey.id}`);
+    });
   });
+}
+
+/** The README's first JavaScript example: its file name (its first comment) and its text. */
+function firstExample(readme: string): { name: string; source: string } {
+  const block = /```js\n([\s\S]*?)```/.exec(readme);
+  assert.ok(block?.[1], "the README has a js example");
+  const source = block[1];
+  const name = /^\/\/ (\S+\.m?js)\n/.exec(source)?.[1];
+  assert.ok(name, "the example's first line names its file");
+  return { name, source };
 }

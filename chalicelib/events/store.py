@@ -1,0 +1,144 @@
+"""Audit events in DynamoDB: `USER#<audience>` / `EVT#<evt id>`, with a 400-day TTL.
+
+An event is written in the same transaction as the change it records (`member`), so a change
+is never committed without its event nor an event without its change. Event ids are ULIDs,
+so a user's events read newest first with one Query.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib import ids
+from chalicelib.clock import epoch, parse_rfc3339, rfc3339
+from chalicelib.events.model import RETENTION, Event
+from chalicelib.parsing import json_value
+from chalicelib.table import (
+    PARTITION_KEY,
+    SORT_KEY,
+    TTL_ATTRIBUTE,
+    Item,
+    dynamodb_errors,
+    from_item,
+    key,
+    put_if_absent,
+    to_item,
+    user_pk,
+)
+
+EVENT_PREFIX = "EVT#"
+
+
+def event_sk(event_id: str) -> str:
+    return EVENT_PREFIX + event_id
+
+
+@dataclass(frozen=True)
+class EventPage:
+    events: list[Event]
+    next_cursor: str | None
+
+
+def encode_cursor(event_id: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"after": event_id}).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> str | None:
+    """The event id a page starts after, or None for a cursor we did not issue."""
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        after = json_value(base64.urlsafe_b64decode(padded.encode()))["after"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return after if isinstance(after, str) and ids.is_event_id(after) else None
+
+
+def to_event_item(event: Event) -> Item:
+    item = to_item(
+        {
+            "eventId": event.id,
+            "type": event.type,
+            "occurredAt": rfc3339(event.occurred_at),
+            "audience": event.audience,
+            # Nested values as JSON text: the table layer marshals flat values only.
+            "actor": json.dumps(event.actor, separators=(",", ":")),
+            "keyId": event.key_id,
+            "workspaceId": event.workspace_id,
+            "sourceIp": event.source_ip,
+            "userAgent": event.user_agent,
+            "data": json.dumps(dict(event.data), separators=(",", ":")),
+            TTL_ATTRIBUTE: epoch(event.occurred_at + RETENTION),
+        }
+    )
+    item.update(key(user_pk(event.audience), event_sk(event.id)))
+    return item
+
+
+def from_event_item(values: dict[str, Any]) -> Event:
+    occurred = parse_rfc3339(values["occurredAt"])
+    assert occurred is not None
+    return Event(
+        id=values["eventId"],
+        type=values["type"],
+        occurred_at=occurred,
+        audience=values["audience"],
+        actor=json.loads(values["actor"]),
+        key_id=values.get("keyId"),
+        workspace_id=values.get("workspaceId"),
+        source_ip=values.get("sourceIp"),
+        user_agent=values.get("userAgent"),
+        data=json.loads(values.get("data") or "{}"),
+    )
+
+
+class EventStore:
+    def __init__(self, client: Any, table_name: str):
+        self._client = client
+        self._table = table_name
+
+    def member(self, event: Event) -> dict[str, Any]:
+        """The event as a member of the transaction that makes the change it records."""
+        return put_if_absent(self._table, to_event_item(event))
+
+    def put(self, event: Event) -> None:
+        """An event that records no change of an item (a reveal): written on its own."""
+        with dynamodb_errors():
+            self._client.put_item(**self.member(event)["Put"])
+
+    def list(
+        self, user_id: str, limit: int, after: str | None, keep: Callable[[Event], bool]
+    ) -> EventPage:
+        """Newest first, `limit` events of this user's log for which `keep` is true."""
+        found: list[Event] = []
+        start: Item | None = key(user_pk(user_id), event_sk(after)) if after else None
+        while True:
+            request: dict[str, Any] = {
+                "TableName": self._table,
+                "KeyConditionExpression": "#pk = :pk AND begins_with(#sk, :prefix)",
+                "ExpressionAttributeNames": {"#pk": PARTITION_KEY, "#sk": SORT_KEY},
+                "ExpressionAttributeValues": {
+                    ":pk": {"S": user_pk(user_id)},
+                    ":prefix": {"S": EVENT_PREFIX},
+                },
+                "ScanIndexForward": False,
+                # An audit log read right after a change must show that change.
+                "ConsistentRead": True,
+                "Limit": 100,
+            }
+            if start:
+                request["ExclusiveStartKey"] = start
+            with dynamodb_errors():
+                answer = self._client.query(**request)
+            for item in answer.get("Items", []):
+                event = from_event_item(from_item(item))
+                if keep(event):
+                    found.append(event)
+                    if len(found) == limit:
+                        return EventPage(found, encode_cursor(event.id))
+            start = answer.get("LastEvaluatedKey")
+            if not start:
+                return EventPage(found, None)

@@ -1,0 +1,108 @@
+"""The last-use recorder without I/O: which uses write, and that nothing it does can raise."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from botocore.exceptions import ReadTimeoutError
+
+from chalicelib.keys.last_use import LastUse
+from chalicelib.keys.model import KEY_LIFETIME, ApiKey, last_used_window
+
+NOW = datetime(2026, 11, 21, 12, 3, 30, tzinfo=UTC)
+
+
+def make_key(key_id: str = "key_01", last_used_at: datetime | None = None) -> ApiKey:
+    return ApiKey(
+        id=key_id, owner_id="usr_a", label="k", category="admin", workspace_id=None,
+        scopes=("memory",), key_hash="0" * 64, created_at=NOW, expires_at=NOW + KEY_LIFETIME,
+        last_used_at=last_used_at,
+    )
+
+
+class Store:
+    def __init__(self, error: Exception | None = None):
+        self.requests: list[dict[str, Any]] = []
+        self.error = error
+
+    def update_item(self, **request: Any) -> dict[str, Any]:
+        self.requests.append(request)
+        if self.error:
+            raise self.error
+        return {}
+
+
+def test_the_window_is_the_five_minute_boundary_below() -> None:
+    assert last_used_window(NOW) == datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+    assert last_used_window(datetime(2026, 11, 21, 12, 5, tzinfo=UTC)).minute == 5
+
+
+def test_a_key_already_recorded_in_this_window_is_not_written() -> None:
+    store = Store()
+
+    LastUse(lambda: store, "t").record(make_key(last_used_at=last_used_window(NOW)), NOW)
+
+    assert store.requests == []
+
+
+def test_one_write_per_key_and_window_in_a_container() -> None:
+    store = Store()
+    last_use = LastUse(lambda: store, "t")
+
+    for second in range(0, 90, 10):
+        last_use.record(make_key(), NOW + timedelta(seconds=second))
+    last_use.record(make_key("key_02"), NOW)
+    last_use.record(make_key(), NOW + timedelta(minutes=5))
+
+    assert len(store.requests) == 3
+    window = store.requests[0]["ExpressionAttributeValues"][":window"]
+    assert window == {"S": "2026-11-21T12:00:00Z"}
+    assert store.requests[0]["ReturnValues"] == "NONE"
+
+
+def test_a_burst_from_many_threads_makes_one_write() -> None:
+    store = Store()
+    last_use = LastUse(lambda: store, "t")
+    barrier = threading.Barrier(16)
+
+    def use() -> None:
+        barrier.wait()
+        last_use.record(make_key(), NOW)
+
+    threads = [threading.Thread(target=use) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert len(store.requests) == 1
+
+
+def test_a_timeout_is_swallowed_and_not_retried_in_the_window() -> None:
+    store = Store(ReadTimeoutError(endpoint_url="http://dynamodb"))
+    last_use = LastUse(lambda: store, "t")
+
+    last_use.record(make_key(), NOW)
+    last_use.record(make_key(), NOW + timedelta(seconds=30))
+
+    assert len(store.requests) == 1
+
+
+def test_even_an_unexpected_error_is_swallowed() -> None:
+    store = Store(RuntimeError("boom"))
+
+    LastUse(lambda: store, "t").record(make_key(), NOW)
+
+    assert len(store.requests) == 1
+
+
+def test_the_memo_forgets_when_full_and_then_only_writes_again() -> None:
+    store = Store()
+    last_use = LastUse(lambda: store, "t", memo_size=2)
+
+    for key_id in ("key_a", "key_b", "key_c", "key_a"):
+        last_use.record(make_key(key_id), NOW)
+
+    assert len(store.requests) == 4

@@ -1,0 +1,45 @@
+"""The local server's access log never prints a query string (a credential may be in it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from local.gateway import LocalApiGatewayHandler, without_query
+
+SECRET = "sv" + "c_" + "Q" * 50
+
+
+def handler(requestline: str) -> LocalApiGatewayHandler:
+    made = object.__new__(LocalApiGatewayHandler)  # no socket: only its logging is used
+    made.requestline = requestline
+    made.client_address = ("127.0.0.1", 50000)
+    return made
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"/v1/auth/whoami?api_key={SECRET}",
+        f"/v1/auth/api-keys?limit=5&token={SECRET}",
+        f"/nowhere?{SECRET}",
+    ],
+)
+def test_the_access_log_line_has_the_path_without_its_query(
+    capsys: pytest.CaptureFixture[str], path: str
+) -> None:
+    handler(f"GET {path} HTTP/1.1").log_request(200)
+
+    line = capsys.readouterr().err
+    assert path.split("?")[0] in line
+    assert SECRET not in line and "?" not in line
+
+
+def test_an_error_log_line_has_no_query_either(capsys: pytest.CaptureFixture[str]) -> None:
+    made = handler(f"GET /x?key={SECRET} HTTP/9")
+    made.log_error("code %d, message %s", 400, f"Bad request version ('GET /x?key={SECRET}')")
+
+    assert SECRET not in capsys.readouterr().err
+
+
+def test_without_query_keeps_everything_else() -> None:
+    assert without_query('"GET /a/b?c=d HTTP/1.1" 200 -') == '"GET /a/b HTTP/1.1" 200 -'
