@@ -21,6 +21,7 @@ from chalicelib.keys.model import last_used_window
 from infra.template import PROJECT_DIR
 from local.scan_report import send
 from tests.e2e.conftest import Stack
+from tests.e2e.test_key_service import sign_in
 
 KEYS = "/v1/auth/api-keys"
 WHOAMI = "/v1/auth/whoami"
@@ -161,7 +162,8 @@ def test_every_action_of_a_full_lifecycle_appears_once_with_actor_and_source(
     headers = {"User-Agent": "e2e-lifecycle/1.0"}
     ws = stack.call("POST", "/v1/workspaces", token, body={"name": "Audit"}, headers=headers)
     ws_id = ws.json()["id"]
-    member = f"/v1/workspaces/{ws_id}/members/usr_e2eauditmember"
+    member_id, _ = sign_in(stack, f"e2e-audit-member-{time.time_ns()}")  # only users join
+    member = f"/v1/workspaces/{ws_id}/members/{member_id}"
     steps = [
         stack.call("PUT", member, token, headers=headers),
         key := stack.call(

@@ -61,8 +61,9 @@ def bus(services: Services) -> Callable[[], list[dict[str, Any]]]:
 
 
 def test_a_full_lifecycle_appears_once_per_action_newest_first(
-    api: Api, alice: str, services: Services
+    api: Api, alice: str, bob: str, services: Services
 ) -> None:
+    # `bob` signs in first: only a user who exists can be added to a workspace.
     sent = {"headers": UA}
     ws = api.call("POST", "/v1/workspaces", alice, body={"name": "Team"}, **sent).json["id"]
     api.call("PUT", f"/v1/workspaces/{ws}/members/usr_bob", alice, **sent)
