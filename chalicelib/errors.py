@@ -16,7 +16,9 @@ from chalice.app import ChaliceUnhandledError
 
 # Each problem's `type` is its code's entry in the error reference, which the service serves
 # at /docs/errors (docs/errors.md is the same page in the repository). A relative reference
-# with the full path (RFC 9457 §3.1.1): it resolves against the API's own origin.
+# with the full path (RFC 9457 §3.1.1): it resolves against the API's own origin. Behind API
+# Gateway the path starts with the API's stage (`/v1api`), which the edge puts in front
+# (`api/edge.reference_prefix`); the local server has none.
 PROBLEM_TYPE_BASE = "/docs/errors#"
 
 # One title per status, so that every problem body reads the same way.
@@ -75,8 +77,8 @@ class ServiceError(ChaliceUnhandledError):
         self.headers = dict(headers or {})
         super().__init__(self.detail)
 
-    def body(self) -> dict[str, object]:
-        return problem_body(self.status, self.code, self.detail)
+    def body(self, prefix: str = "") -> dict[str, object]:
+        return problem_body(self.status, self.code, self.detail, prefix)
 
 
 class OAuthError(ChaliceUnhandledError):
@@ -92,9 +94,10 @@ class OAuthError(ChaliceUnhandledError):
         return {"error": self.error, "error_description": self.description}
 
 
-def problem_body(status: int, code: str, detail: str) -> dict[str, object]:
+def problem_body(status: int, code: str, detail: str, prefix: str = "") -> dict[str, object]:
+    """`prefix`: the path the API is served under (`/v1api` behind API Gateway, else empty)."""
     return {
-        "type": PROBLEM_TYPE_BASE + code,
+        "type": prefix + PROBLEM_TYPE_BASE + code,
         "title": TITLES.get(status, "Error"),
         "status": status,
         "detail": detail,

@@ -196,6 +196,12 @@ def signing_key_aliases(template: Mapping[str, Any], stage: str) -> dict[str, st
     return aliases
 
 
+_QUOTABLE_ORIGIN = re.compile(r"https?://[^\s'\"\\]+")
+
+# CrossOriginCalls by how many origins the stage allows: none, exactly one, or several.
+CROSS_ORIGIN_CALLS = ("off", "one", "several")
+
+
 def parameters(stage: str, template: Mapping[str, Any] | None = None) -> dict[str, str]:
     """The template's parameter values for a stage, from that stage's configuration."""
     template = template if template is not None else load_template()
@@ -213,21 +219,26 @@ def parameters(stage: str, template: Mapping[str, Any] | None = None) -> dict[st
             f"stage {stage}: TOKEN_PREVIOUS_SIGNING_KEY_ID {previous!r} must name the other "
             "signing key slot's alias"
         )
-    # Only whether the stage allows any origin matters here; the service checks each origin
-    # itself when it starts (chalicelib/config.py).
+    # The service checks the list's origins when it starts (chalicelib/config.py); here one
+    # is quoted into API Gateway's answers as it is, so it must at least be a plain token.
     try:
         origins = json.loads(env.get("ALLOWED_ORIGINS", "").strip() or "[]")
     except ValueError:
         origins = None
-    if not isinstance(origins, list):
+    if not isinstance(origins, list) or not all(
+        isinstance(origin, str) and _QUOTABLE_ORIGIN.fullmatch(origin) for origin in origins
+    ):
         raise TemplateError(f"stage {stage}: ALLOWED_ORIGINS must be a JSON list of origins")
+    origins = list(dict.fromkeys(origins))
     return {
         "Stage": stage,
         "SigningKeySlot": slot_of[current],
         "PreviousSigningKeySlot": slot_of[previous] if previous else NO_PREVIOUS_SLOT,
-        # API Gateway's own error answers cannot pick one origin from a list: they carry
-        # the CORS headers for any origin when the stage allows cross-origin calls at all.
-        "CrossOriginCalls": "on" if origins else "off",
+        # API Gateway's own error answers cannot pick one origin from a list: with one
+        # allowed origin they name it exactly, as the service does; with several they echo
+        # the request's Origin (see the README, "Cross-origin calls").
+        "CrossOriginCalls": CROSS_ORIGIN_CALLS[min(len(origins), 2)],
+        "AllowedOrigin": origins[0] if len(origins) == 1 else "",
     }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -60,10 +61,25 @@ def empty_response(status: int = 204) -> Response:
     return Response(body="", status_code=status, headers={})
 
 
-def problem_response(error: ServiceError) -> Response:
+_STAGE_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")  # what API Gateway allows a stage's name
+
+
+def reference_prefix(request: Request | None) -> str:
+    """The path the API is served under, for links to its own pages (a problem's `type`).
+
+    API Gateway serves a REST API under its stage (`https://{id}.execute-api.{region}.
+    amazonaws.com/v1api/...`) and names that stage in the request context; the local server
+    serves at the root and names none. A custom domain must map the API under the same base
+    path for the links to resolve (the stack defines none).
+    """
+    stage = (request.context or {}).get("stage") if request is not None else None
+    return f"/{stage}" if isinstance(stage, str) and _STAGE_NAME.fullmatch(stage) else ""
+
+
+def problem_response(error: ServiceError, prefix: str = "") -> Response:
     headers: dict[str, Any] = {"Content-Type": PROBLEM_JSON, **error.headers}
     return Response(
-        body=json.dumps(error.body(), separators=(",", ":")),
+        body=json.dumps(error.body(prefix), separators=(",", ":")),
         status_code=error.status,
         headers=headers,
     )
@@ -284,22 +300,23 @@ def errors_as_problems(request: Request, get_response: Callable[[Request], Respo
     """
     logs.start_request(_request_id(request))
     code = None
+    prefix = reference_prefix(request)
     try:
         response = get_response(request)
         framework_error = _framework_error(response)
         if framework_error is not None:
             code = framework_error.code
-            response = problem_response(framework_error)
+            response = problem_response(framework_error, prefix)
     except ServiceError as error:
         code = error.code
-        response = problem_response(error)
+        response = problem_response(error, prefix)
     except OAuthError as error:
         code = error.error
         response = oauth_error_response(error)
     except Exception:  # a bug: answer a plain 500, log it without request data
         logger.exception("unhandled error")
         code = errors.INTERNAL_ERROR.code
-        response = problem_response(errors.INTERNAL_ERROR.error())
+        response = problem_response(errors.INTERNAL_ERROR.error(), prefix)
     _log_request(request, response.status_code, code)
     logs.end_request()
     return response

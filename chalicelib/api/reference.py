@@ -59,7 +59,7 @@ def errors_page() -> str:
         "<title>memory-auth: errors</title></head><body><main><h1>Errors</h1>"
         "<p>Every error is RFC 9457 problem+json whose <code>type</code> links here and whose "
         "<code>code</code> is stable; the token endpoints answer RFC 6749 errors. "
-        'The full API: <a href="/openapi.json">/openapi.json</a>.</p>'
+        'The full API: <a href="../openapi.json">/openapi.json</a>.</p>'
         + "".join(rows)
         + "</main></body></html>"
     )

@@ -344,10 +344,14 @@ def gateway_responses(packaged: Packaged) -> dict[str, Any]:
     return responses
 
 
+# The API Gateway stage every service stage deploys its API under (.chalice/config.json).
+API_STAGE = "v1api"
+
+
 def rendered(response: dict[str, Any], **context: str) -> dict[str, Any]:
     """The body API Gateway sends: plain variable substitution (no VTL in gateway responses)."""
     (template,) = response["responseTemplates"].values()
-    for name, value in context.items():
+    for name, value in {"stage": API_STAGE, **context}.items():
         template = template.replace(f"$context.{name}", value)
     assert "$" not in template
     body: dict[str, Any] = json.loads(template)
@@ -361,7 +365,7 @@ def test_gateway_responses_are_the_service_problem_bodies(
     status, code, detail = GATEWAY_RESPONSES[response_type]
     response = gateway_responses(packaged)[response_type]
     sample_code = "workspace_mismatch" if code.startswith("$") else code
-    expected = problem_body(status, sample_code, detail)
+    expected = problem_body(status, sample_code, detail, f"/{API_STAGE}")
     expected["title"] = TITLES.get(status, HTTPStatus(status).phrase)
 
     assert response["statusCode"] == str(status)
@@ -402,10 +406,11 @@ def test_every_other_gateway_error_is_problem_json_without_api_gateway_text(
     (template,) = response["responseTemplates"].values()
     body = rendered(response)
 
-    # $context.error.message(String) can echo the Authorization header (unknown routes).
-    assert "$context" not in template
+    # $context.error.message(String) can echo the Authorization header (unknown routes); the
+    # stage's name is the only variable these answers use.
+    assert "$context" not in template.replace("$context.stage/", "")
     assert set(body) == {"type", "title", "detail", "code"}
-    assert body["type"] == "/docs/errors#" + body["code"]
+    assert body["type"] == f"/{API_STAGE}/docs/errors#" + body["code"]
     assert response["responseParameters"]["gatewayresponse.header.Content-Type"] == (
         f"'{PROBLEM_JSON}'"
     )
@@ -427,24 +432,37 @@ def test_gateway_responses_carry_no_cors_headers_where_the_stage_allows_no_origi
 
 
 @pytest.mark.parametrize(
+    ("origins", "allow_origin"),
+    [
+        # One allowed origin: named exactly, as the service names it (quoted: a static value).
+        (["https://app.example.com"], "'https://app.example.com'"),
+        # Several: API Gateway cannot pick one from a list, so it maps the request's Origin.
+        (["https://app.example.com", "https://admin.example.com"], "method.request.header.origin"),
+    ],
+)
+@pytest.mark.parametrize(
     "response_type", sorted([*GATEWAY_RESPONSES, "DEFAULT_4XX", "DEFAULT_5XX"])
 )
 def test_gateway_responses_carry_the_apps_cors_headers_where_the_stage_allows_origins(
-    response_type: str,
+    monkeypatch: pytest.MonkeyPatch, response_type: str, origins: list[str], allow_origin: str
 ) -> None:
     from chalicelib.api.cors import EXPOSED_HEADERS
-    from infra.template import Stack, load_template, parameters
+    from infra import template as infra_template
 
-    template = load_template()
-    stack = Stack(template, {**parameters("prod", template), "CrossOriginCalls": "on"})
+    configured = infra_template.stage_environment("prod")
+    monkeypatch.setattr(
+        infra_template,
+        "stage_environment",
+        lambda stage: {**configured, "ALLOWED_ORIGINS": json.dumps(origins)},
+    )
+    template = infra_template.load_template()
+    stack = infra_template.stack("prod", template)
     # infra/resources.json holds only what it adds to chalice's RestAPI (no Type of its own).
     body = stack.value(template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"])
     headers = body["x-amazon-apigateway-gateway-responses"][response_type]["responseParameters"]
 
     # Static values are quoted; an unquoted value maps from the request (its Origin).
-    assert headers["gatewayresponse.header.Access-Control-Allow-Origin"] == (
-        "method.request.header.origin"
-    )
+    assert headers["gatewayresponse.header.Access-Control-Allow-Origin"] == allow_origin
     assert headers["gatewayresponse.header.Access-Control-Expose-Headers"] == (
         "'" + ", ".join(EXPOSED_HEADERS) + "'"
     )
@@ -454,5 +472,17 @@ def test_gateway_responses_carry_the_apps_cors_headers_where_the_stage_allows_or
 
 def test_unknown_routes_answer_as_the_local_stack_does(packaged: Packaged) -> None:
     response = gateway_responses(packaged)["MISSING_AUTHENTICATION_TOKEN"]
+    body = rendered(response)
+    local = unknown_route_body()
 
-    assert rendered(response) == unknown_route_body()
+    # The same body, but for the path the API is served under: the gateway's stage, the local
+    # server's root.
+    assert body.pop("type") == f"/{API_STAGE}" + str(local.pop("type"))
+    assert body == local
+
+
+def test_every_stage_serves_its_api_under_the_stage_the_problem_links_name() -> None:
+    config = json.loads(CHALICE_CONFIG.read_text())
+    stages = config["stages"]
+
+    assert {stages[name].get("api_gateway_stage") for name in stages} == {API_STAGE}

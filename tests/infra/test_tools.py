@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -107,8 +108,9 @@ def test_stage_parameters_come_from_the_stage_configuration(stage: str) -> None:
         assert aliases[values["PreviousSigningKeySlot"]] == previous
     else:
         assert values["PreviousSigningKeySlot"] == NO_PREVIOUS_SLOT
-    assert values["CrossOriginCalls"] == ("on" if configured.get("ALLOWED_ORIGINS", "[]") != "[]"
-                                          else "off")
+    origins = json.loads(configured.get("ALLOWED_ORIGINS") or "[]")
+    assert values["CrossOriginCalls"] == ("off", "one", "several")[min(len(origins), 2)]
+    assert values["AllowedOrigin"] == (origins[0] if len(origins) == 1 else "")
     assert merge_template(stage)["Parameters"]["Stage"]["AllowedValues"] == [stage]
 
 
@@ -164,10 +166,17 @@ def test_each_step_of_the_rotation_runbook_packages_the_slots_it_names(
         }, (current, previous)
 
 
-@pytest.mark.parametrize(("origins", "calls"), [("", "off"), ("[]", "off"),
-                                               ('["https://app.example.com"]', "on")])
+@pytest.mark.parametrize(
+    ("origins", "calls", "origin"),
+    [
+        ("", "off", ""),
+        ("[]", "off", ""),
+        ('["https://app.example.com"]', "one", "https://app.example.com"),
+        ('["https://app.example.com", "https://admin.example.com"]', "several", ""),
+    ],
+)
 def test_cross_origin_calls_follow_the_stage_allowed_origins(
-    monkeypatch: pytest.MonkeyPatch, origins: str, calls: str
+    monkeypatch: pytest.MonkeyPatch, origins: str, calls: str, origin: str
 ) -> None:
     monkeypatch.setattr(
         "infra.template.stage_environment",
@@ -177,7 +186,8 @@ def test_cross_origin_calls_follow_the_stage_allowed_origins(
         },
     )
 
-    assert parameters("dev", load_template())["CrossOriginCalls"] == calls
+    values = parameters("dev", load_template())
+    assert (values["CrossOriginCalls"], values["AllowedOrigin"]) == (calls, origin)
 
 
 def test_a_stage_with_a_malformed_origin_list_is_not_packaged(
@@ -188,6 +198,23 @@ def test_a_stage_with_a_malformed_origin_list_is_not_packaged(
         lambda stage: {
             "TOKEN_SIGNING_KEY_ID": f"alias/memory-auth-{stage}-token-signing-a",
             "ALLOWED_ORIGINS": '"https://app.example.com"',  # not a list
+        },
+    )
+
+    with pytest.raises(TemplateError) as refused:
+        parameters("dev", load_template())
+    assert "ALLOWED_ORIGINS" in str(refused.value)
+
+
+def test_a_stage_with_an_origin_the_service_would_refuse_is_not_packaged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Quoted into API Gateway's answers as it is: only an origin as browsers write it.
+    monkeypatch.setattr(
+        "infra.template.stage_environment",
+        lambda stage: {
+            "TOKEN_SIGNING_KEY_ID": f"alias/memory-auth-{stage}-token-signing-a",
+            "ALLOWED_ORIGINS": '["https://app.example.com\'"]',
         },
     )
 

@@ -313,3 +313,27 @@ def test_no_error_body_ever_contains_the_credential_sent(api: Api) -> None:
     sent = generate_key()
     answer = api.call("GET", WHOAMI, sent)
     assert sent.encode() not in answer.body
+
+
+# -- where `type` points ------------------------------------------------------------------------
+
+
+def test_behind_api_gateway_a_problem_type_names_the_path_of_the_stage(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # API Gateway serves the API under its stage (/v1api/...) and names it in the request
+    # context; the local server (and the test client) name none and serve at the root.
+    from chalice.local import LambdaEventConverter
+
+    convert = LambdaEventConverter.create_lambda_event
+
+    def through_the_gateway(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        event = convert(self, *args, **kwargs)
+        event["requestContext"]["stage"] = "v1api"
+        return event
+
+    monkeypatch.setattr(LambdaEventConverter, "create_lambda_event", through_the_gateway)
+
+    body = api.call("GET", WHOAMI).json
+
+    assert body["type"] == "/v1api/docs/errors#missing_credentials"
