@@ -24,6 +24,7 @@ Items (see `table.py`):
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -91,23 +92,20 @@ class IdempotentRequest:
         return f"IdempotentRequest(caller={self.caller!r})"
 
 
-@dataclass(frozen=True)
-class IdempotencyRecord:
-    fingerprint: str
-    result_id: str
-
-
 class IdempotencyStore:
     def __init__(self, client: Any, table_name: str):
         self._client = client
         self._table = table_name
 
-    def find(self, request: IdempotentRequest, now: datetime) -> IdempotencyRecord | None:
-        """The live record of this caller's key, or None (never used, or older than 24 h)."""
+    def first_result(self, request: IdempotentRequest, now: datetime) -> str | None:
+        """The id this caller's key first answered with, or None (never used, or older than
+        24 h); 422 `idempotency_key_reused` when the key was used for another request."""
         found = get_consistent(self._client, self._table, request.record_pk, RECORD_SK)
         if found is None or found[TTL_ATTRIBUTE] <= epoch(now):
             return None
-        return IdempotencyRecord(found["fingerprint"], found["resultId"])
+        if not hmac.compare_digest(found["fingerprint"], request.fingerprint):
+            raise errors.IDEMPOTENCY_KEY_REUSED.error()
+        return str(found["resultId"])
 
     def claim(self, request: IdempotentRequest, result_id: str, now: datetime) -> dict[str, Any]:
         """The transaction member that records `result_id` for this key, if no live record

@@ -7,7 +7,6 @@ a caller who may not touch a key learns nothing about the shape of a request (40
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
@@ -397,12 +396,10 @@ class KeyService:
         used for another request."""
         if idempotent is None:
             return None
-        record = self._idempotency.find(idempotent, self._clock.now())
-        if record is None:
+        result_id = self._idempotency.first_result(idempotent, self._clock.now())
+        if result_id is None:
             return None
-        if not hmac.compare_digest(record.fingerprint, idempotent.fingerprint):
-            raise errors.IDEMPOTENCY_KEY_REUSED.error()
-        api_key, ciphertext = self._owned_with_ciphertext(principal, record.result_id)
+        api_key, ciphertext = self._owned_with_ciphertext(principal, result_id)
         self._require_scopes_of(principal, api_key)
         plaintext = self._open(api_key, ciphertext)
         logger.info("api key answered again (Idempotency-Key)", extra={"key_id": api_key.id})

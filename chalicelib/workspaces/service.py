@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 from typing import Protocol
 
 from chalicelib import errors, ids
@@ -81,12 +80,10 @@ class WorkspaceService:
     def _replay(self, idempotent: IdempotentRequest | None) -> Workspace | None:
         if idempotent is None:
             return None
-        record = self._idempotency.find(idempotent, self._clock.now())
-        if record is None:
+        result_id = self._idempotency.first_result(idempotent, self._clock.now())
+        if result_id is None:
             return None
-        if not hmac.compare_digest(record.fingerprint, idempotent.fingerprint):
-            raise errors.IDEMPOTENCY_KEY_REUSED.error()
-        workspace = self._workspaces.get(record.result_id)
+        workspace = self._workspaces.get(result_id)
         if workspace is None:  # the record outlived its workspace: never within 24 hours
             raise errors.NOT_FOUND.error(
                 "The workspace this Idempotency-Key created no longer exists."

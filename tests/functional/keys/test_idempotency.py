@@ -186,7 +186,7 @@ def test_two_concurrent_creates_with_one_key_commit_one_key(
     # The second request looked for a record before the first one had written it: it goes
     # on, writes, and its transaction meets the first one's record.
     store = api.services.idempotency
-    monkeypatch.setattr(store, "find", once(None, store.find))
+    monkeypatch.setattr(store, "first_result", once(None, store.first_result))
     second = create(api, alice, "race")
     assert second.status == 201
     assert second.json == first.json
@@ -202,7 +202,7 @@ def test_two_concurrent_rotations_with_one_key_commit_one_successor(
     first = rotate(api, alice, old["id"], "race")
     # The second request read the old key while it was still active, and found no record.
     monkeypatch.setattr(keys, "get_with_ciphertext", once(active, keys.get_with_ciphertext))
-    monkeypatch.setattr(store, "find", once(None, store.find))
+    monkeypatch.setattr(store, "first_result", once(None, store.first_result))
     second = rotate(api, alice, old["id"], "race")
     assert second.status == 201, second.body
     assert second.json == first.json
