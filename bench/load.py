@@ -180,7 +180,8 @@ class Load:
 
     # -- keys ----------------------------------------------------------------------------
 
-    def _create(self, operation: str, category: str) -> TrackedKey | None:
+    def _create(self, operation: str, category: str, pooled: bool = True) -> TrackedKey | None:
+        """A new key; `pooled`: other operations may pick it (use, rotate, revoke) at once."""
         body: dict[str, Any] = {"label": f"load {category}", "category": category}
         if category == "workspace":
             body["workspaceId"] = self.workspace_id
@@ -189,8 +190,9 @@ class Load:
             return None
         created = answer.json()
         key = TrackedKey(created["id"], category, created["key"])
-        with self._lock:
-            self.keys[key.id] = key
+        if pooled:
+            with self._lock:
+                self.keys[key.id] = key
         return key
 
     def _pick(self, category: str | None = None, live: bool = True) -> TrackedKey | None:
@@ -241,8 +243,11 @@ class Load:
             self._acknowledged(key)
 
     def race(self) -> None:
-        """Two rotations of one fresh key, released together from two threads."""
-        key = self._create("race: create", "workspace")
+        """Two rotations of one fresh key, released together from two threads.
+
+        The key joins the pool only afterwards: a revocation drawn meanwhile would make
+        both rotations lose, rightly, and the race would prove nothing."""
+        key = self._create("race: create", "workspace", pooled=False)
         if key is None:
             return
         barrier = threading.Barrier(2)
@@ -263,6 +268,7 @@ class Load:
             thread.join()
         with self._lock:
             self.races.append(sorted(statuses))
+            self.keys[key.id] = key
         if 201 in statuses:
             self._acknowledged(key)
 
@@ -340,7 +346,10 @@ class Load:
         if granted:
             failures.append(f"{len(granted)} requests were granted to a revoked key")
         if bad_races:
-            failures.append(f"{len(bad_races)} concurrent rotations had not exactly one winner")
+            failures.append(
+                f"{len(bad_races)} concurrent rotations had not exactly one winner"
+                f" (statuses: {', '.join(map(str, bad_races[:5]))})"
+            )
         if not self.races or not refused_after:
             failures.append("the run was too small to exercise every check")
         return {

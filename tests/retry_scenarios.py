@@ -58,7 +58,7 @@ class Service(Protocol):
         """The AWS calls ("dynamodb.TransactWriteItems") made since the fault was armed."""
 
     def user_token(self) -> str:
-        """A token for a new user, minted without going through the armed service."""
+        """A token for a new user who exists (signed in), made while no fault is armed."""
 
     def id_token(self, subject: str) -> str:
         """An ID token of a trusted issuer for `subject`."""

@@ -23,6 +23,7 @@ import pytest
 from local.faults import KINDS, Fault, read_state, write_plan
 from local.running import running_stack
 from tests.e2e.conftest import Stack
+from tests.e2e.test_key_service import sign_in
 from tests.retry_scenarios import (
     EXCHANGE,
     KEYS,
@@ -69,7 +70,9 @@ class OverHttp:
         return list(self._state().get("operations", []))
 
     def user_token(self) -> str:
-        return self.stack.mint_token(f"usr_{uuid.uuid4().hex[:20]}")
+        # A person who signed in (no fault is armed here): only users can join a workspace.
+        _, token = sign_in(self.stack, f"retry-{uuid.uuid4().hex[:20]}")
+        return token
 
     def id_token(self, subject: str) -> str:
         answer = httpx.post(self.stack.info["idpEndpoint"] + "/token", json={"sub": subject})
