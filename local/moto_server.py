@@ -5,7 +5,8 @@ conditional writes on one item can both succeed. Real DynamoDB is atomic per ite
 rotation race depends on that, so the local stack serves moto one request at a time.
 
 Two habits of moto 5.2 made the local stack's memory grow without bound, measured by
-`make load` (README, "Local stack memory"); both are switched off here, in this process only:
+`make load` (README, "Local stack memory"), and a third made it slow; all three are switched
+off here, in this process only:
 
 - Every model object moto ever creates (each item written, each copy of one) is appended
   to a class-level list, `instances_tracked`, for its web dashboard, which this server does
@@ -14,6 +15,12 @@ Two habits of moto 5.2 made the local stack's memory grow without bound, measure
   to roll back on failure: O(table size) time per transaction, and, through the list
   above, O(table size) memory kept forever. Here a transaction keeps a copy of the items it
   touches instead, and restores those if it fails: the same all-or-nothing result.
+- moto writes each DynamoDB answer by walking botocore's output shape, member by member:
+  about 4 ms per item, so a page of 100 keys took 0.4 s and made every caller queued behind
+  it (moto serves one request at a time) miss its read timeout under `make load`. A DynamoDB
+  result is already in the wire's JSON shape, so here it is written with `json.dumps`,
+  binary values in base64 and times in epoch seconds, as the JSON protocol has them; the
+  answers botocore parses are the same (`tests/unit/local/test_moto_server.py`).
 
     python -m local.moto_server --port 5000
 """
@@ -21,9 +28,12 @@ Two habits of moto 5.2 made the local stack's memory grow without bound, measure
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import copy
+import json
 import sys
+from datetime import datetime
 from typing import Any
 
 from moto.moto_server.werkzeug_app import (
@@ -69,6 +79,26 @@ def transactions_roll_back_their_items() -> None:
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
 
 
+def dynamodb_answers_as_plain_json() -> None:
+    """DynamoDB results are written with json.dumps, not moto's shape-walking serializer."""
+    from moto.dynamodb.responses import DynamoResult
+
+    def execute_result(self: Any, context: Any) -> tuple[int, dict[str, str], str]:
+        body = json.dumps(self.result, default=_wire_value, separators=(",", ":"))
+        return 200, {"Content-Type": "application/x-amz-json-1.0"}, body
+
+    DynamoResult.execute_result = execute_result  # type: ignore[method-assign]
+
+
+def _wire_value(value: Any) -> Any:
+    """The JSON protocol's form of what json cannot write itself."""
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, datetime):
+        return value.timestamp()
+    raise TypeError(f"no JSON form for {type(value).__name__}")
+
+
 def _snapshot(backend: Any, member: dict[str, Any]) -> tuple[str, dict[str, Any], Any] | None:
     """(table, key, the item's attributes or None if absent) of one transaction member."""
     try:
@@ -93,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     without_instance_tracking()
     transactions_roll_back_their_items()
+    dynamodb_answers_as_plain_json()
     app = DomainDispatcherApplication(create_backend_app)
     server = make_server(
         args.host, args.port, app, threaded=False, request_handler=MotoRequestHandler
