@@ -127,7 +127,8 @@ with mock_aws():
         {"pk": {"S": "p"}, "sk": {"S": "s2"}}, {"pk": {"S": "p"}, "sk": {"S": "none"}}]}})
     answers["update"] = db.update_item(
         TableName="t", Key={"pk": {"S": "p"}, "sk": {"S": "s3"}}, ReturnValues="ALL_NEW",
-        UpdateExpression="SET n = n + :one REMOVE ss", ExpressionAttributeValues={":one": {"N": "1"}})
+        UpdateExpression="SET n = n + :one REMOVE ss",
+        ExpressionAttributeValues={":one": {"N": "1"}})
     answers["transact"] = db.transact_write_items(TransactItems=[
         {"Delete": {"TableName": "t", "Key": {"pk": {"S": "p"}, "sk": {"S": "s4"}}}}])
     answers["delete"] = db.delete_item(
