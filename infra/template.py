@@ -198,8 +198,9 @@ def signing_key_aliases(template: Mapping[str, Any], stage: str) -> dict[str, st
 
 _QUOTABLE_ORIGIN = re.compile(r"https?://[^\s'\"\\]+")
 
-# CrossOriginCalls by how many origins the stage allows: none, exactly one, or several.
-CROSS_ORIGIN_CALLS = ("off", "one", "several")
+# Where API Gateway's own answers take Access-Control-Allow-Origin from when the stage allows
+# several origins: the request's (a mapping expression, unquoted), since it cannot pick one.
+REQUEST_ORIGIN = "method.request.header.origin"
 
 
 def parameters(stage: str, template: Mapping[str, Any] | None = None) -> dict[str, str]:
@@ -235,10 +236,12 @@ def parameters(stage: str, template: Mapping[str, Any] | None = None) -> dict[st
         "SigningKeySlot": slot_of[current],
         "PreviousSigningKeySlot": slot_of[previous] if previous else NO_PREVIOUS_SLOT,
         # API Gateway's own error answers cannot pick one origin from a list: with one
-        # allowed origin they name it exactly, as the service does; with several they echo
-        # the request's Origin (see the README, "Cross-origin calls").
-        "CrossOriginCalls": CROSS_ORIGIN_CALLS[min(len(origins), 2)],
-        "AllowedOrigin": origins[0] if len(origins) == 1 else "",
+        # allowed origin they name it exactly (quoted: a static value), as the service does;
+        # with several they echo the request's Origin (README, "Calling from a browser").
+        "CrossOriginCalls": "on" if origins else "off",
+        "GatewayAllowOrigin": (
+            f"'{origins[0]}'" if len(origins) == 1 else REQUEST_ORIGIN if origins else ""
+        ),
     }
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import ast
 import json
+import subprocess
 from collections import Counter
 from http import HTTPStatus
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,9 +16,10 @@ from chalicelib import table
 from chalicelib.access.principal import REALM
 from chalicelib.api.edge import PROBLEM_JSON
 from chalicelib.errors import PROBLEMS, TITLES, problem_body
-from infra.template import CHALICE_CONFIG, PROJECT_DIR, TEMPLATE
+from infra.template import CHALICE_CONFIG, PROJECT_DIR, REQUEST_ORIGIN, TEMPLATE
 from local.stack import unknown_route_body
-from tests.infra.conftest import Packaged
+from tests.infra.conftest import Packaged, load
+from tools.package import BIN_DIR
 
 CHALICELIB = PROJECT_DIR / "chalicelib"
 CONFIG = json.loads(CHALICE_CONFIG.read_text())
@@ -468,6 +471,25 @@ def test_gateway_responses_carry_the_apps_cors_headers_where_the_stage_allows_or
     )
     assert headers["gatewayresponse.header.Vary"] == "'Origin'"
     assert "gatewayresponse.header.Access-Control-Allow-Credentials" not in headers
+
+
+@pytest.mark.parametrize("allow_origin", ["'https://app.example.com'", REQUEST_ORIGIN])
+def test_a_stage_that_allows_origins_packages_lint_clean(
+    allow_origin: str, tmp_path: Path
+) -> None:
+    # No stage allows an origin yet, so `make package` never lints that branch: the prod
+    # package with its CORS parameters pinned as such a stage's would be.
+    template = load("prod").template
+    for name, value in {"CrossOriginCalls": "on", "GatewayAllowOrigin": allow_origin}.items():
+        template["Parameters"][name].update(Default=value, AllowedValues=[value])
+    path = tmp_path / "sam.json"
+    path.write_text(json.dumps(template))
+
+    linted = subprocess.run(
+        [str(BIN_DIR / "cfn-lint"), str(path)], capture_output=True, text=True, timeout=300
+    )
+
+    assert linted.returncode == 0, linted.stdout[-3000:]
 
 
 def test_unknown_routes_answer_as_the_local_stack_does(packaged: Packaged) -> None:

@@ -11,6 +11,7 @@ from chalice.constants import MISSING_DEPENDENCIES_TEMPLATE
 
 from infra.template import (
     NO_PREVIOUS_SLOT,
+    REQUEST_ORIGIN,
     STAGES,
     TemplateError,
     load_template,
@@ -109,8 +110,9 @@ def test_stage_parameters_come_from_the_stage_configuration(stage: str) -> None:
     else:
         assert values["PreviousSigningKeySlot"] == NO_PREVIOUS_SLOT
     origins = json.loads(configured.get("ALLOWED_ORIGINS") or "[]")
-    assert values["CrossOriginCalls"] == ("off", "one", "several")[min(len(origins), 2)]
-    assert values["AllowedOrigin"] == (origins[0] if len(origins) == 1 else "")
+    assert values["GatewayAllowOrigin"] == (
+        f"'{origins[0]}'" if len(origins) == 1 else REQUEST_ORIGIN if origins else ""
+    )
     assert merge_template(stage)["Parameters"]["Stage"]["AllowedValues"] == [stage]
 
 
@@ -167,16 +169,16 @@ def test_each_step_of_the_rotation_runbook_packages_the_slots_it_names(
 
 
 @pytest.mark.parametrize(
-    ("origins", "calls", "origin"),
+    ("origins", "allow_origin"),
     [
-        ("", "off", ""),
-        ("[]", "off", ""),
-        ('["https://app.example.com"]', "one", "https://app.example.com"),
-        ('["https://app.example.com", "https://admin.example.com"]', "several", ""),
+        ("", ""),
+        ("[]", ""),
+        ('["https://app.example.com"]', "'https://app.example.com'"),
+        ('["https://app.example.com", "https://admin.example.com"]', REQUEST_ORIGIN),
     ],
 )
 def test_cross_origin_calls_follow_the_stage_allowed_origins(
-    monkeypatch: pytest.MonkeyPatch, origins: str, calls: str, origin: str
+    monkeypatch: pytest.MonkeyPatch, origins: str, allow_origin: str
 ) -> None:
     monkeypatch.setattr(
         "infra.template.stage_environment",
@@ -186,8 +188,7 @@ def test_cross_origin_calls_follow_the_stage_allowed_origins(
         },
     )
 
-    values = parameters("dev", load_template())
-    assert (values["CrossOriginCalls"], values["AllowedOrigin"]) == (calls, origin)
+    assert parameters("dev", load_template())["GatewayAllowOrigin"] == allow_origin
 
 
 def test_a_stage_with_a_malformed_origin_list_is_not_packaged(
