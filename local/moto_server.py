@@ -31,6 +31,7 @@ import argparse
 import base64
 import contextlib
 import copy
+import itertools
 import json
 import sys
 from datetime import datetime
@@ -88,6 +89,35 @@ def dynamodb_answers_as_plain_json() -> None:
         return 200, {"Content-Type": "application/x-amz-json-1.0"}, body
 
     DynamoResult.execute_result = execute_result  # type: ignore[method-assign]
+
+
+def kms_keys_from_a_pool(size: int = 16) -> None:
+    """moto's KMS keys take their RSA key material from a pool of `size` per key size.
+
+    moto makes an RSA key pair for every KMS key it creates, symmetric and HMAC keys too
+    (60 ms each for 2048 bits): about three per test of the functional tier. For tests only:
+    one process hands the same material out again after `size` keys, so a test that made
+    more than `size` keys would see two of them sign alike.
+    """
+    from moto.kms import utils
+
+    made: dict[int, list[Any]] = {}
+    handed_out = itertools.count()
+    generate = utils.rsa.generate_private_key
+
+    def pooled(self: Any, key_size: int) -> None:
+        if key_size not in (2048, 3072, 4096):
+            made_here(self, key_size)  # moto's own refusal
+            return
+        self.key_size = key_size
+        keys = made.setdefault(key_size, [])
+        index = next(handed_out) % size
+        if index >= len(keys):
+            keys.append(generate(public_exponent=65537, key_size=key_size))
+        self.private_key = keys[index]
+
+    made_here = utils.RSAPrivateKey.__init__
+    utils.RSAPrivateKey.__init__ = pooled  # type: ignore[method-assign]
 
 
 def _wire_value(value: Any) -> Any:

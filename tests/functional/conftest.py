@@ -22,12 +22,17 @@ from chalicelib.clock import FrozenClock
 from chalicelib.config import Settings
 from chalicelib.runtime import Services
 from infra.template import stage_environment
+from local.moto_server import dynamodb_answers_as_plain_json, kms_keys_from_a_pool
 from local.resources import create_all
 from tests.functional.aws_operations import OPERATIONS_FILE, Recording
 
 ISSUER = "https://auth.test.example"
 FUNCTIONAL_TESTS = Path(__file__).resolve().parent
 RECORDING = Recording()
+
+# moto made faster where that changes no answer a test sees (local/moto_server.py).
+dynamodb_answers_as_plain_json()
+kms_keys_from_a_pool()
 _finished: set[str] = set()
 
 

@@ -159,3 +159,39 @@ def test_dynamodb_answers_written_as_plain_json_parse_as_moto_writes_them() -> N
     # What was compared: every attribute type, binary included, came back.
     assert plain["get"]["Item"]["b"] == moto["get"]["Item"]["b"] != ""
     assert plain["query page"]["LastEvaluatedKey"]
+
+
+POOL = """
+import json, os
+os.environ.update(AWS_ACCESS_KEY_ID="x", AWS_SECRET_ACCESS_KEY="x", AWS_DEFAULT_REGION="us-east-1")
+import boto3
+from moto import mock_aws
+from local.moto_server import kms_keys_from_a_pool
+
+kms_keys_from_a_pool(size=3)
+with mock_aws():
+    kms = boto3.client("kms")
+    keys = [kms.create_key(KeySpec="RSA_2048", KeyUsage="SIGN_VERIFY")["KeyMetadata"]["KeyId"]
+            for _ in range(4)]
+    public = [kms.get_public_key(KeyId=k)["PublicKey"].hex() for k in keys]
+    signed = kms.sign(KeyId=keys[0], Message=b"m", SigningAlgorithm="RSASSA_PKCS1_V1_5_SHA_256")
+    verified = kms.verify(KeyId=keys[0], Message=b"m", Signature=signed["Signature"],
+                          SigningAlgorithm="RSASSA_PKCS1_V1_5_SHA_256")["SignatureValid"]
+    try:
+        kms.create_key(KeySpec="RSA_1024", KeyUsage="SIGN_VERIFY")
+        refused = False
+    except Exception:
+        refused = True
+    print(json.dumps({"distinct": len(set(public[:3])), "fourth_is_first": public[3] == public[0],
+                      "verified": verified, "refused": refused}))
+"""
+
+
+def test_kms_key_material_comes_from_the_pool_distinct_within_its_size() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", POOL], cwd=PROJECT_DIR, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    found = json.loads(result.stdout.splitlines()[-1])
+
+    assert found == {"distinct": 3, "fourth_is_first": True, "verified": True, "refused": True}
