@@ -221,7 +221,9 @@ class AuthClient:
         Sent with an Idempotency-Key, as `create_api_key`: a retry after a lost answer gets
         the same successor instead of a 409, so the new key's plaintext is never lost.
         """
-        body = None if grace_period_seconds is None else {"gracePeriodSeconds": grace_period_seconds}
+        body = (
+            None if grace_period_seconds is None else {"gracePeriodSeconds": grace_period_seconds}
+        )
         key = idempotency_key or retry.new_idempotency_key()
         response = await self._transport.send(
             Call("POST", _key_path(key_id, "rotate"), json=body, idempotency_key=key)
