@@ -5,8 +5,10 @@ Standard library only, so that any module (the authorizer's import path included
 
 from __future__ import annotations
 
+import base64
 import json
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 
 # Control and format characters, and lone surrogates (valid in JSON's \u escapes, but not
@@ -53,3 +55,19 @@ def clean_text(value: Any) -> str:
     if not is_printable(text):
         raise InvalidText("must not contain control characters")
     return text
+
+
+def encode_cursor(after: str) -> str:
+    """An opaque page cursor: the id of the last item of the page, for the next to start after."""
+    return base64.urlsafe_b64encode(json.dumps({"after": after}).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, is_id: Callable[[str], bool]) -> str | None:
+    """The id a page starts after, or None for a cursor we did not issue (`is_id` says which
+    ids a cursor of this listing may carry)."""
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        after = json_value(base64.urlsafe_b64decode(padded.encode()))["after"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return after if isinstance(after, str) and is_id(after) else None

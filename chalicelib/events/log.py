@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from chalicelib import ids
+from chalicelib import ids, parsing
 from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Origin, Principal
 from chalicelib.clock import Clock
 from chalicelib.errors import INVALID_PARAMETER
 from chalicelib.events.model import TYPES, Actor, Event, actor_of
 from chalicelib.events.publisher import EventPublisher
-from chalicelib.events.store import EventPage, EventStore, decode_cursor
+from chalicelib.events.store import EventPage, EventStore
 
 
 class EventLog:
@@ -88,7 +88,7 @@ class EventLog:
         require_manager(principal)
         after = None
         if cursor is not None:
-            after = decode_cursor(cursor)
+            after = parsing.decode_cursor(cursor, ids.is_event_id)
             if after is None:
                 raise INVALID_PARAMETER.error("cursor is not a cursor this API issued.")
         if type is not None and type not in TYPES:

@@ -7,16 +7,14 @@ so a user's events read newest first with one Query.
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import ids
+from chalicelib import parsing
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
 from chalicelib.events.model import RETENTION, Event
-from chalicelib.parsing import json_value
 from chalicelib.table import (
     PARTITION_KEY,
     SORT_KEY,
@@ -41,20 +39,6 @@ def event_sk(event_id: str) -> str:
 class EventPage:
     events: list[Event]
     next_cursor: str | None
-
-
-def encode_cursor(event_id: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"after": event_id}).encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> str | None:
-    """The event id a page starts after, or None for a cursor we did not issue."""
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        after = json_value(base64.urlsafe_b64decode(padded.encode()))["after"]
-    except (ValueError, KeyError, TypeError):
-        return None
-    return after if isinstance(after, str) and ids.is_event_id(after) else None
 
 
 def to_event_item(event: Event) -> Item:
@@ -138,7 +122,7 @@ class EventStore:
                 if keep(event):
                     found.append(event)
                     if len(found) == limit:
-                        return EventPage(found, encode_cursor(event.id))
+                        return EventPage(found, parsing.encode_cursor(event.id))
             start = answer.get("LastEvaluatedKey")
             if not start:
                 return EventPage(found, None)

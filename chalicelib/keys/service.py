@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any
 
-from chalicelib import errors, ids
+from chalicelib import errors, ids, parsing
 from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
 from chalicelib.access.scopes import ADMIN, CATEGORIES, SCOPES_BY_CATEGORY, WORKSPACE, ordered
@@ -29,7 +29,6 @@ from chalicelib.keys.store import (
     KeyPage,
     KeyStore,
     Notice,
-    decode_cursor,
 )
 from chalicelib.keys.vault import CiphertextMismatch, KeyVault
 from chalicelib.logs import logger
@@ -213,7 +212,7 @@ class KeyService:
         require_manager(principal)
         after = None
         if cursor is not None:
-            after = decode_cursor(cursor)
+            after = parsing.decode_cursor(cursor, ids.is_key_id)
             if after is None:
                 raise errors.INVALID_PARAMETER.error("cursor is not a cursor this API issued.")
         if status is not None and status not in STATUSES:

@@ -15,8 +15,6 @@ hourly sweep reads (keys/expiry.py), so it never scans the table.
 
 from __future__ import annotations
 
-import base64
-import json
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -25,11 +23,10 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from chalicelib import ids
+from chalicelib import parsing
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.keys.model import EXPIRY_WARNING, MAX_LIFETIME_DAYS, ApiKey
-from chalicelib.parsing import json_value
 from chalicelib.table import (
     PARTITION_KEY,
     SORT_KEY,
@@ -86,20 +83,6 @@ _REMOVE_NOTICE = "#noticeShard, #noticeAt"
 class KeyPage:
     keys: list[ApiKey]
     next_cursor: str | None
-
-
-def encode_cursor(key_id: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"after": key_id}).encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> str | None:
-    """The key id a page starts after, or None for a cursor we did not issue."""
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        after = json_value(base64.urlsafe_b64decode(padded.encode()))["after"]
-    except (ValueError, KeyError, TypeError):
-        return None
-    return after if isinstance(after, str) and ids.is_key_id(after) else None
 
 
 def _values(api_key: ApiKey) -> dict[str, Any]:
@@ -391,7 +374,7 @@ class KeyStore:
                 if keep(api_key):
                     found.append(api_key)
                     if len(found) == limit:
-                        cursor = encode_cursor(api_key.id)
+                        cursor = parsing.encode_cursor(api_key.id)
                         break
             start = answer.get("LastEvaluatedKey")
             if cursor or not start:
