@@ -6,7 +6,7 @@ locally and would be a disaster anywhere else, so it refuses to start unless LOC
 binds loopback only, and is served over plain http, which the service refuses to trust
 outside local mode (see `chalicelib/login/openid.py`). It lives in `local/`, never deployed.
 
-    GET  /.well-known/openid-configuration   discovery
+    GET  /.well-known/openid-configuration   discovery (it promises `iss` in answers)
     GET  /jwks.json                          its public signing key
     POST /token  {"sub": "...", "email": "..."}  ->  {"id_token": "..."}   (scripts, curl)
 
@@ -134,6 +134,9 @@ class DevIdentityProvider:
             "response_types_supported": ["code"],
             "grant_types_supported": ["authorization_code"],
             "code_challenge_methods_supported": ["S256"],
+            # Every answer at the redirect URI names us in `iss` (RFC 9207), so the clients
+            # (the dashboard, the MCP authorization's sign-in) refuse one that does not.
+            "authorization_response_iss_parameter_supported": True,
             "token_endpoint_auth_methods_supported": ["none"],
             "scopes_supported": ["openid", "email", "profile"],
             "subject_types_supported": ["public"],

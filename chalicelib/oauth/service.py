@@ -258,10 +258,12 @@ class OAuthService:
         """The login provider's answer: verified, then on to the consent page."""
         pending, secret = self._bound_pending(parameters.get("state"), cookie, SIGNING_IN)
         assert self._login is not None  # a pending authorization exists only with one
-        issuer = parameters.get("iss")
-        if issuer is not None and issuer != self._login.provider.issuer:
-            # RFC 9207: an answer from another provider than the one we sent the user to.
-            raise PageError(400, "Sign-in failed", "The answer came from another provider.")
+        if not self._login.answered_by_provider(parameters.get("iss")):
+            # RFC 9207: an answer from another provider than the one we sent the user to, or
+            # without the `iss` that ours always sends: a mix-up; the pending one stays.
+            raise PageError(
+                400, "Sign-in failed", "The answer does not come from the login provider (iss)."
+            )
         if "error" in parameters or "code" not in parameters:
             self._pending.discard(pending)
             return self._back(

@@ -6,6 +6,11 @@ token endpoint returns is verified by the same verifier as an exchanged one
 (`chalicelib/login/openid.py`), plus the nonce. The provider's endpoints come from its
 discovery document unless configured. The provider is configured, never named by a client,
 so it is fetched like any trusted dependency: a failure is 503, never a sign-in.
+
+The answer at our callback must name the provider in `iss` (RFC 9207) when the discovery
+document says `authorization_response_iss_parameter_supported`; an `iss` naming anyone else
+is always refused. With both endpoints configured the document is not read, so an answer
+without `iss` is then accepted.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlencode
 
@@ -87,22 +93,32 @@ def s256(verifier: str) -> str:
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
+@dataclass(frozen=True)
+class ProviderMetadata:
+    """What this client uses of the provider's discovery document (or its configuration)."""
+
+    authorization_endpoint: str
+    token_endpoint: str
+    # RFC 9207 §3: the provider puts `iss` in every answer, so an answer without it is forged.
+    sends_issuer: bool = False
+
+
 class LoginProviderClient:
     def __init__(self, provider: LoginProvider, redirect_uri: str, transport: ProviderTransport):
         self.provider = provider
         self.redirect_uri = redirect_uri
         self._transport = transport
-        self._endpoints: tuple[str, str] | None = None
+        self._metadata: ProviderMetadata | None = None
         self._fetched_at = 0.0
         self._lock = threading.Lock()
 
-    def _discover(self) -> tuple[str, str]:
+    def _discover(self) -> ProviderMetadata:
         configured = (self.provider.authorization_endpoint, self.provider.token_endpoint)
         if configured[0] and configured[1]:
-            return configured[0], configured[1]
+            return ProviderMetadata(configured[0], configured[1])
         with self._lock:
-            if self._endpoints and time.monotonic() - self._fetched_at < DISCOVERY_LIFESPAN:
-                return self._endpoints
+            if self._metadata and time.monotonic() - self._fetched_at < DISCOVERY_LIFESPAN:
+                return self._metadata
         document = self._transport.get_json(
             self.provider.issuer.rstrip("/") + "/.well-known/openid-configuration"
         )
@@ -114,14 +130,27 @@ class LoginProviderClient:
         )
         if not isinstance(authorization, str) or not isinstance(token, str):
             raise DependencyUnavailable("login provider")
+        metadata = ProviderMetadata(
+            authorization,
+            token,
+            sends_issuer=document.get("authorization_response_iss_parameter_supported") is True,
+        )
         with self._lock:
-            self._endpoints, self._fetched_at = (authorization, token), time.monotonic()
-        return authorization, token
+            self._metadata, self._fetched_at = metadata, time.monotonic()
+        return metadata
+
+    def answered_by_provider(self, issuer: str | None) -> bool:
+        """Whether an answer at our callback, with this `iss` (None: without one), may be the
+        provider's (RFC 9207 §2.4): never if it names another issuer; without `iss` only if
+        the provider does not say it always sends one. DependencyUnavailable if unreadable."""
+        if issuer is not None:
+            return issuer == self.provider.issuer
+        return not self._discover().sends_issuer
 
     def authorization_url(
         self, state: str, nonce: str, verifier: str, login_hint: str | None = None
     ) -> str:
-        endpoint, _ = self._discover()
+        endpoint = self._discover().authorization_endpoint
         parameters = {
             "response_type": "code",
             "client_id": self.provider.client_id,
@@ -139,7 +168,7 @@ class LoginProviderClient:
 
     def redeem(self, code: str, verifier: str) -> str:
         """The ID token for a code, or SignInFailed; DependencyUnavailable if unreachable."""
-        _, endpoint = self._discover()
+        endpoint = self._discover().token_endpoint
         status, body = self._transport.post_form(
             endpoint,
             {

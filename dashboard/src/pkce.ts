@@ -1,21 +1,17 @@
-// OpenID Connect authorization code + PKCE (RFC 7636), the parts without I/O: random
-// values, the S256 challenge, the authorization URL, and the checks on the way back.
+// OpenID Connect authorization code + PKCE (RFC 7636) at the login provider, done by
+// oauth4webapi: the provider's discovery, the values a tab keeps while the person is away,
+// the authorization URL, and the checks on the way back: our state, the provider's `iss`
+// (RFC 9207: required when its metadata promises it), then the token endpoint's ID token
+// (issuer, audience, expiry, our nonce; the service verifies its signature at the exchange).
 
-/** base64url without padding. */
-export function base64url(bytes: Uint8Array): string {
-  let text = "";
-  for (const byte of bytes) text += String.fromCharCode(byte);
-  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
+import * as oauth from "oauth4webapi";
 
-/** A random URL-safe string carrying `bytes` bytes of entropy (32 -> 43 characters). */
-export function randomToken(bytes = 32): string {
-  return base64url(crypto.getRandomValues(new Uint8Array(bytes)));
-}
-
-export async function s256(verifier: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
-  return base64url(new Uint8Array(digest));
+/** What the sign-in uses of the provider's discovery document. */
+export interface ProviderMetadata {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  authorization_response_iss_parameter_supported?: boolean;
 }
 
 /** What the tab remembers between leaving for the provider and coming back. */
@@ -23,18 +19,73 @@ export interface PendingSignIn {
   verifier: string;
   state: string;
   nonce: string;
-  issuer: string;
-  tokenEndpoint: string;
   redirectUri: string;
+  server: ProviderMetadata;
 }
 
-export function authorizationUrl(
-  endpoint: string,
-  clientId: string,
-  pending: PendingSignIn,
-  challenge: string,
-): string {
-  const url = new URL(endpoint);
+/** The requests' transport: the page's `fetch`, or a test's. */
+export type Fetch = (url: string, init: oauth.CustomFetchOptions<string, URLSearchParams | undefined>) => Promise<Response>;
+
+const ID_TOKEN_ALGORITHM = "RS256"; // the only one the service's exchange accepts
+const CLOCK_TOLERANCE = 60; // seconds, as the service allows: a tab's clock may be off a little
+
+export class SignInError extends Error {
+  override name = "SignInError";
+}
+
+function options<Method, Body>(url: string, transport: Fetch | undefined): oauth.HttpRequestOptions<Method, Body> {
+  // Plain http reaches only a loopback development provider: the service refuses any other.
+  const chosen: oauth.HttpRequestOptions<Method, Body> = { [oauth.allowInsecureRequests]: new URL(url).protocol === "http:" };
+  if (transport !== undefined) chosen[oauth.customFetch] = transport as NonNullable<typeof chosen[typeof oauth.customFetch]>;
+  return chosen;
+}
+
+function client(clientId: string): oauth.Client {
+  return { client_id: clientId, id_token_signed_response_alg: ID_TOKEN_ALGORITHM, [oauth.clockTolerance]: CLOCK_TOLERANCE };
+}
+
+function asServer(server: ProviderMetadata): oauth.AuthorizationServer {
+  return { ...server, id_token_signing_alg_values_supported: [ID_TOKEN_ALGORITHM] };
+}
+
+/** The provider's metadata from its discovery document (`tokenEndpoint`: a configured one). */
+export async function discover(issuer: string, tokenEndpoint?: string, transport?: Fetch): Promise<ProviderMetadata> {
+  let document: oauth.AuthorizationServer;
+  try {
+    const url = new URL(issuer);
+    document = await oauth.processDiscoveryResponse(url, await oauth.discoveryRequest(url, options(issuer, transport)));
+  } catch (error) {
+    if (error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON) {
+      throw new SignInError("The login provider's discovery document does not match its configuration.");
+    }
+    throw new SignInError("The login provider could not be reached. Try again in a moment.");
+  }
+  const { authorization_endpoint: authorize, token_endpoint: token } = document;
+  // Exactly the configured issuer: the ID token's `iss` must be it, to the character.
+  if (document.issuer !== issuer || typeof authorize !== "string" || typeof token !== "string") {
+    throw new SignInError("The login provider's discovery document does not match its configuration.");
+  }
+  return {
+    issuer,
+    authorization_endpoint: authorize,
+    token_endpoint: tokenEndpoint ?? token,
+    authorization_response_iss_parameter_supported: document.authorization_response_iss_parameter_supported === true,
+  };
+}
+
+/** Fresh random values for one sign-in at `server`, coming back to `redirectUri`. */
+export function newSignIn(server: ProviderMetadata, redirectUri: string): PendingSignIn {
+  return {
+    verifier: oauth.generateRandomCodeVerifier(),
+    state: oauth.generateRandomState(),
+    nonce: oauth.generateRandomNonce(),
+    redirectUri,
+    server,
+  };
+}
+
+export async function authorizationUrl(clientId: string, pending: PendingSignIn): Promise<string> {
+  const url = new URL(pending.server.authorization_endpoint);
   const parameters = {
     response_type: "code",
     client_id: clientId,
@@ -42,57 +93,73 @@ export function authorizationUrl(
     scope: "openid email profile",
     state: pending.state,
     nonce: pending.nonce,
-    code_challenge: challenge,
+    code_challenge: await oauth.calculatePKCECodeChallenge(pending.verifier),
     code_challenge_method: "S256",
   };
   for (const [name, value] of Object.entries(parameters)) url.searchParams.set(name, value);
   return url.toString();
 }
 
-export class SignInError extends Error {
-  override name = "SignInError";
-}
-
-/** The code of a provider's answer, after the checks that tie it to this tab's request. */
-export function callbackCode(parameters: URLSearchParams, pending: PendingSignIn | null): string {
+/** The provider's answer, after the checks that tie it to this tab's request and provider. */
+export function checkedAnswer(parameters: URLSearchParams, pending: PendingSignIn | null, clientId: string): URLSearchParams {
   if (pending === null) {
     throw new SignInError("This sign-in was not started in this tab (or was already used). Sign in again.");
   }
-  if (parameters.get("state") !== pending.state) {
+  let checked: URLSearchParams;
+  try {
+    checked = oauth.validateAuthResponse(asServer(pending.server), client(clientId), parameters, pending.state);
+  } catch (error) {
+    if (error instanceof oauth.AuthorizationResponseError) {
+      throw new SignInError(`The login provider refused the sign-in: ${error.error_description ?? error.error}.`);
+    }
+    if (error instanceof oauth.OperationProcessingError && error.message.includes('"iss"')) {
+      // RFC 9207: an answer from another provider than the one we asked (or without the
+      // `iss` it promised to send) is a mix-up attack.
+      throw new SignInError("The sign-in answer did not come from the login provider (iss). Sign in again.");
+    }
     throw new SignInError("The sign-in answer does not match the request (state). Sign in again.");
   }
-  const issuer = parameters.get("iss");
-  if (issuer !== null && issuer !== pending.issuer) {
-    // RFC 9207: an answer from another provider than the one we asked is a mix-up attack.
-    throw new SignInError("The sign-in answer came from another provider. Sign in again.");
-  }
-  const error = parameters.get("error");
-  if (error !== null) {
-    const description = parameters.get("error_description");
-    throw new SignInError(`The login provider refused the sign-in: ${description ?? error}.`);
-  }
-  const code = parameters.get("code");
+  const code = checked.get("code");
   if (code === null || code === "") throw new SignInError("The login provider sent no code. Sign in again.");
-  return code;
+  return checked;
 }
 
-/** The ID token's claims, unverified: only to check our nonce (the service verifies the rest). */
-export function idTokenClaims(idToken: string): Record<string, unknown> {
-  const payload = idToken.split(".")[1];
-  if (payload === undefined) throw new SignInError("The login provider sent no usable ID token.");
+/** The ID token for a checked answer's code, from the provider's token endpoint. */
+export async function redeem(
+  checked: URLSearchParams,
+  pending: PendingSignIn,
+  clientId: string,
+  transport?: Fetch,
+): Promise<string> {
+  const server = asServer(pending.server);
+  let response: Response;
   try {
-    const json = atob(payload.replace(/-/g, "+").replace(/_/g, "/"));
-    const bytes = Uint8Array.from(json, (c) => c.charCodeAt(0));
-    const claims: unknown = JSON.parse(new TextDecoder().decode(bytes));
-    if (typeof claims === "object" && claims !== null) return claims as Record<string, unknown>;
+    response = await oauth.authorizationCodeGrantRequest(
+      server,
+      client(clientId),
+      oauth.None(),
+      checked,
+      pending.redirectUri,
+      pending.verifier,
+      options(pending.server.token_endpoint, transport),
+    );
   } catch {
-    // Falls through to the refusal below: the text of a token never goes into a message.
+    throw new SignInError("The login provider could not be reached to finish the sign-in. Sign in again.");
   }
-  throw new SignInError("The login provider sent no usable ID token.");
-}
-
-export function checkNonce(idToken: string, pending: PendingSignIn): void {
-  if (idTokenClaims(idToken)["nonce"] !== pending.nonce) {
-    throw new SignInError("The ID token was not issued for this sign-in (nonce). Sign in again.");
+  try {
+    const answer = await oauth.processAuthorizationCodeResponse(server, client(clientId), response, {
+      expectedNonce: pending.nonce,
+      requireIdToken: true,
+    });
+    return answer.id_token as string;
+  } catch (error) {
+    if (error instanceof oauth.ResponseBodyError) {
+      throw new SignInError(`The login provider did not finish the sign-in: ${error.error_description ?? error.error}`);
+    }
+    if (error instanceof oauth.OperationProcessingError && error.message.includes('"nonce"')) {
+      throw new SignInError("The ID token was not issued for this sign-in (nonce). Sign in again.");
+    }
+    // Never the error's own text: its cause holds the provider's answer, tokens included.
+    throw new SignInError("The login provider sent no usable ID token. Sign in again.");
   }
 }

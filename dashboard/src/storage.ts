@@ -47,7 +47,8 @@ export function savePending(pending: PendingSignIn): void {
 export function takePending(): PendingSignIn | null {
   const value = read(PENDING) as PendingSignIn | null;
   sessionStorage.removeItem(PENDING);
-  return value !== null && typeof value.verifier === "string" ? value : null;
+  // One kept by an older page (before the provider's metadata was kept too) is not usable.
+  return value !== null && typeof value.verifier === "string" && typeof value.server?.issuer === "string" ? value : null;
 }
 
 /** Everything this page ever stored in the tab. */

@@ -1,10 +1,13 @@
-"""Sign-in through the development provider's form, the session's storage, and sign-out."""
+"""Sign-in through the development provider's form, the session's storage, and sign-out;
+the provider's `iss` on the way back (RFC 9207)."""
 
 from __future__ import annotations
 
 import re
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from playwright.sync_api import expect
+import pytest
+from playwright.sync_api import Route, expect
 
 from tests.browser.conftest import Person, Stack
 
@@ -41,3 +44,92 @@ def test_sign_in_at_the_provider_then_out_forgets_everything(people, stack: Stac
     expect(page.get_by_role("button", name="Sign in")).to_be_visible()
     assert alice.csp_violations() == []
     alice.screenshot("signed-out")
+
+
+# -- RFC 9207: the provider's `iss` on the way back --------------------------------------
+
+
+def provider_promises_iss(person: Person, promise: bool) -> None:
+    """The provider's discovery document, as this tab reads it, says `promise` about `iss`."""
+
+    def serve(route: Route) -> None:
+        answer = route.fetch()
+        document = answer.json()
+        document["authorization_response_iss_parameter_supported"] = promise
+        route.fulfill(response=answer, json=document)
+
+    person.page.route("**/.well-known/openid-configuration", serve)
+
+
+def provider_answers_with(person: Person, iss: str | None) -> None:
+    """The provider's redirect back to the dashboard carries `iss` (None: no `iss` at all)."""
+
+    def answer(route: Route) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        back = urlsplit(route.fetch(max_redirects=0).headers["location"])
+        query = [(name, value) for name, value in parse_qsl(back.query) if name != "iss"]
+        if iss is not None:
+            query.append(("iss", iss))
+        location = back._replace(query=urlencode(query)).geturl()
+        route.fulfill(status=302, headers={"Location": location})
+
+    person.page.route("**/authorize", answer)
+
+
+def sign_in_at_the_provider(person: Person) -> None:
+    """From the dashboard to the provider's form and back, whatever the tab makes of it."""
+    page = person.page
+    page.goto(person.dashboard)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(re.compile(r"/authorize\?"))
+    page.get_by_label("Subject (user name)").fill(person.name)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(re.compile(r"/dashboard/$"))
+
+
+@pytest.mark.parametrize("iss", [None, "http://127.0.0.1:9/other-provider"])
+def test_a_provider_that_promises_iss_is_refused_an_answer_without_its_own(
+    people, iss: str | None
+) -> None:
+    person: Person = people("browser-mallory")
+    provider_promises_iss(person, True)
+    provider_answers_with(person, iss)
+
+    sign_in_at_the_provider(person)
+
+    alert = person.page.get_by_role("alert")
+    expect(alert).to_contain_text("did not come from the login provider (iss)")
+    expect(person.page.get_by_role("button", name="Sign in")).to_be_visible()
+    assert person.storage("sessionStorage") == {}  # no tokens, and the sign-in is spent
+    assert "code=" not in person.page.url
+    assert person.csp_violations() == []
+
+
+def test_a_provider_that_does_not_promise_iss_may_answer_without_it(people) -> None:
+    person: Person = people("browser-nina")
+    provider_promises_iss(person, False)
+    provider_answers_with(person, None)
+
+    sign_in_at_the_provider(person)
+
+    expect(person.page.locator("#user-id")).to_have_text(re.compile(r"^usr_"))
+    assert set(person.storage("sessionStorage")) == {"memory-dashboard.tokens"}
+    assert person.csp_violations() == []
+
+
+def test_the_development_provider_promises_iss_and_sends_it(people) -> None:
+    person: Person = people("browser-olga")
+    documents: list[dict[str, object]] = []
+
+    def read(route: Route) -> None:
+        answer = route.fetch()
+        documents.append(answer.json())
+        route.fulfill(response=answer)
+
+    person.page.route("**/.well-known/openid-configuration", read)
+
+    person.sign_in()
+
+    assert [d["authorization_response_iss_parameter_supported"] for d in documents] == [True]

@@ -140,3 +140,17 @@ def test_the_form_may_be_sent_back_to_the_client_and_nowhere_else(idp: DevIdpSer
     policy = page.headers["content-security-policy"]
     assert "form-action 'self' http://127.0.0.1:9;" in policy
     assert "default-src 'none'" in policy
+
+
+def test_discovery_promises_iss_in_every_answer_at_the_redirect_uri(idp: DevIdpServer) -> None:
+    _, challenge = pkce()
+
+    document = httpx.get(f"{idp.endpoint}/.well-known/openid-configuration").json()
+    refused = redirect_query(
+        httpx.get(f"{idp.endpoint}/authorize", params={
+            **authorize_parameters(challenge), "response_type": "token",
+        })
+    )
+
+    assert document["authorization_response_iss_parameter_supported"] is True
+    assert refused["iss"] == idp.endpoint == document["issuer"]
