@@ -10,19 +10,36 @@ PYTHON ?= $(shell for p in python$(PYTHON_VERSION) \
 	2>/dev/null && { command -v "$$p"; break; }; done)
 VENV := .venv
 BIN := $(VENV)/bin
-# One stamp per install step, named after the requirement files' checksum: editing a file
+# The locks (requirements*.txt) pin every package with its hashes; `make lock` compiles them
+# from the requirements*.in files. pip installs them with --require-hashes: a package that is
+# not pinned, or a file whose hash differs, stops the install.
+# One stamp per install step, named after the lock files' checksum: editing a lock
 # reinstalls exactly the steps that read it.
 LOCAL_STAMP := $(VENV)/.local-$(shell cat requirements.txt requirements-local.txt | cksum | cut -d' ' -f1)
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-local.txt requirements-dev.txt | cksum | cut -d' ' -f1)
 # Without --quiet: pip prints each package as it is collected and installed (progress).
-PIP_INSTALL := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar on
+PIP_INSTALL := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar on --require-hashes
 PYTEST := $(BIN)/python -m pytest
 STAGE ?= dev
 CHROMIUM ?= /usr/bin/chromium
+# The Node the dashboard, the TypeScript SDK and the npm test tools are built for: the LTS
+# line (Node 20 is end of life). An older Node still works for now, with a warning.
+NODE_MAJOR := 22
+# `make lock`: uv, from its own small hashed lock, in a virtualenv of its own (`make run` and
+# `make test` never need it). Every lock is compiled for Lambda's platform and Python: the
+# Lambda's (requirements.txt, what `chalice package` vendors) must be, and the others hold
+# the same versions (each file has the hashes of every wheel of a version, so they install
+# on this machine too).
+LOCK_VENV := build/lock
+UV := $(LOCK_VENV)/bin/uv
+LOCK_PLATFORM := x86_64-manylinux_2_28
+UV_COMPILE := $(UV) pip compile --quiet --upgrade --generate-hashes \
+	--python-platform $(LOCK_PLATFORM) --python-version $(PYTHON_VERSION) \
+	--custom-compile-command "make lock"
 
 .PHONY: help venv run test lint test-unit test-functional test-e2e test-python \
         test-sdk-python test-sdk-typescript test-infra test-contract bench load package deploy \
-        import-legacy clean dashboard chromium test-dashboard
+        import-legacy clean dashboard chromium test-dashboard lock node-version
 
 help:
 	@echo "Targets:"
@@ -47,7 +64,10 @@ help:
 	@echo "  make dashboard           build the dashboard's static files (npm)"
 	@echo "  make chromium            install Debian's chromium for the browser tests (root)"
 	@echo "  make test-dashboard      the dashboard's unit and browser tests"
-	@echo "  make venv                the virtualenv with every tool (.venv)"
+	@echo "  make venv                the virtualenv with every tool (.venv), from the hashed locks"
+	@echo "  make lock                compile requirements*.in into the locks (requirements*.txt: every"
+	@echo "                           package pinned, with hashes), upgrading what the .in files allow"
+	@echo "  make node-version        warn when the Node on the PATH is older than Node $(NODE_MAJOR) LTS"
 	@echo "  make clean               remove the virtualenv, caches and build/"
 	@echo "  make help                this list"
 	@echo "Variables (make VAR=value target, or in the environment):"
@@ -76,16 +96,15 @@ $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "make: Python $(PYTHON_VERSION) is needed (python$(PYTHON_VERSION) on PATH, or pyenv install $(PYTHON_VERSION)); or set PYTHON=/path/to/python$(PYTHON_VERSION)"; exit 1; }
 	@echo "==> creating the virtualenv in $(VENV) with $(PYTHON) (Python $(PYTHON_VERSION))"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(LOCAL_STAMP): requirements.txt requirements-local.txt | $(BIN)/python
-	@echo "==> installing the service and the local stack (requirements-local.txt)"
+	@echo "==> installing the service and the local stack (requirements-local.txt, hashes checked)"
 	$(PIP_INSTALL) -r requirements-local.txt
 	@rm -f $(VENV)/.local-*
 	@touch $(LOCAL_STAMP)
 
 $(STAMP): $(LOCAL_STAMP) requirements-dev.txt
-	@echo "==> installing the test, lint and packaging tools (requirements-dev.txt)"
+	@echo "==> installing the test, lint and packaging tools (requirements-dev.txt, hashes checked)"
 	$(PIP_INSTALL) -r requirements-dev.txt
 	@rm -f $(VENV)/.installed-*
 	@touch $(STAMP)
@@ -111,7 +130,7 @@ test-functional: venv
 	@echo "==> functional tests (chalice.test.Client on moto)"
 	$(PYTEST) tests/functional -q
 
-test-e2e: venv
+test-e2e: venv node-version
 	@echo "==> end-to-end tests (the local stack over real HTTP)"
 	$(PYTEST) tests/e2e -q
 
@@ -126,15 +145,25 @@ test-python: lint test-unit test-functional test-infra test-e2e test-contract
 test-sdk-python: venv
 	@if [ -f sdks/python/Makefile ]; then $(MAKE) -C sdks/python test PYTHON=$(abspath $(BIN)/python); fi
 
-test-sdk-typescript: venv
+test-sdk-typescript: venv node-version
 	@if [ -f sdks/typescript/Makefile ]; then $(MAKE) -C sdks/typescript test PYTHON=$(abspath $(BIN)/python); fi
 
 test: test-python test-sdk-python test-sdk-typescript test-dashboard
 
 # The dashboard's static files, built from dashboard/ into chalicelib/dashboard/static/
 # (never committed): `make run` serves them, `make package` ships them in the Lambda.
-dashboard:
+dashboard: node-version
 	@$(MAKE) --no-print-directory -C dashboard build
+
+# A warning, not a stop: everything still builds and passes on Node 20.
+node-version:
+	@version=$$(node -p process.versions.node 2>/dev/null); \
+	if [ -z "$$version" ]; then \
+		echo "make: no node on the PATH: the dashboard, the TypeScript SDK and the OpenID tests need Node $(NODE_MAJOR) LTS" >&2; \
+	elif [ "$${version%%.*}" -lt $(NODE_MAJOR) ]; then \
+		echo "make: WARNING: Node $$version is on the PATH; this project targets Node $(NODE_MAJOR) LTS" >&2; \
+		echo "make: WARNING: (Node $${version%%.*} is end of life). It still works for now; install Node $(NODE_MAJOR) or newer." >&2; \
+	fi
 
 # Debian's Chromium for the browser tests. Browser downloads (`playwright install`) do not
 # work where only the package registries are reachable, so the system package it is.
@@ -182,6 +211,22 @@ load: venv
 
 import-legacy: venv
 	$(BIN)/python -m tools.import_legacy_keys $(ARGS)
+
+$(UV): requirements-lock.txt
+	@test -n "$(PYTHON)" || { echo "make: Python $(PYTHON_VERSION) is needed (python$(PYTHON_VERSION) on PATH, or pyenv install $(PYTHON_VERSION)); or set PYTHON=/path/to/python$(PYTHON_VERSION)"; exit 1; }
+	@echo "==> installing the locking tool (uv, requirements-lock.txt, hashes checked) in $(LOCK_VENV)"
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-lock.txt
+	@touch $(UV)
+
+# Lambda's lock first; the development lock is held to it, and the local stack's to that
+# (a subset of it), so that the three agree on every version they share.
+lock: $(UV)
+	@echo "==> compiling the locks: requirements.in (Lambda), requirements-dev.in, requirements-local.in"
+	$(UV_COMPILE) requirements-lock.in -o requirements-lock.txt
+	$(UV_COMPILE) requirements.in -o requirements.txt
+	$(UV_COMPILE) requirements-dev.in -c requirements.txt -o requirements-dev.txt
+	$(UV_COMPILE) requirements-local.in -c requirements-dev.txt -o requirements-local.txt
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist chalicelib/dashboard/static

@@ -1,8 +1,11 @@
 """The Makefile a newcomer meets first: `make help` names everything, `make run` installs
-only what the local stack needs."""
+only what the local stack needs, every install checks the locks' hashes, and an old Node is
+named."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -10,15 +13,23 @@ from pathlib import Path
 from infra.template import PROJECT_DIR
 
 MAKEFILE = (PROJECT_DIR / "Makefile").read_text()
-# Tools a running service never imports: `make run` must not wait for them.
-DEVELOPMENT_ONLY = {"ruff", "mypy", "pytest", "cfn-lint", "schemathesis", "httpx"}
+# Tools a running service never imports: `make run` must not wait for them. (cfn-lint comes
+# with moto's server, httpx with mcp: the local stack installs them all the same.)
+DEVELOPMENT_ONLY = {"ruff", "mypy", "pytest", "schemathesis", "playwright", "hypothesis"}
+NODE_PACKAGES = ["sdks/typescript", "dashboard", "tests/e2e/oidc"]
 
 
-def make(*arguments: str) -> str:
+def make(*arguments: str, env: dict[str, str] | None = None) -> str:
+    return make_run(*arguments, env=env).stdout
+
+
+def make_run(
+    *arguments: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["make", "--no-print-directory", *arguments],
-        cwd=PROJECT_DIR, capture_output=True, text=True, check=True, timeout=60,
-    ).stdout
+        cwd=PROJECT_DIR, capture_output=True, text=True, check=True, timeout=60, env=env,
+    )
 
 
 def phony_targets() -> set[str]:
@@ -46,6 +57,7 @@ def test_help_lists_every_variable() -> None:
 
 
 def requirement_names(path: Path) -> set[str]:
+    """What an .in file declares (the locks add what those bring)."""
     names: set[str] = set()
     for line in path.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
@@ -61,8 +73,8 @@ def test_run_installs_only_the_service_and_the_local_stack(tmp_path: Path) -> No
 
     installs = re.findall(r"pip install .*-r (\S+)", planned)
     assert installs == ["requirements-local.txt"]
-    assert not requirement_names(PROJECT_DIR / "requirements-local.txt") & DEVELOPMENT_ONLY
-    assert {"chalice", "moto", "boto3"} <= requirement_names(PROJECT_DIR / "requirements-local.txt")
+    assert not requirement_names(PROJECT_DIR / "requirements-local.in") & DEVELOPMENT_ONLY
+    assert {"chalice", "moto", "boto3"} <= requirement_names(PROJECT_DIR / "requirements-local.in")
 
 
 def test_run_shows_progress_while_it_installs(tmp_path: Path) -> None:
@@ -71,3 +83,66 @@ def test_run_shows_progress_while_it_installs(tmp_path: Path) -> None:
 
     assert "--quiet" not in install and " -q" not in install
     assert "==> installing" in planned
+
+
+def test_every_install_checks_the_hashes_of_its_lock(tmp_path: Path) -> None:
+    planned = make("-n", "venv", f"VENV={tmp_path / 'venv'}")
+    planned += make("-n", "lock", f"LOCK_VENV={tmp_path / 'lock'}")
+
+    installs = [line for line in planned.splitlines() if "pip install" in line]
+    assert [re.findall(r"-r (\S+)", line) for line in installs] == [
+        ["requirements-local.txt"], ["requirements-dev.txt"], ["requirements-lock.txt"]
+    ]
+    assert all("--require-hashes" in line for line in installs), installs
+
+
+def test_lock_compiles_each_in_file_with_hashes_for_lambdas_platform(tmp_path: Path) -> None:
+    planned = make("-n", "lock", f"LOCK_VENV={tmp_path / 'lock'}")
+
+    compiles = [line for line in planned.splitlines() if " pip compile " in line]
+    outputs = sorted(re.findall(r" -o (\S+)", "\n".join(compiles)))
+    assert outputs == [
+        "requirements-dev.txt", "requirements-local.txt", "requirements-lock.txt",
+        "requirements.txt",
+    ]
+    for line in compiles:
+        assert "--generate-hashes" in line
+        assert "--python-platform x86_64-manylinux_2_28 --python-version 3.13" in line
+    # The development lock is held to the Lambda's, the local one to the development one.
+    assert "requirements-dev.in -c requirements.txt" in planned
+    assert "requirements-local.in -c requirements-dev.txt" in planned
+
+
+def fake_node(directory: Path, version: str) -> dict[str, str]:
+    node = directory / "node"
+    node.write_text(f"#!/bin/sh\necho {version}\n")
+    node.chmod(0o755)
+    return {**os.environ, "PATH": f"{directory}{os.pathsep}{os.environ['PATH']}"}
+
+
+def test_an_older_node_on_the_path_is_warned_about_without_failing(tmp_path: Path) -> None:
+    checked = make_run("node-version", env=fake_node(tmp_path, "20.20.2"))
+
+    warning = "WARNING: Node 20.20.2 is on the PATH; this project targets Node 22 LTS"
+    assert warning in checked.stderr
+    assert "end of life" in checked.stderr
+
+
+def test_node_22_passes_the_check_silently(tmp_path: Path) -> None:
+    checked = make_run("node-version", env=fake_node(tmp_path, "22.23.3"))
+
+    assert checked.stderr == ""
+
+
+def test_every_target_that_runs_node_checks_its_version(tmp_path: Path) -> None:
+    for target in ["run", "package", "test-e2e", "test-sdk-typescript", "test-dashboard"]:
+        planned = make("-n", target, f"VENV={tmp_path / 'venv'}")
+
+        assert "process.versions.node" in planned, target
+
+
+def test_every_node_package_declares_node_22() -> None:
+    for package in NODE_PACKAGES:
+        manifest = json.loads((PROJECT_DIR / package / "package.json").read_text())
+
+        assert manifest["engines"] == {"node": ">=22"}, package
