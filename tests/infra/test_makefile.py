@@ -96,6 +96,43 @@ def test_every_install_checks_the_hashes_of_its_lock(tmp_path: Path) -> None:
     assert all("--require-hashes" in line for line in installs), installs
 
 
+def test_the_python_sdks_install_fetches_nothing_unhashed(tmp_path: Path) -> None:
+    planned = subprocess.run(
+        ["make", "--no-print-directory", "-n", "-C", "sdks/python", "install",
+         f"PYTHON={tmp_path / 'python'}"],
+        cwd=PROJECT_DIR, capture_output=True, text=True, timeout=60,
+    ).stdout
+
+    installs = [line for line in planned.splitlines() if "pip install" in line]
+    assert installs, planned
+    for line in installs:
+        assert {"--no-index", "--no-deps", "--no-build-isolation"} <= set(line.split()), line
+
+
+def test_the_python_sdks_dependencies_and_build_backend_are_in_the_dev_lock() -> None:
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    pyproject = tomllib.loads((PROJECT_DIR / "sdks/python/pyproject.toml").read_text())
+    needed = [
+        *pyproject["build-system"]["requires"],
+        *pyproject["project"]["dependencies"],
+        *pyproject["project"]["optional-dependencies"]["test"],
+    ]
+    locked = dict(
+        re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)", (PROJECT_DIR / "requirements-dev.txt").read_text(),
+                   re.MULTILINE)
+    )
+    locked = {name.lower().replace("_", "-"): version for name, version in locked.items()}
+
+    for line in needed:
+        requirement = Requirement(line)
+        name = requirement.name.lower().replace("_", "-")
+        assert name in locked, f"{name} is not in requirements-dev.txt"
+        assert requirement.specifier.contains(locked[name]), f"{line} vs {locked[name]}"
+
+
 def test_lock_compiles_each_in_file_with_hashes_for_lambdas_platform(tmp_path: Path) -> None:
     planned = make("-n", "lock", f"LOCK_VENV={tmp_path / 'lock'}")
 
