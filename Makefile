@@ -21,6 +21,7 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-local.txt 
 PIP_INSTALL := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar on --require-hashes
 PYTEST := $(BIN)/python -m pytest
 STAGE ?= dev
+REPLICA_REGIONS ?=
 CHROMIUM ?= /usr/bin/chromium
 # The Node the dashboard, the TypeScript SDK and the npm test tools are built for: the LTS
 # line (Node 20 is end of life). An older Node still works for now, with a warning.
@@ -79,6 +80,7 @@ help:
 	@echo "  TRUSTED_ISSUERS=[...]    make run: more OpenID issuers to trust (README, Configuration)"
 	@echo "  ALLOWED_ORIGINS=[...]    make run: browser origins allowed to call the API (CORS)"
 	@echo "  STAGE=dev                package, deploy: dev, staging or prod"
+	@echo "  REPLICA_REGIONS=r2,r3    package: the stage global, homed in AWS_REGION (docs/scaling.md)"
 	@echo "  DEPLOY_BUCKET, AWS_REGION  deploy: the artifact bucket and region"
 	@echo "  ARGS=...                 extra arguments for bench, load, deploy, import-legacy"
 	@echo "  PYTHON=python3.13        the interpreter the virtualenv is made from"
@@ -193,7 +195,7 @@ test-infra: venv dashboard
 
 package: venv dashboard
 	@echo "==> chalice package, stage $(STAGE), merged with infra/resources.json; then cfn-lint"
-	$(BIN)/python -m tools.package --stage $(STAGE)
+	$(BIN)/python -m tools.package --stage $(STAGE) $(if $(REPLICA_REGIONS),--replica-regions $(REPLICA_REGIONS))
 
 deploy: package
 	@echo "==> deploy build/package/$(STAGE) with the AWS CLI (needs credentials, DEPLOY_BUCKET, AWS_REGION)"

@@ -1,8 +1,12 @@
 """`make package STAGE=…`: the stage's CloudFormation template, checked, in build/package/<stage>/.
 
-    python -m tools.package --stage dev|staging|prod
+    python -m tools.package --stage dev|staging|prod [--replica-regions r2,r3]
 
-1. Renders `infra/resources.json` for the stage (infra/template.py) into `merge.json`.
+1. Renders `infra/resources.json` for the stage (infra/template.py) into `merge.json`. With
+   `--replica-regions` (`make package REPLICA_REGIONS=…`) the stage is global: the packaging
+   Region (`AWS_REGION`, default us-east-1) is its home, and the template is made global
+   (infra/global_stage.py: a multi-Region strongly consistent table, multi-Region keys, one
+   stack per Region), in build/package/<stage>-global/.
 2. Runs `chalice package --merge-template merge.json`, which writes `sam.json` and
    `deployment.zip`. Chalice prints a warning and still exits 0 when it could not build a
    dependency for Lambda; that warning fails the package here.
@@ -31,7 +35,8 @@ from typing import Any
 
 from chalice.constants import MISSING_DEPENDENCIES_TEMPLATE
 
-from infra.template import PROJECT_DIR, STAGES, merge_template
+from infra.global_stage import Regions, global_template, parse_regions
+from infra.template import PROJECT_DIR, STAGES, TemplateError, merge_template
 
 BUILD_DIR = PROJECT_DIR / "build" / "package"
 BIN_DIR = Path(sys.executable).parent
@@ -43,8 +48,8 @@ class PackageError(Exception):
     pass
 
 
-def package_dir(stage: str) -> Path:
-    return BUILD_DIR / stage
+def package_dir(stage: str, global_stage: bool = False) -> Path:
+    return BUILD_DIR / (f"{stage}-global" if global_stage else stage)
 
 
 def packaging_environment(environ: Mapping[str, str]) -> dict[str, str]:
@@ -128,17 +133,31 @@ def run(command: list[str], env: Mapping[str, str]) -> str:
     return completed.stdout
 
 
-def package(stage: str) -> Path:
+def stage_regions(replica_regions: str, env: Mapping[str, str]) -> Regions | None:
+    """A global stage's Regions (home: the packaging Region), or None for one Region."""
+    if not replica_regions.strip():
+        return None
+    try:
+        return parse_regions(env["AWS_DEFAULT_REGION"], replica_regions)
+    except TemplateError as error:
+        raise PackageError(str(error)) from None
+
+
+def package(stage: str, replica_regions: str = "") -> Path:
     if stage not in STAGES:
         raise PackageError(f"unknown stage {stage!r}; one of {', '.join(STAGES)}")
-    out = package_dir(stage)
+    env = packaging_environment(os.environ)
+    regions = stage_regions(replica_regions, env)
+    out = package_dir(stage, global_stage=regions is not None)
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     merge = out / "merge.json"
-    merge.write_text(json.dumps(merge_template(stage), indent=2) + "\n")
+    rendered = merge_template(stage)
+    if regions is not None:
+        rendered = global_template(rendered, regions)
+    merge.write_text(json.dumps(rendered, indent=2) + "\n")
 
-    env = packaging_environment(os.environ)
     output = run(
         [str(BIN_DIR / "chalice"), "package", "--stage", stage, "--merge-template", str(merge),
          str(out)],
@@ -163,10 +182,15 @@ def package(stage: str) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stage", required=True, choices=STAGES)
+    parser.add_argument(
+        "--replica-regions",
+        default="",
+        help="two more Regions (r2,r3): package the stage global, homed in AWS_REGION",
+    )
     args = parser.parse_args(argv)
     started = time.monotonic()
     try:
-        template = package(args.stage)
+        template = package(args.stage, args.replica_regions)
     except PackageError as error:
         print(f"make package: {error}", file=sys.stderr)
         return 1
