@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import zlib
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from chalicelib.keys import plaintext
@@ -72,7 +73,26 @@ def test_a_key_with_two_neighbours_swapped_is_refused(
     assert plaintext.parse_key(key[:at] + key[at + 1] + key[at] + key[at + 2 :]) is None
 
 
-@given(st.text() | st.text().map(SVC.__add__) | base62(50, 160).map(SVC.__add__))
-def test_any_text_parses_to_a_key_or_to_none_without_raising(candidate: str) -> None:
+# The two shapes a key may have, written out here: ours (base62 between the prefix and a
+# checksum of all before it) and legacy ones (printable, space-free ASCII, 1 to 200 of it).
+OURS = re.compile(SVC + r"[0-9A-Za-z]{50,}")
+LEGACY = re.compile(r"legacy_[\x21-\x7e]{1,200}")
+
+
+@given(
+    st.text()
+    | st.text().map(SVC.__add__)
+    | base62(50, 160).map(SVC.__add__)
+    | st.from_regex(r"^legacy_[\x21-\x7e]{1,200}$")  # `$` lets a newline follow
+)
+@example("legacy_" + "x\n")
+def test_any_text_parses_to_none_or_to_a_key_of_one_of_the_two_shapes(candidate: str) -> None:
     parsed = plaintext.parse_key(candidate)
-    assert parsed is None or parsed.plaintext == candidate
+    if parsed is None:
+        return
+    assert parsed.plaintext == candidate
+    if parsed.legacy:
+        assert LEGACY.fullmatch(candidate)
+    else:
+        assert OURS.fullmatch(candidate)
+        assert from_base62(candidate[-6:]) == zlib.crc32(candidate[:-6].encode())
