@@ -47,7 +47,7 @@ GLOBAL_UNICAST = IPv6Network("2000::/3")
 def public_v4(ip: IPv4Address) -> bool:
     if ip in V4_GLOBAL_EXCEPTIONS:
         return True
-    if ip in IPv4Network("192.0.0.0/24") or ip == IPv4Address("255.255.255.255"):
+    if ip in IPv4Network("192.0.0.0/24"):
         return False
     return not any(ip in network for network in NOT_PUBLIC_V4)
 
