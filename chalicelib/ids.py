@@ -72,16 +72,16 @@ def new_user_id(created_at: datetime) -> str:
 
 
 def is_key_id(value: str) -> bool:
-    return bool(KEY_ID.match(value))
+    return bool(KEY_ID.fullmatch(value))
 
 
 def is_workspace_id(value: str) -> bool:
-    return bool(WORKSPACE_ID.match(value))
+    return bool(WORKSPACE_ID.fullmatch(value))
 
 
 def is_user_id(value: str) -> bool:
-    return bool(USER_ID.match(value))
+    return bool(USER_ID.fullmatch(value))
 
 
 def is_event_id(value: str) -> bool:
-    return bool(EVENT_ID.match(value))
+    return bool(EVENT_ID.fullmatch(value))

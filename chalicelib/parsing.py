@@ -40,8 +40,20 @@ class InvalidText(ValueError):
     """Why a label or a name was refused, worded to follow the field's name."""
 
 
+# What a person typed may hold any character but control characters, bidirectional overrides
+# and isolates (they reorder the text shown after them, so one label could pass for another)
+# and lone surrogates (no UTF-8 carries one). Other format characters are text someone meant:
+# joiners (U+200C, U+200D) make joined emoji and Persian words.
+_BIDI_CONTROLS = frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)))
+
+
+def is_label_character(char: str) -> bool:
+    return char not in _BIDI_CONTROLS and unicodedata.category(char) not in ("Cc", "Cs")
+
+
 def clean_text(value: Any) -> str:
-    """A label or a name as stored: trimmed, 1 to 100 characters, no control characters.
+    """A label or a name as stored: trimmed, 1 to 100 characters, no control characters
+    (`is_label_character`).
 
     InvalidText otherwise. The API and the legacy-key import apply this one rule.
     """
@@ -52,7 +64,7 @@ def clean_text(value: Any) -> str:
     text = value.strip()
     if not 1 <= len(text) <= MAX_TEXT_LENGTH:
         raise InvalidText(f"must be 1 to {MAX_TEXT_LENGTH} characters")
-    if not is_printable(text):
+    if not all(map(is_label_character, text)):
         raise InvalidText("must not contain control characters")
     return text
 

@@ -46,14 +46,14 @@ NULLABLE_TIME = {"type": ["string", "null"], "format": "date-time"}
 
 def _unprintable_ranges() -> str:
     """The characters `parsing.clean_text` refuses, as a regex class body, from this
-    interpreter's Unicode tables so the two never disagree: control and format characters of
-    the BMP. Not lone surrogates: no UTF-8 body can carry one, and regex engines that generate
-    test data refuse a class that names them."""
+    interpreter's Unicode tables so the two never disagree: control characters and
+    bidirectional controls of the BMP. Not lone surrogates: no UTF-8 body can carry one, and
+    regex engines that generate test data refuse a class that names them."""
     ranges: list[tuple[int, int]] = []
     for point in range(0x10000):
         if 0xD800 <= point <= 0xDFFF:
             continue
-        if not parsing.is_printable(chr(point)):
+        if not parsing.is_label_character(chr(point)):
             if ranges and ranges[-1][1] == point - 1:
                 ranges[-1] = (ranges[-1][0], point)
             else:
@@ -65,7 +65,7 @@ def _unprintable_ranges() -> str:
 
 _UNPRINTABLE = _unprintable_ranges()
 # A label or a name: 1 to 100 characters once trimmed (so the trimmed text starts and ends
-# with a visible character), none of them a control or format character.
+# with a visible character), none of them a control character or a bidirectional control.
 _VISIBLE = rf"[^\s{_UNPRINTABLE}]"
 TEXT = {
     "type": "string",

@@ -88,8 +88,8 @@ def _field(suffix: str) -> str:
 def located_body(owner_id: str, workspace_id: str | None) -> str | None:
     """The ids part of a located body (without the randomness), or None when an id does not
     fit the format (an imported key's odd workspace id, say)."""
-    owner = _OWNER.match(owner_id)
-    workspace = _WORKSPACE.match(workspace_id) if workspace_id is not None else None
+    owner = _OWNER.fullmatch(owner_id)
+    workspace = _WORKSPACE.fullmatch(workspace_id) if workspace_id is not None else None
     if owner is None or (workspace_id is not None and workspace is None):
         return None
     bound = workspace.group(1) if workspace else ""
@@ -130,7 +130,7 @@ def _parse_located(body: str) -> tuple[str, str | None] | None:
 def parse_key(candidate: str) -> ParsedKey | None:
     """A well-formed key, or None. Never raises: a bad key is a result, not an error."""
     if candidate.startswith(PREFIX):
-        if not _SVC.match(candidate):
+        if not _SVC.fullmatch(candidate):
             return None
         rest, tail = candidate[:-CHECKSUM_LENGTH], candidate[-CHECKSUM_LENGTH:]
         if checksum(rest) != tail:
@@ -142,7 +142,7 @@ def parse_key(candidate: str) -> ParsedKey | None:
         if located is None:
             return None
         return ParsedKey(candidate, owner_id=located[0], workspace_id=located[1])
-    if candidate.startswith(LEGACY_PREFIX) and _LEGACY.match(candidate):
+    if candidate.startswith(LEGACY_PREFIX) and _LEGACY.fullmatch(candidate):
         return ParsedKey(candidate, legacy=True)
     return None
 

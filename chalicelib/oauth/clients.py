@@ -11,6 +11,7 @@ Items (see `table.py`):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -72,24 +73,27 @@ class Client:
         return any(matches_redirect(r, redirect_uri) for r in self.redirect_uris)
 
 
+# A loopback http redirect: its scheme and host, then its port, as written. Read on the raw
+# string, not with urlsplit: a browser reads `http://evil.example\@127.0.0.1/` as a URL of
+# evil.example (a backslash ends the host), urlsplit as one of 127.0.0.1.
+_LOOPBACK_REDIRECT = re.compile(
+    r"(http://(?:127\.0\.0\.1|\[::1\]|localhost))(?::[0-9]*)?(?=[/?#]|\Z)", re.IGNORECASE
+)
+
+
 def is_loopback_http(uri: str) -> bool:
-    parts = urlsplit(uri)
-    return parts.scheme == "http" and (parts.hostname or "") in LOOPBACK_HOSTS | {"::1"}
+    return _LOOPBACK_REDIRECT.match(uri) is not None
 
 
 def matches_redirect(registered: str, requested: str) -> bool:
     """Exact string match; for a loopback http redirect the port may differ (RFC 8252 §7.3:
-    a native app picks a free port for each authorization)."""
+    a native app picks a free port for each authorization), and nothing else."""
     if registered == requested:
         return True
-    if not (is_loopback_http(registered) and is_loopback_http(requested)):
+    a, b = _LOOPBACK_REDIRECT.match(registered), _LOOPBACK_REDIRECT.match(requested)
+    if a is None or b is None or "#" in requested:
         return False
-    try:
-        a, b = urlsplit(registered), urlsplit(requested)
-        a.port, b.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError:
-        return False
-    return (a.hostname, a.path, a.query) == (b.hostname, b.path, b.query) and not b.fragment
+    return (a.group(1).lower(), registered[a.end() :]) == (b.group(1).lower(), requested[b.end() :])
 
 
 def check_redirect_uri(uri: Any) -> str:

@@ -2,9 +2,11 @@
 
 A `client_id` URL is chosen by whoever starts an authorization, so fetching it must never
 reach anything but the public internet: `https` only; the host resolved once and every
-address checked (public unicast only); the connection made to that checked address (the
-certificate still verified for the host name), so a second DNS answer cannot send us to
-`169.254.169.254` or `10.x` (DNS rebinding); no redirects; at most `MAX_BYTES` in `TIMEOUT`
+address checked by `is_public` (public unicast only; an IPv6 spelling of an IPv4 address,
+NAT64, 6to4 and the like, counts as that IPv4 address), an address literal checked as it
+is, before any lookup; the connection made to that checked address (the certificate still
+verified for the host name), so a second DNS answer cannot send us to `169.254.169.254` or
+`10.x` (DNS rebinding); no redirects; at most `MAX_BYTES` in `TIMEOUT`
 seconds, all told. In local mode only, `http` and loopback are allowed too, so the tests can
 serve a document on 127.0.0.1. GitHub's published secret-scanning keys (scanning/github.py)
 are fetched the same way, with a larger size limit.
@@ -52,18 +54,83 @@ def system_resolve(host: str, port: int) -> list[str]:
     return [str(answer[4][0]) for answer in answers]
 
 
-def allowed_address(address: str, local_mode: bool) -> bool:
-    """Public unicast only (`is_global` also refuses 100.64/10, 192.0.0/24, documentation
-    and benchmarking ranges); loopback too in local mode."""
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+# Global unicast IPv6 is allocated from 2000::/3 only (RFC 4291 §2.5.4, IANA). Outside it are
+# ::/8 (IPv4-compatible, IPv4-mapped, SIIT's ::ffff:0:0:0/96, NAT64's 64:ff9b::/96 and the
+# local-use 64:ff9b:1::/48), unique-local, link-local and multicast: nothing we may fetch.
+_GLOBAL_UNICAST = ipaddress.IPv6Network("2000::/3")
+# Inside 2000::/3, what this Python's `is_global` does not yet know is not reachable.
+_NOT_GLOBAL = (ipaddress.IPv6Network("3fff::/20"),)  # documentation (RFC 9637)
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # RFC 6052's well-known prefix
+_IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 addresses an IPv6 address spells: where a kernel, a NAT64 gateway or a tunnel
+    relay on our side may send a packet for it. Empty for an ordinary IPv6 address.
+
+    Teredo (2001::/32) carries two: its server in bits 32-63 and its client, inverted, in the
+    low 32 bits (`teredo` undoes the inversion). Packets go to the client through a relay,
+    the server is asked when a tunnel is set up: both are checked. 6to4 (2002::/16) carries
+    its router's address in bits 16-47. The local-use NAT64 prefix (RFC 8215) puts the IPv4
+    address where the operator's prefix length says, which we cannot know: it lies outside
+    2000::/3 and is refused whole. Network-specific NAT64 prefixes look like any address of
+    their operator; only a gateway of our own could use one, and we run none. ISATAP's
+    IPv4 interface ids are reached by routing to their own /64 first, so they are not here.
+    """
+    if ip.ipv4_mapped is not None:
+        return (ip.ipv4_mapped,)
+    if ip in _NAT64 or ip in _IPV4_COMPATIBLE:
+        return (ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF),)
+    if ip.sixtofour is not None:
+        return (ip.sixtofour,)
+    if ip.teredo is not None:
+        return ip.teredo
+    return ()
+
+
+def is_public(ip: IPAddress) -> bool:
+    """Public unicast only: the address rule for anything we fetch.
+
+    IPv4: `is_global` (it also refuses 100.64/10, 192.0.0/24, documentation and benchmarking
+    ranges), and not multicast. IPv6: an address that spells IPv4 addresses is public iff
+    every one of them is; any other must be global unicast (2000::/3) and `is_global`.
+    `is_global` alone is not enough: it calls NAT64 and IPv4-compatible addresses global, so
+    [64:ff9b::a9fe:a9fe] would reach 169.254.169.254 through a NAT64 gateway.
+    """
+    if isinstance(ip, ipaddress.IPv4Address):
+        return ip.is_global and not ip.is_multicast
+    embedded = embedded_ipv4(ip)
+    if embedded:
+        return all(is_public(v4) for v4 in embedded)
+    return (
+        ip in _GLOBAL_UNICAST
+        and ip.is_global
+        and not any(ip in network for network in _NOT_GLOBAL)
+    )
+
+
+def parse_address(text: str) -> IPAddress | None:
+    """An IP address (a zone id dropped), or None if `text` is not one."""
     try:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
+        return ipaddress.ip_address(text.split("%", 1)[0])
     except ValueError:
-        return False
+        return None
+
+
+def _is_loopback(ip: IPAddress) -> bool:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
-    if local_mode and ip.is_loopback:
-        return True
-    return ip.is_global and not ip.is_multicast
+    return ip.is_loopback
+
+
+def allowed_address(address: str, local_mode: bool) -> bool:
+    """`is_public`; loopback too in local mode."""
+    ip = parse_address(address)
+    if ip is None:
+        return False
+    return (local_mode and _is_loopback(ip)) or is_public(ip)
 
 
 @dataclass(frozen=True)
@@ -96,7 +163,8 @@ class _PinnedHTTPConnection(http.client.HTTPConnection):
 
 
 def check_fetchable(url: str, local_mode: bool) -> tuple[str, str, int]:
-    """(scheme, host, port) of a URL we may fetch, else FetchRefused (no I/O)."""
+    """(scheme, host, port) of a URL we may fetch, else FetchRefused (no I/O). A host that is
+    an address literal must be public (loopback in local mode) here, before any lookup."""
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -110,6 +178,10 @@ def check_fetchable(url: str, local_mode: bool) -> tuple[str, str, int]:
         raise FetchRefused("it must name a host, without user or password")
     if parts.fragment or "#" in url:
         raise FetchRefused("it must not have a fragment")
+    if parse_address(parts.hostname) is not None and not allowed_address(
+        parts.hostname, local_mode
+    ):
+        raise FetchRefused("its address is not public")
     return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
@@ -138,14 +210,17 @@ class SafeFetcher:
     def fetch_json(self, url: str) -> Fetched:
         deadline = time.monotonic() + TIMEOUT
         scheme, host, port = check_fetchable(url, self._local_mode)
-        addresses = self._resolve(host, port)
+        # A literal address is its own answer (already checked): no resolver is asked.
+        addresses = [host] if parse_address(host) is not None else self._resolve(host, port)
         if not addresses:
             raise FetchRefused("its host name does not resolve")
         # Every address must pass, not just the first: a resolver may rotate them.
         if not all(allowed_address(a, self._local_mode) for a in addresses):
             raise FetchRefused("its host resolves to an address that is not public")
+        # The connection goes to this checked address: no second lookup can rebind the name.
         address = addresses[0]
-        if scheme == "http" and not ipaddress.ip_address(address.split("%", 1)[0]).is_loopback:
+        checked = parse_address(address)
+        if scheme == "http" and not (checked is not None and _is_loopback(checked)):
             raise FetchRefused("it must be an https URL")
         parts = urlsplit(url)
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")

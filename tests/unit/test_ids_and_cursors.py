@@ -1,3 +1,4 @@
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -44,3 +45,16 @@ def test_cursor_round_trips_a_key_id() -> None:
 @pytest.mark.parametrize("cursor", ["", "!!!", "eyJ9", "e30", encode_cursor("USER#x")])
 def test_foreign_cursors_decode_to_none(cursor: str) -> None:
     assert decode_cursor(cursor) is None
+
+
+@pytest.mark.parametrize(
+    ("is_id", "value"),
+    [
+        (ids.is_key_id, "key_" + "0" * 26 + "\n"),
+        (ids.is_workspace_id, "ws_" + "0" * 26 + "\n"),
+        (ids.is_user_id, "usr_abc\n"),
+        (ids.is_event_id, "evt_" + "0" * 26 + "\n"),
+    ],
+)
+def test_an_id_followed_by_a_newline_is_not_an_id(is_id: Callable[[str], bool], value: str) -> None:
+    assert not is_id(value)

@@ -37,6 +37,20 @@ from chalicelib.oauth.fetch import CachedFetcher, FetchRefused, SafeFetcher, all
         ("fe80::1", False),
         ("::ffff:10.0.0.1", False),  # IPv4-mapped private
         ("::ffff:93.184.215.14", True),
+        # IPv6 spellings of IPv4 addresses: public only if the IPv4 address is.
+        ("64:ff9b::a9fe:a9fe", False),  # NAT64 of 169.254.169.254
+        ("64:ff9b::5db8:d70e", True),  # NAT64 of 93.184.215.14
+        ("64:ff9b:1::a00:1", False),  # local-use NAT64 (RFC 8215): never public
+        ("::10.0.0.1", False),  # IPv4-compatible
+        ("::93.184.215.14", True),
+        ("2002:a9fe:a9fe::1", False),  # 6to4 through 169.254.169.254
+        ("2002:5db8:d70e::1", True),
+        ("2001:0:a00:1::5db8:d70e", False),  # Teredo, server 10.0.0.1
+        ("2001:0:5db8:d70e::f5ff:fffe", False),  # Teredo, client 10.0.0.1
+        ("2001:0:5db8:d70e::a247:28f1", True),  # Teredo, both public
+        ("::ffff:0:a00:1", False),  # IPv4-translated (SIIT)
+        ("3fff::1", False),  # documentation (RFC 9637)
+        ("5f00::1", False),  # segment routing (RFC 9602), outside global unicast
         ("not an address", False),
     ],
 )
@@ -81,7 +95,14 @@ def test_urls_we_never_fetch_are_refused_before_resolving(url: str) -> None:
 
 @pytest.mark.parametrize(
     "addresses",
-    [["10.0.0.5"], ["169.254.169.254"], ["93.184.215.14", "192.168.0.2"], []],
+    [
+        ["10.0.0.5"],
+        ["169.254.169.254"],
+        ["93.184.215.14", "192.168.0.2"],
+        ["64:ff9b::a9fe:a9fe"],
+        ["::10.0.0.1"],
+        [],
+    ],
 )
 def test_a_host_resolving_to_any_non_public_address_is_refused_without_connecting(
     addresses: list[str], monkeypatch: pytest.MonkeyPatch
@@ -111,6 +132,52 @@ def test_the_connection_goes_to_the_checked_address_not_a_second_lookup(
         SafeFetcher(resolve=resolver).fetch_json("https://app.example:8443/client.json")
     assert dialled == [("93.184.215.14", 8443)]
     assert resolver.asked == ["app.example"]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://[64:ff9b::a9fe:a9fe]/c.json",  # the metadata service through a NAT64 gateway
+        "https://[::10.0.0.1]/c.json",  # IPv4-compatible
+        "https://[::ffff:10.0.0.1]/c.json",  # IPv4-mapped
+        "https://[2002:a00:1::1]/c.json",  # 6to4
+        "https://169.254.169.254/c.json",
+    ],
+)
+def test_a_literal_address_that_is_not_public_is_refused_before_any_lookup_or_connection(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dialled: list[Any] = []
+
+    def dial(address: tuple[str, int], *args: Any, **kwargs: Any) -> Any:
+        dialled.append(address)
+        raise OSError("stop here")
+
+    monkeypatch.setattr(socket, "create_connection", dial)
+    host = url.split("/")[2].strip("[]")
+    resolver = Never({host: [host]})  # what getaddrinfo answers for a literal
+    with pytest.raises(FetchRefused) as refused:
+        SafeFetcher(resolve=resolver).fetch_json(url)
+    assert "not public" in refused.value.reason
+    assert dialled == []
+    assert resolver.asked == []
+
+
+def test_a_public_literal_address_is_connected_to_without_a_lookup(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    dialled: list[tuple[str, int]] = []
+
+    def dial(address: tuple[str, int], *args: Any, **kwargs: Any) -> Any:
+        dialled.append(address)
+        raise OSError("stop here")
+
+    monkeypatch.setattr(socket, "create_connection", dial)
+    resolver = Never()
+    with pytest.raises(FetchRefused):
+        SafeFetcher(resolve=resolver).fetch_json("https://[64:ff9b::5db8:d70e]:8443/c.json")
+    assert dialled == [("64:ff9b::5db8:d70e", 8443)]
+    assert resolver.asked == []
 
 
 # -- against a loopback server (local mode) ---------------------------------------------------
