@@ -9,8 +9,8 @@ Gateway, so an MCP client sees locally exactly what it sees in production:
   (`chalicelib.access.authorizer.authorize`, the same Resolver: MCP tokens only for this
   resource, bound to their workspace, membership read each time; API keys too), and its
   answers are rendered as the gateway responses would render them: 401 with
-  `WWW-Authenticate: Bearer scope="memory", resource_metadata="…"` (and `error="invalid_token"`
-  first when a credential was sent), 403 problem+json with the Deny's
+  `WWW-Authenticate: Bearer scope="<the five data-plane scopes>", resource_metadata="…"` (and
+  `error="invalid_token"` first when a credential was sent), 403 problem+json with the Deny's
   `wwwAuthenticate` (`error="insufficient_scope"` and the scope when one is missing);
 - `/.well-known/oauth-protected-resource/mcp` is answered by the service's own route,
   proxied, as the memory service routes it to us;

@@ -260,7 +260,9 @@ def test_an_mcp_client_registered_by_metadata_document_signs_in_calls_and_refres
     assert structured(results[0]) == "hello"
     who = structured(results[1])
     assert who["workspaceId"] == workspace and who["clientId"] == client_id
-    assert who["credential"] == "mcp_token" and who["scopes"].startswith("memory")
+    assert who["credential"] == "mcp_token"
+    # What the 401's scope hint names, and the SDK asks for: the resource's scopes.
+    assert who["scopes"] == "memory entities reasoning ontology skills"
     assert structured(results[2]) == who
     assert storage.client is not None and storage.client.client_id == client_id
     ours = [u for u in person.seen if u.startswith((CALLBACK, stack.endpoint))]
@@ -333,7 +335,8 @@ def test_a_user_token_is_refused_at_the_mcp_resource_with_resource_metadata(
     elsewhere = gate(stack, "/v1/memory/items", token, workspace)
     assert at_mcp.status_code == 401
     assert at_mcp.headers["www-authenticate"] == (
-        'Bearer error="invalid_token", scope="memory", resource_metadata="'
+        'Bearer error="invalid_token", scope="memory entities reasoning ontology skills",'
+        ' resource_metadata="'
         f'{stack.info["mcpResource"].removesuffix("/mcp")}'
         '/.well-known/oauth-protected-resource/mcp"'
     )

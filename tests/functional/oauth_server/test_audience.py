@@ -28,6 +28,7 @@ from tests.functional.oauth_server.conftest import (
 
 Invoke = Callable[[dict[str, Any]], dict[str, Any]]
 METADATA = "https://memory.test.example/.well-known/oauth-protected-resource/mcp"
+FIVE = "memory entities reasoning ontology skills"  # the resource's scopes_supported
 
 
 @pytest.fixture
@@ -234,7 +235,7 @@ def test_a_401_at_the_mcp_resource_says_invalid_token_when_a_token_was_sent_and_
     bad = at_mcp((b"authorization", b"Bearer " + b"not-a-token"))
     nothing = at_mcp()
 
-    hint = f'scope="memory", resource_metadata="{METADATA}"'
+    hint = f'scope="{FIVE}", resource_metadata="{METADATA}"'
     assert bad == (401, {"WWW-Authenticate": f'Bearer error="invalid_token", {hint}'})
     assert nothing == (401, {"WWW-Authenticate": f"Bearer {hint}"})
 
