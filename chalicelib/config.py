@@ -11,10 +11,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from chalicelib.oauth.settings import (
+    DEFAULT_REGISTRATION_LIMIT,
     LoginProvider,
     McpResource,
     parse_login_provider,
     parse_mcp_resources,
+    parse_registration_limit,
 )
 
 GITHUB_SECRET_SCANNING_KEYS = "https://api.github.com/meta/public_keys/secret_scanning"
@@ -100,6 +102,8 @@ class Settings:
     # Connect provider people sign in at during an MCP authorization (LOGIN_PROVIDER).
     mcp_resources: tuple[McpResource, ...] = ()
     login_provider: LoginProvider | None = None
+    # Client registrations per source address per hour (MCP_REGISTRATION_LIMIT).
+    registration_limit: int = DEFAULT_REGISTRATION_LIMIT
     # DASHBOARD_LOGIN as written: parsed by chalicelib/dashboard/login.py when the dashboard
     # is asked for, so that a mistake in it cannot stop the API or the authorizer.
     dashboard_login: str = ""
@@ -128,6 +132,7 @@ class Settings:
             login_provider = parse_login_provider(
                 env.get("LOGIN_PROVIDER", ""), local_mode, trusted_issuers
             )
+            registration_limit = parse_registration_limit(env.get("MCP_REGISTRATION_LIMIT", ""))
         except ValueError as error:
             raise ConfigurationError(str(error)) from None
         keys_url = env.get("SECRET_SCANNING_KEYS_URL", "").strip() or GITHUB_SECRET_SCANNING_KEYS
@@ -149,6 +154,7 @@ class Settings:
             allowed_origins=allowed_origins,
             mcp_resources=mcp_resources,
             login_provider=login_provider,
+            registration_limit=registration_limit,
             dashboard_login=env.get("DASHBOARD_LOGIN", "").strip(),
             event_bus_name=env.get("EVENT_BUS_NAME", "").strip() or None,
             secret_scanning_keys_url=keys_url,

@@ -288,6 +288,9 @@ TEMPORARILY_UNAVAILABLE = Problem(
 # ...and the MCP authorization server's (chalicelib/oauth/): its token, registration and
 # revocation endpoints, and the errors it redirects back to a client with.
 INVALID_CLIENT = Problem(401, "invalid_client", "Clients here are public: send no secret.")
+UNAUTHORIZED_CLIENT = Problem(
+    400, "unauthorized_client", "This client may not use this grant type (its grant_types)."
+)
 OAUTH_INVALID_SCOPE = Problem(400, "invalid_scope", "scope may only hold scopes_supported.")
 UNSUPPORTED_RESPONSE_TYPE = Problem(400, "unsupported_response_type", "response_type must be code.")
 ACCESS_DENIED = Problem(400, "access_denied", "The user or the login provider refused.")
@@ -308,6 +311,7 @@ OAUTH_ERRORS: tuple[Problem, ...] = (
     OAUTH_PAYLOAD_TOO_LARGE,
     TEMPORARILY_UNAVAILABLE,
     INVALID_CLIENT,
+    UNAUTHORIZED_CLIENT,
     OAUTH_INVALID_SCOPE,
     UNSUPPORTED_RESPONSE_TYPE,
     ACCESS_DENIED,

@@ -258,7 +258,9 @@ class Services:
     def registration_limit(self) -> RegistrationLimit:
         from chalicelib.oauth.ratelimit import RegistrationLimit
 
-        return RegistrationLimit(self.dynamodb, self.settings.table_name)
+        return RegistrationLimit(
+            self.dynamodb, self.settings.table_name, self.settings.registration_limit
+        )
 
     @cached_property
     def login_provider_transport(self) -> ProviderTransport:

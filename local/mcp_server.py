@@ -9,7 +9,8 @@ Gateway, so an MCP client sees locally exactly what it sees in production:
   (`chalicelib.access.authorizer.authorize`, the same Resolver: MCP tokens only for this
   resource, bound to their workspace, membership read each time; API keys too), and its
   answers are rendered as the gateway responses would render them: 401 with
-  `WWW-Authenticate: Bearer resource_metadata="…"`, 403 problem+json with the Deny's
+  `WWW-Authenticate: Bearer scope="<the five data-plane scopes>", resource_metadata="…"` (and
+  `error="invalid_token"` first when a credential was sent), 403 problem+json with the Deny's
   `wwwAuthenticate` (`error="insufficient_scope"` and the scope when one is missing);
 - `/.well-known/oauth-protected-resource/mcp` is answered by the service's own route,
   proxied, as the memory service routes it to us;
@@ -60,7 +61,7 @@ def _event(scope: Scope) -> dict[str, Any]:
 
 def decide(scope: Scope) -> tuple[int, dict[str, str], dict[str, Any]]:
     """(status, headers, body or Allow context) as the memory service's gateway answers."""
-    from chalicelib.access.authorizer import Unauthorized, authorize
+    from chalicelib.access.authorizer import Unauthorized, authorize, unauthorized_challenge
     from chalicelib.errors import DependencyUnavailable, problem_body
     from chalicelib.oauth.settings import resource_for_path
     from chalicelib.runtime import services
@@ -72,7 +73,10 @@ def decide(scope: Scope) -> tuple[int, dict[str, str], dict[str, Any]]:
     except Unauthorized:
         challenge = 'Bearer realm="svc"'
         if resource is not None:
-            challenge = f'Bearer resource_metadata="{resource.metadata_url}"'
+            presented = any(
+                name.lower() == b"authorization" for name, _ in scope.get("headers", [])
+            )
+            challenge = unauthorized_challenge(resource, presented)
         body = problem_body(401, "invalid_credentials", "A valid credential is required.")
         return 401, {"WWW-Authenticate": challenge}, body
     except DependencyUnavailable:

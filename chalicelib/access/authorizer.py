@@ -159,6 +159,18 @@ def challenge(resource: McpResource, error: str | None = None, scope: str | None
     return "Bearer " + ", ".join(parts)
 
 
+def unauthorized_challenge(resource: McpResource, presented: bool) -> str:
+    """The WWW-Authenticate value of a 401 at an MCP resource: `invalid_token` when a
+    credential was sent but is bad, expired or revoked (RFC 6750 §3.1; none when nothing was
+    sent), and the scopes a new authorization should ask for (MCP authorization: clients ask
+    for exactly these), the resource's own, as its metadata's `scopes_supported`."""
+    return challenge(
+        resource,
+        error="invalid_token" if presented else None,
+        scope=" ".join(DATA_PLANE_SCOPES),
+    )
+
+
 def policy(effect: str, method_arn: str) -> dict[str, Any]:
     return {
         "Version": "2012-10-17",

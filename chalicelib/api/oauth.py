@@ -17,6 +17,7 @@ revocation endpoints in RFC 6749's error shape.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -38,6 +39,7 @@ blueprint = edge.Routes(__name__)
 FORM = "application/x-www-form-urlencoded"
 _TOKEN_HEADERS = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 _DISCOVERY_HEADERS = {"Cache-Control": "public, max-age=300"}
+_AUTH_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,31}$")  # an RFC 9110 token
 AUTHORIZE_PARAMETERS = {
     "response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method",
     "state", "resource", "scope", "login_hint",
@@ -261,12 +263,26 @@ def oauth_errors() -> Iterator[None]:
         raise errors.OAUTH_INVALID_REQUEST.oauth_error(error.detail) from None
 
 
+def client_authentication_refused(authorization: str) -> Response:
+    """401 `invalid_client` to a client that authenticated with the Authorization header:
+    with the challenge of the scheme it used (RFC 6749 §5.2 MUST), though none would pass."""
+    scheme = authorization.strip().partition(" ")[0]
+    if not _AUTH_SCHEME.match(scheme):
+        scheme = "Basic"
+    response = edge.oauth_error_response(errors.INVALID_CLIENT.oauth_error())
+    response.headers["WWW-Authenticate"] = f'{scheme} realm="{services().settings.issuer}"'
+    return response
+
+
 @blueprint.route(metadata.TOKEN_PATH, methods=["POST"], content_types=[FORM])
 def token() -> Response:
     request = blueprint.current_request
+    authorization = request.headers.get("authorization")
+    if authorization:
+        return client_authentication_refused(authorization)
     with oauth_errors():
         parameters = form(request)
-        if "client_secret" in parameters or request.headers.get("authorization"):
+        if "client_secret" in parameters:
             raise errors.INVALID_CLIENT.oauth_error()
         if "client_id" not in parameters:
             raise errors.OAUTH_INVALID_REQUEST.oauth_error("client_id is required.")

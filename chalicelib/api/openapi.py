@@ -769,8 +769,13 @@ def oauth_operations() -> dict[str, Schema]:
             errors.UNSUPPORTED_GRANT_TYPE,
             errors.INVALID_TARGET,
             errors.OAUTH_INVALID_SCOPE,
+            errors.UNAUTHORIZED_CLIENT,
         ),
-        "401": oauth_error("Clients here are public: no client secret.", errors.INVALID_CLIENT),
+        "401": oauth_error(
+            "Clients here are public: no client secret. To a request with an `Authorization` "
+            "header, with `WWW-Authenticate` naming its scheme (RFC 6749 §5.2).",
+            errors.INVALID_CLIENT,
+        ),
         "413": oauth_error("The body is larger than 16 KiB.", errors.OAUTH_PAYLOAD_TOO_LARGE),
         "415": problem("Send an OAuth form.", errors.UNSUPPORTED_MEDIA_TYPE),
         "503": oauth_error("Try again later.", errors.TEMPORARILY_UNAVAILABLE),
@@ -834,7 +839,16 @@ def oauth_operations() -> dict[str, Schema]:
                 "authorize",
                 "Start an authorization (PKCE S256): on to the login provider",
                 "MCP authorization",
-                {"302": REDIRECT, **browser},
+                {
+                    "302": REDIRECT,
+                    "400": html(
+                        "An error page naming the RFC 6749 error: every refusal before the "
+                        "person has signed in is shown here, never redirected (RFC 9700 "
+                        "§4.11.2)."
+                    ),
+                    "500": html("An error page: sign-in is not configured (LOGIN_PROVIDER)."),
+                    "503": browser["503"],
+                },
                 secured=False,
             )
         },
@@ -875,7 +889,8 @@ def oauth_operations() -> dict[str, Schema]:
                 "MCP authorization",
                 {
                     "200": ok(
-                        "An access token for the resource and a refresh token.",
+                        "An access token for the resource, and a refresh token if the "
+                        "client's `grant_types` include `refresh_token`.",
                         json_object,
                         {"Cache-Control": NO_STORE_HEADER},
                     ),
@@ -888,9 +903,18 @@ def oauth_operations() -> dict[str, Schema]:
         "/v1/oauth/revoke": {
             "post": operation(
                 "oauthRevoke",
-                "RFC 7009 revocation of a refresh token (and its family)",
+                "RFC 7009 revocation of a refresh or access token's grant",
                 "MCP authorization",
-                {"200": {"description": "Revoked, or nothing to revoke."}, **token_failures},
+                {
+                    "200": {
+                        "description": (
+                            "Revoked, or nothing to revoke. Without `client_id` the token "
+                            "alone suffices; with another client's `client_id`, nothing is "
+                            "revoked."
+                        )
+                    },
+                    **token_failures,
+                },
                 body={
                     "required": True,
                     "content": {

@@ -38,7 +38,9 @@ LOOPBACK_HOSTS = {"127.0.0.1", "[::1]", "::1", "localhost"}
 _FORBIDDEN_SCHEMES = {"javascript", "data", "file", "vbscript", "about", "blob", "ftp", "ws", "wss"}
 _SECRET_AUTH_METHODS = {"client_secret_basic", "client_secret_post", "client_secret_jwt"}
 APPLICATION_TYPES = ("web", "native")
-GRANT_TYPES = ("authorization_code", "refresh_token")
+REFRESH_TOKEN = "refresh_token"
+GRANT_TYPES = ("authorization_code", REFRESH_TOKEN)
+DEFAULT_GRANT_TYPES = ("authorization_code",)  # RFC 7591 §2: when a client names none
 
 
 def client_pk(client_id: str) -> str:
@@ -68,9 +70,15 @@ class Client:
     redirect_uris: tuple[str, ...]
     client_name: str | None = None
     metadata_document: bool = False  # True: a Client ID Metadata Document
+    grant_types: tuple[str, ...] = DEFAULT_GRANT_TYPES
 
     def redirect_allowed(self, redirect_uri: str) -> bool:
         return any(matches_redirect(r, redirect_uri) for r in self.redirect_uris)
+
+    @property
+    def may_refresh(self) -> bool:
+        """Whether it gets refresh tokens: only if its `grant_types` say so (RFC 7591 §2)."""
+        return REFRESH_TOKEN in self.grant_types
 
 
 # A loopback http redirect: its scheme and host, then its port, as written. Read on the raw
@@ -164,7 +172,16 @@ def check_metadata_document(url: str, document: Any) -> Client:
         raise ClientRejected(
             f"Its metadata document is not usable: {invalid.description}"
         ) from None
-    return Client(url, redirect_uris, client_name(document.get("client_name")), True)
+    grant_types = document.get("grant_types", list(DEFAULT_GRANT_TYPES))
+    if not isinstance(grant_types, list) or not all(isinstance(g, str) for g in grant_types):
+        raise ClientRejected("Its metadata document's grant_types is not a list of names.")
+    return Client(
+        url,
+        redirect_uris,
+        client_name(document.get("client_name")),
+        True,
+        tuple(grant_types),
+    )
 
 
 def check_metadata_url(client_id: str) -> None:
@@ -223,7 +240,12 @@ class ClientStore:
             or int(values.get(TTL_ATTRIBUTE, 0)) <= epoch(now)
         ):
             return None
-        return Client(client_id, tuple(values["redirectUris"]), values.get("clientName"))
+        return Client(
+            client_id,
+            tuple(values["redirectUris"]),
+            values.get("clientName"),
+            grant_types=tuple(values.get("grantTypes") or DEFAULT_GRANT_TYPES),
+        )
 
     def register(self, metadata: Mapping[str, Any], now: datetime) -> dict[str, Any]:
         """RFC 7591 §3.1: the registered client's metadata, with its new `client_id`."""
@@ -239,7 +261,7 @@ class ClientStore:
             raise InvalidClientMetadata(
                 _METADATA.code, "application_type must be web or native."
             )
-        grant_types = metadata.get("grant_types", ["authorization_code"])
+        grant_types = metadata.get("grant_types", list(DEFAULT_GRANT_TYPES))
         if (
             not isinstance(grant_types, list)
             or not grant_types

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from html import escape
 from urllib.parse import urlsplit
 
+from chalicelib.oauth.clients import is_loopback_http
 from chalicelib.workspaces.model import Workspace
 
 SCOPE_DESCRIPTIONS = {
@@ -103,6 +104,16 @@ def consent_page(
     else:
         picker = "<p>You are not a member of any workspace, so there is nothing to allow.</p>"
         allow = ""
+    loopback_warning = ""
+    if is_loopback_http(redirect_uri):
+        # Any program on the person's computer can listen on a loopback port: what names
+        # itself here may be something else than the application the person started.
+        loopback_warning = (
+            "<p><strong>Warning:</strong> the access goes to a program on this computer"
+            f" (<code>{escape(redirect_origin(redirect_uri))}</code>), not to a website."
+            " Allow only if you started this yourself, just now, from an application you"
+            " trust on this computer.</p>"
+        )
     content = f"""<h1>Allow {escape(name)} to use your memory service?</h1>
 <p>You are signed in as <strong>{escape(user_label)}</strong>.</p>
 <p><strong>{escape(name)}</strong> (it sends you back to <strong>{escape(host)}</strong>)
@@ -110,6 +121,7 @@ asks for access to <strong>{escape(resource)}</strong> in one workspace, to:</p>
 <ul>
 {scope_items}
 </ul>
+{loopback_warning}
 <p>Client id: <code>{escape(client_id)}</code>. Only allow applications you trust: the name is
 the application's own claim.</p>
 <form method="post" action="{escape(action)}">

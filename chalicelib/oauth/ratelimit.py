@@ -1,4 +1,5 @@
-"""How many clients one source address may register: `LIMIT` per `WINDOW`.
+"""How many clients one source address may register: a limit (MCP_REGISTRATION_LIMIT,
+default `LIMIT`) per `WINDOW`.
 
 Dynamic Client Registration is open to anyone, so each address gets a fixed window counted
 by one conditional DynamoDB update (atomic, so concurrent registrations cannot overshoot).
@@ -16,9 +17,10 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from chalicelib.clock import epoch
+from chalicelib.oauth.settings import DEFAULT_REGISTRATION_LIMIT
 from chalicelib.table import TTL_ATTRIBUTE, dynamodb_errors, is_condition_failure, key
 
-LIMIT = 20
+LIMIT = DEFAULT_REGISTRATION_LIMIT
 WINDOW = 3600  # seconds
 
 

@@ -1,8 +1,10 @@
 """The MCP authorization server's flows: authorize, sign-in callback, consent, token, revoke.
 
-Order at `/v1/oauth/authorize`: the client and its redirect URI first (`PageError`: shown,
-never redirected to, since the redirect target is what is in doubt); then everything else,
-whose failures go back to the client (`Redirect` with `error`, `state` and `iss`).
+At `/v1/oauth/authorize` every refusal is a `PageError`, shown and never redirected: before
+the person has signed in, a redirect to the client's URI would make this origin an open
+redirector (RFC 9700 §4.11.2), since anyone can be a client. Only after sign-in (the
+provider refused, the person denied) do errors go back to the client (`Redirect` with
+`error`, `state` and `iss`).
 
 The token grants answer RFC 6749 errors (`OAuthError`). Like the login flows, they mint the
 access token before they write, so a KMS failure (503) leaves the code or refresh token
@@ -39,7 +41,7 @@ from chalicelib.login.successors import RefreshSuccessors
 from chalicelib.login.users import UserStore
 from chalicelib.logs import logger
 from chalicelib.oauth import browser, metadata
-from chalicelib.oauth.clients import ClientRejected, ClientStore
+from chalicelib.oauth.clients import Client, ClientRejected, ClientStore
 from chalicelib.oauth.codes import AuthorizationCode, CodeStore
 from chalicelib.oauth.pending import (
     CONSENTING,
@@ -49,7 +51,7 @@ from chalicelib.oauth.pending import (
     PendingStore,
     new_request_id,
 )
-from chalicelib.oauth.settings import LoginProvider, McpResource
+from chalicelib.oauth.settings import LoginProvider, McpResource, canonical_resource
 from chalicelib.oauth.signin import LoginProviderClient, SignInFailed, s256
 from chalicelib.table import dynamodb_errors, is_condition_failure
 from chalicelib.workspaces.model import Workspace
@@ -58,6 +60,7 @@ from chalicelib.workspaces.store import WorkspaceStore
 _PKCE = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")  # RFC 7636 §4.1 and §4.2 (S256 output)
 MAX_STATE_LENGTH = 500
 MAX_HINT_LENGTH = 255
+OFFLINE_ACCESS = "offline_access"
 
 
 class PageError(Exception):
@@ -85,17 +88,19 @@ class ConsentView:
 @dataclass(frozen=True)
 class IssuedTokens:
     access: MintedToken
-    refresh_token: str = field(repr=False)
+    refresh_token: str | None = field(repr=False)  # None: the client's grant_types lack it
     scope: str
 
     def body(self) -> dict[str, Any]:
-        return {
+        body: dict[str, Any] = {
             "access_token": self.access.token,
             "token_type": "Bearer",
             "expires_in": self.access.expires_in,
-            "refresh_token": self.refresh_token,
-            "scope": self.scope,
         }
+        if self.refresh_token is not None:
+            body["refresh_token"] = self.refresh_token
+        body["scope"] = self.scope
+        return body
 
 
 def invalid_grant(description: str) -> OAuthError:
@@ -108,11 +113,23 @@ def with_parameters(uri: str, parameters: dict[str, str | None]) -> str:
     return uri + separator + urlencode(present)
 
 
+def refuse(problem: errors.Problem, description: str | None = None) -> NoReturn:
+    """An authorization request refused before sign-in: shown here, never redirected."""
+    raise PageError(
+        problem.status if problem.status >= 500 else 400,
+        "Request refused",
+        f"{description or problem.detail} (error: {problem.code})",
+    )
+
+
 def parse_scope(requested: str | None) -> list[str] | None:
-    """The requested scopes in canonical order; default the data-plane ones; None if unknown."""
-    if requested is None or not requested.strip():
+    """The requested scopes in canonical order; default the data-plane ones; None if unknown.
+
+    `offline_access` (OpenID Connect's ask for a refresh token, which some MCP clients add)
+    is ignored: whether a client gets refresh tokens is its `grant_types`' decision."""
+    names = [name for name in (requested or "").split() if name != OFFLINE_ACCESS]
+    if not names:
         return list(DATA_PLANE_SCOPES)
-    names = requested.split()
     if not set(names) <= set(ALL_SCOPES):
         return None
     return ordered(names)
@@ -163,6 +180,13 @@ class OAuthService:
             with_parameters(redirect_uri, {**outcome, "state": state, "iss": self._issuer})
         )
 
+    def _served_resource(self, requested: str | None) -> str | None:
+        """The resource of ours that `requested` names (its scheme and host in any case)."""
+        if requested is None:
+            return None
+        resource = canonical_resource(requested)
+        return resource if resource in self._resources else None
+
     def authorize(self, parameters: dict[str, str], cookie: str | None) -> Redirect:
         now = self._clock.now()
         try:
@@ -177,37 +201,30 @@ class OAuthService:
                 "The redirect_uri is not registered for this application.",
             )
         state = parameters.get("state")
+        # Nothing is redirected before the person has signed in (RFC 9700 §4.11.2): anyone
+        # can be a client, so an error sent to its redirect URI would make this origin an
+        # open redirector to any page an attacker lists there.
         if state is not None and len(state) > MAX_STATE_LENGTH:
-            return self._back(redirect_uri, None, error=errors.OAUTH_INVALID_REQUEST.code,
-                              error_description="state is too long.")
-
-        def refuse(problem: errors.Problem, description: str | None = None) -> Redirect:
-            return self._back(
-                redirect_uri, state, error=problem.code,
-                error_description=description or problem.detail,
-            )
-
+            refuse(errors.OAUTH_INVALID_REQUEST, "state is too long.")
         if parameters.get("response_type") != "code":
-            return refuse(errors.UNSUPPORTED_RESPONSE_TYPE)
+            refuse(errors.UNSUPPORTED_RESPONSE_TYPE)
         if parameters.get("code_challenge_method") != "S256":
-            return refuse(
+            refuse(
                 errors.OAUTH_INVALID_REQUEST,
                 "PKCE is required, with code_challenge_method S256.",
             )
         challenge = parameters.get("code_challenge", "")
         if not _PKCE.match(challenge):
-            return refuse(
-                errors.OAUTH_INVALID_REQUEST, "code_challenge must be an S256 challenge."
-            )
-        resource = parameters.get("resource")
-        if resource is None or resource not in self._resources:
-            return refuse(errors.INVALID_TARGET, "resource must name an MCP server served here.")
+            refuse(errors.OAUTH_INVALID_REQUEST, "code_challenge must be an S256 challenge.")
+        resource = self._served_resource(parameters.get("resource"))
+        if resource is None:
+            refuse(errors.INVALID_TARGET, "resource must name an MCP server served here.")
         scopes = parse_scope(parameters.get("scope"))
         if scopes is None:
-            return refuse(errors.OAUTH_INVALID_SCOPE)
+            refuse(errors.OAUTH_INVALID_SCOPE)
         if self._login is None:
             logger.error("MCP authorization without LOGIN_PROVIDER")
-            return refuse(errors.SERVER_ERROR)
+            refuse(errors.SERVER_ERROR)
         hint = parameters.get("login_hint")
         if hint is not None and len(hint) > MAX_HINT_LENGTH:
             hint = None
@@ -397,6 +414,7 @@ class OAuthService:
         if problem is not None:
             self._codes.spend(code, now)  # a code is presented once, right or wrong
             raise problem
+        may_refresh = self._client_of(code.client_id, now).may_refresh
         grant = {
             GRANT_CLIENT: code.client_id,
             "resource": code.resource,
@@ -420,7 +438,16 @@ class OAuthService:
             "MCP tokens issued",
             extra={"user_id": code.user_id, "client_id": code.client_id, "grant_id": grant_id},
         )
-        return IssuedTokens(access, refresh_token, code.scope)
+        # The grant is a refresh-token family either way (its access tokens name it); a
+        # client without refresh_token in its grant_types never sees the family's token.
+        return IssuedTokens(access, refresh_token if may_refresh else None, code.scope)
+
+    def _client_of(self, client_id: str, now: datetime) -> Client:
+        """The client as it describes itself now (its registration or metadata document)."""
+        try:
+            return self._clients.find(client_id, now)
+        except ClientRejected as rejected:
+            raise errors.UNAUTHORIZED_CLIENT.oauth_error(rejected.description) from None
 
     def _code_problem(
         self, code: AuthorizationCode, parameters: dict[str, str]
@@ -435,17 +462,23 @@ class OAuthService:
         ):
             return invalid_grant("The code_verifier does not match the code_challenge.")
         resource = parameters.get("resource")
-        if resource is not None and resource != code.resource:
+        if resource is not None and canonical_resource(resource) != code.resource:
             return errors.INVALID_TARGET.oauth_error("resource differs from the authorization's.")
         return None
 
     def _code_reused(self, code: AuthorizationCode, now: datetime) -> NoReturn:
-        if code.grant_id is not None:
-            logger.warning(
-                "authorization code reused; revoking its grant",
-                extra={"client_id": code.client_id, "grant_id": code.grant_id},
+        if code.grant_id is None:
+            # Spent by a refused redemption (wrong verifier, client, redirect URI, expired):
+            # nothing was issued, so nothing is revoked; say so rather than mislead.
+            raise invalid_grant(
+                "The authorization code was already presented in a refused request, which"
+                " spent it; nothing was issued. Start a new authorization."
             )
-            self._refresh_tokens.revoke_family(code.grant_id, now, reason="code_reuse")
+        logger.warning(
+            "authorization code reused; revoking its grant",
+            extra={"client_id": code.client_id, "grant_id": code.grant_id},
+        )
+        self._refresh_tokens.revoke_family(code.grant_id, now, reason="code_reuse")
         raise invalid_grant(
             "The authorization code was already used; what it issued has been revoked."
         )
@@ -462,12 +495,17 @@ class OAuthService:
             raise invalid_grant("The refresh token is not valid.")
         if parameters.get("client_id") != grant[GRANT_CLIENT]:
             raise invalid_grant("The refresh token was issued to another client.")
+        if not self._client_of(grant[GRANT_CLIENT], now).may_refresh:
+            raise errors.UNAUTHORIZED_CLIENT.oauth_error(
+                "This client's grant_types do not include refresh_token."
+            )
         resource = parameters.get("resource")
-        if resource is not None and resource != grant["resource"]:
+        if resource is not None and canonical_resource(resource) != grant["resource"]:
             raise errors.INVALID_TARGET.oauth_error("resource differs from the grant's.")
         scope = grant["scope"]
-        if "scope" in parameters:
-            narrowed = parse_scope(parameters["scope"])
+        asked = [name for name in parameters.get("scope", "").split() if name != OFFLINE_ACCESS]
+        if asked:
+            narrowed = parse_scope(" ".join(asked))
             if narrowed is None or not set(narrowed) <= set(scope.split()):
                 raise errors.OAUTH_INVALID_SCOPE.oauth_error(
                     "scope may only narrow the granted scope."
@@ -483,7 +521,9 @@ class OAuthService:
         return IssuedTokens(access, successor, scope)
 
     def revoke(self, parameters: dict[str, str]) -> None:
-        """RFC 7009: revokes the grant of a refresh or access token issued to this client.
+        """RFC 7009: revokes the grant of a refresh or access token. Its holder may always
+        end it: without `client_id` the token alone suffices (a public client has no other
+        proof of who it is); with a `client_id` that is not the token's, nothing is revoked.
         Unknown tokens, and tokens of other clients, are answered the same (200)."""
         token = parameters.get("token", "")
         client_id = parameters.get("client_id")
@@ -494,7 +534,7 @@ class OAuthService:
                 found = self._refresh_tokens.find(token, now)
             except RefreshRejected:
                 return  # unknown, expired, revoked, or a reuse that just revoked it
-            if found.grant and found.grant.get(GRANT_CLIENT) == client_id:
+            if found.grant and client_id in (None, found.grant.get(GRANT_CLIENT)):
                 grant_id = found.family_id
         else:
             for resource in self._resources:
@@ -502,7 +542,9 @@ class OAuthService:
                     claims = self._verifier.verify(token, audience=resource)
                 except TokenRejected:
                     continue
-                if claims.get("client_id") == client_id and isinstance(claims.get("sid"), str):
+                if client_id in (None, claims.get("client_id")) and isinstance(
+                    claims.get("sid"), str
+                ):
                     grant_id = claims["sid"]
                 break
         if grant_id is not None:

@@ -1,4 +1,5 @@
-"""MCP_RESOURCES and LOGIN_PROVIDER: what we issue MCP tokens for, and where people sign in.
+"""MCP_RESOURCES, LOGIN_PROVIDER and MCP_REGISTRATION_LIMIT: what we issue MCP tokens for,
+where people sign in, and how many clients one address may register in an hour.
 
 Standard library only: the data-plane authorizer reads the resources on its cold start.
 """
@@ -14,6 +15,8 @@ if TYPE_CHECKING:
     from chalicelib.config import TrustedIssuer
 
 PROTECTED_RESOURCE_WELL_KNOWN = "/.well-known/oauth-protected-resource"
+DEFAULT_REGISTRATION_LIMIT = 20  # per source address per hour
+MAX_REGISTRATION_LIMIT = 100_000
 _LOGIN_FIELDS = {"issuer", "clientId"}
 _LOGIN_OPTIONAL = {"authorizationEndpoint", "tokenEndpoint"}
 
@@ -121,6 +124,30 @@ def parse_login_provider(
         authorization_endpoint=endpoints.get("authorizationEndpoint"),
         token_endpoint=endpoints.get("tokenEndpoint"),
     )
+
+
+def parse_registration_limit(text: str) -> int:
+    """MCP_REGISTRATION_LIMIT: registrations per source address per hour. ValueError if bad.
+
+    Clients behind one NAT (an office, a carrier) share an address, hence a stage setting."""
+    if not text.strip():
+        return DEFAULT_REGISTRATION_LIMIT
+    value = text.strip()
+    if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= MAX_REGISTRATION_LIMIT:
+        raise ValueError(
+            f"MCP_REGISTRATION_LIMIT must be a whole number from 1 to {MAX_REGISTRATION_LIMIT}"
+        )
+    return int(value)
+
+
+def canonical_resource(uri: str) -> str:
+    """`uri` with its scheme and host in lower case, as MCP_RESOURCES holds them (both are
+    case-insensitive, RFC 3986 §6.2.2.1); the rest exactly as sent."""
+    scheme, separator, rest = uri.partition("://")
+    if not separator:
+        return uri
+    host, slash, path = rest.partition("/")
+    return f"{scheme.lower()}://{host.lower()}{slash}{path}"
 
 
 def resource_for_path(path: str | None, resources: tuple[McpResource, ...]) -> McpResource | None:

@@ -185,6 +185,7 @@ class MetadataDocuments:
             "client_id": url,
             "client_name": "memory-auth e2e agent (metadata document)",
             "redirect_uris": [CALLBACK],
+            "grant_types": ["authorization_code", "refresh_token"],
             "token_endpoint_auth_method": "none",
             **overrides,
         }
@@ -259,7 +260,9 @@ def test_an_mcp_client_registered_by_metadata_document_signs_in_calls_and_refres
     assert structured(results[0]) == "hello"
     who = structured(results[1])
     assert who["workspaceId"] == workspace and who["clientId"] == client_id
-    assert who["credential"] == "mcp_token" and who["scopes"].startswith("memory")
+    assert who["credential"] == "mcp_token"
+    # What the 401's scope hint names, and the SDK asks for: the resource's scopes.
+    assert who["scopes"] == "memory entities reasoning ontology skills"
     assert structured(results[2]) == who
     assert storage.client is not None and storage.client.client_id == client_id
     ours = [u for u in person.seen if u.startswith((CALLBACK, stack.endpoint))]
@@ -332,7 +335,9 @@ def test_a_user_token_is_refused_at_the_mcp_resource_with_resource_metadata(
     elsewhere = gate(stack, "/v1/memory/items", token, workspace)
     assert at_mcp.status_code == 401
     assert at_mcp.headers["www-authenticate"] == (
-        f'Bearer resource_metadata="{stack.info["mcpResource"].removesuffix("/mcp")}'
+        'Bearer error="invalid_token", scope="memory entities reasoning ontology skills",'
+        ' resource_metadata="'
+        f'{stack.info["mcpResource"].removesuffix("/mcp")}'
         '/.well-known/oauth-protected-resource/mcp"'
     )
     assert elsewhere.status_code == 200  # the same user token where it belongs
@@ -402,7 +407,7 @@ def test_metadata_documents_that_lie_or_point_inward_get_an_error_page(
     assert shown in answer.content
 
 
-def test_plain_pkce_and_a_foreign_resource_go_back_with_iss(
+def test_refusals_before_sign_in_are_our_error_page_not_a_redirect(
     stack: Stack, documents: MetadataDocuments
 ) -> None:
     client_id = documents.serve("/agents/plain.json")
@@ -411,9 +416,24 @@ def test_plain_pkce_and_a_foreign_resource_go_back_with_iss(
         authorize_url(stack, client_id, resource="https://other.example/mcp"), timeout=10
     )
     for answer, error in ((plain, "invalid_request"), (foreign, "invalid_target")):
-        assert answer.status_code == 302
-        query = {k: v[0] for k, v in parse_qs(urlsplit(answer.headers["location"]).query).items()}
-        assert query == {
-            "error": error, "error_description": query["error_description"], "state": "s-1",
-            "iss": stack.endpoint,
-        }
+        assert answer.status_code == 400
+        assert "location" not in answer.headers
+        assert answer.headers["content-type"].startswith("text/html")
+        assert f"(error: {error})" in answer.text
+
+
+def test_the_authorization_endpoint_is_not_an_open_redirector(
+    stack: Stack, documents: MetadataDocuments
+) -> None:
+    """RFC 9700 §4.11.2: anyone can be a client; a link on our origin with a bad scope must
+    not bounce the visitor to the page the "client" lists as its redirect URI."""
+    phishing = "https://phish.example/landing"
+    client_id = documents.serve("/agents/phish.json", redirect_uris=[phishing])
+
+    answer = httpx.get(
+        authorize_url(stack, client_id, redirect_uri=phishing, scope="nope"), timeout=10
+    )
+
+    assert answer.status_code == 400
+    assert "location" not in answer.headers
+    assert "phish.example" not in answer.text

@@ -80,13 +80,23 @@ class Mcp:
     documents: Documents
 
     def serve_document(self, url: str = CIMD_URL, **fields: Any) -> str:
-        document = {"client_id": url, "client_name": "Test Agent", "redirect_uris": [CALLBACK]}
+        document = {
+            "client_id": url,
+            "client_name": "Test Agent",
+            "redirect_uris": [CALLBACK],
+            "grant_types": ["authorization_code", "refresh_token"],
+        }
         document.update(fields)
         self.documents.served[url] = {k: v for k, v in document.items() if v is not None}
         return url
 
     def register(self, **fields: Any) -> dict[str, Any]:
-        body = {"redirect_uris": [CALLBACK], "client_name": "Registered Agent", **fields}
+        body = {
+            "redirect_uris": [CALLBACK],
+            "client_name": "Registered Agent",
+            "grant_types": ["authorization_code", "refresh_token"],
+            **fields,
+        }
         answer = self.api.call("POST", "/v1/oauth/register", body=body)
         assert answer.status == 201, answer.body
         return dict(answer.json)

@@ -5,6 +5,7 @@ tokens never at an MCP resource. Plus discovery, registration and revocation."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -27,6 +28,7 @@ from tests.functional.oauth_server.conftest import (
 
 Invoke = Callable[[dict[str, Any]], dict[str, Any]]
 METADATA = "https://memory.test.example/.well-known/oauth-protected-resource/mcp"
+FIVE = "memory entities reasoning ontology skills"  # the resource's scopes_supported
 
 
 @pytest.fixture
@@ -197,6 +199,47 @@ def test_revoking_an_access_token_revokes_its_grant_and_unknown_tokens_are_200(
         authorize(request_event("/mcp", bearer(tokens["access_token"])))
 
 
+@pytest.mark.parametrize("kind", ["refresh_token", "access_token"])
+def test_revoking_with_the_token_alone_ends_its_grant(
+    mcp: Mcp, authorize: Invoke, kind: str
+) -> None:
+    """A public client that sends only the token (RFC 7009 allows it) is the token's holder:
+    its logout works."""
+    tokens, _, _ = tokens_for(mcp, f"ivy-{kind}")
+    client_id = mcp.documents.fetches[-1]
+
+    revoked = mcp.api.call(
+        "POST", "/v1/oauth/revoke", headers=FORM, raw=f"token={tokens[kind]}".encode()
+    )
+
+    assert revoked.status == 200
+    with pytest.raises(Unauthorized):
+        authorize(request_event("/mcp", bearer(tokens["access_token"])))
+    refresh = mcp.token(
+        {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"],
+         "client_id": client_id}
+    )
+    assert refresh.status == 400 and refresh.json["error"] == "invalid_grant"
+
+
+def test_a_401_at_the_mcp_resource_says_invalid_token_when_a_token_was_sent_and_hints_the_scope(
+    mcp: Mcp,
+) -> None:
+    """The local stand-in for the memory service's gateway (local/mcp_server.py)."""
+    from local.mcp_server import decide
+
+    def at_mcp(*headers: tuple[bytes, bytes]) -> tuple[int, dict[str, str]]:
+        status, answer_headers, _ = decide({"method": "POST", "path": "/mcp", "headers": headers})
+        return status, answer_headers
+
+    bad = at_mcp((b"authorization", b"Bearer " + b"not-a-token"))
+    nothing = at_mcp()
+
+    hint = f'scope="{FIVE}", resource_metadata="{METADATA}"'
+    assert bad == (401, {"WWW-Authenticate": f'Bearer error="invalid_token", {hint}'})
+    assert nothing == (401, {"WWW-Authenticate": f"Bearer {hint}"})
+
+
 # -- discovery ------------------------------------------------------------------------------
 
 
@@ -266,6 +309,18 @@ def test_registration_accepts_app_schemes_and_ignores_unknown_metadata(mcp: Mcp)
     )
     assert client["redirect_uris"][0].startswith("cursor://")
     assert "software_id" not in client
+
+
+def test_the_registration_limit_per_address_is_the_stages_setting(mcp: Mcp) -> None:
+    settings = replace(mcp.services.settings, registration_limit=2)
+    vars(mcp.services)["settings"] = settings  # before the limit is built (cached_property)
+
+    answers = [
+        mcp.api.call("POST", "/v1/oauth/register", body={"redirect_uris": [CALLBACK]})
+        for _ in range(3)
+    ]
+
+    assert [a.status for a in answers] == [201, 201, 429]
 
 
 def test_registration_is_limited_per_address(mcp: Mcp) -> None:

@@ -1,15 +1,19 @@
-"""What the authorization server refuses, and how: error pages where the redirect target is
-in doubt, redirects with `error`, `state` and `iss` otherwise, RFC 6749 errors at the token
-endpoint."""
+"""What the authorization server refuses, and how: error pages for every refusal before the
+person has signed in, redirects with `error`, `state` and `iss` only after, RFC 6749 errors at
+the token endpoint."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
+import jwt
 import pytest
 
 from tests.functional.conftest import ISSUER
 from tests.functional.oauth_server.conftest import (
     CALLBACK,
     CIMD_URL,
+    FORM,
     OTHER_RESOURCE,
     RESOURCE,
     Browser,
@@ -30,7 +34,7 @@ def assert_error_page(answer: object, status: int = 400) -> None:
 
 
 def redirected_error(answer: object) -> dict[str, str]:
-    assert answer.status == 302, answer.body  # type: ignore[attr-defined]
+    assert answer.status == 303, answer.body  # type: ignore[attr-defined]
     location = answer.headers["Location"]  # type: ignore[attr-defined]
     assert location.startswith(CALLBACK + "?")
     query = query_of(location)
@@ -96,7 +100,7 @@ def test_a_metadata_document_that_cannot_be_fetched_is_refused(mcp: Mcp) -> None
     assert b"could not be used" in answer.body
 
 
-# -- authorize: redirected back with the error ---------------------------------------------
+# -- authorize: before sign-in nothing is redirected (RFC 9700 §4.11.2) --------------------
 
 
 @pytest.mark.parametrize(
@@ -106,20 +110,54 @@ def test_a_metadata_document_that_cannot_be_fetched_is_refused(mcp: Mcp) -> None
         ({"code_challenge_method": None}, "invalid_request"),
         ({"code_challenge": None}, "invalid_request"),
         ({"code_challenge": "too-short"}, "invalid_request"),
+        ({"state": "s" * 501}, "invalid_request"),
         ({"response_type": "token"}, "unsupported_response_type"),
         ({"resource": None}, "invalid_target"),
         ({"resource": "https://evil.test.example/mcp"}, "invalid_target"),
         ({"resource": RESOURCE + "/"}, "invalid_target"),
+        ({"resource": "https://memory.test.example/MCP"}, "invalid_target"),  # path: exact
         ({"scope": "memory openid"}, "invalid_scope"),
     ],
 )
-def test_refusals_after_the_client_is_known_go_back_with_iss(
+def test_refusals_before_sign_in_are_shown_on_our_page_never_redirected(
     mcp: Mcp, overrides: dict[str, str | None], error: str
 ) -> None:
     client_id = mcp.serve_document()
     _, challenge = pkce()
-    query = redirected_error(Browser(mcp).authorize(client_id, challenge, **overrides))
-    assert query["error"] == error
+    answer = Browser(mcp).authorize(client_id, challenge, **overrides)
+    assert_error_page(answer)
+    assert f"(error: {error})".encode() in answer.body
+
+
+def test_a_client_listing_a_phishing_page_cannot_bounce_visitors_to_it(mcp: Mcp) -> None:
+    """Anyone can be a client: a link to our authorize endpoint with a bad scope must not
+    send the visitor on to whatever the client lists as its redirect URI."""
+    phishing = "https://phish.test.example/landing"
+    client_id = mcp.serve_document(
+        "https://phish.test.example/client.json", redirect_uris=[phishing]
+    )
+    _, challenge = pkce()
+    answer = Browser(mcp).authorize(client_id, challenge, redirect_uri=phishing, scope="nope")
+    assert_error_page(answer)
+    assert b"phish" not in answer.body
+
+
+# -- after sign-in: errors go back to the client, with `state` and `iss` -------------------
+
+
+def test_a_sign_in_the_provider_refused_goes_back_with_iss_and_state(mcp: Mcp) -> None:
+    client_id = mcp.serve_document()
+    _, challenge = pkce()
+    browser = Browser(mcp)
+    at_provider = browser.authorize(client_id, challenge)
+    sent = query_of(at_provider.headers["Location"])
+    back = sent["redirect_uri"] + "?" + urlencode(
+        {"error": "access_denied", "state": sent["state"], "iss": mcp.login.issuer}
+    )
+
+    answer = browser.get(back)
+
+    assert redirected_error(answer)["error"] == "access_denied"
 
 
 def test_a_denial_goes_back_as_access_denied_with_iss(mcp: Mcp) -> None:
@@ -335,3 +373,137 @@ def test_an_mcp_refresh_token_is_refused_by_the_login_refresh_and_vice_versa(mcp
 
     assert_oauth_error(at_login, "invalid_grant")
     assert_oauth_error(at_oauth, "invalid_grant")
+
+
+# -- grant_types: refresh tokens only for clients that ask for them (RFC 7591 §2) -----------
+
+
+@pytest.mark.parametrize("registered", [False, True])
+def test_a_client_without_refresh_token_in_its_grant_types_gets_no_refresh_token(
+    mcp: Mcp, registered: bool
+) -> None:
+    mcp.person("quinn")
+    if registered:
+        client_id = mcp.register(grant_types=["authorization_code"])["client_id"]
+    else:
+        client_id = mcp.serve_document(grant_types=None)  # RFC 7591's default: the code only
+    verifier, challenge = pkce()
+    code = Browser(mcp).code_for(client_id, challenge, subject="quinn")
+
+    answer = mcp.token(code_grant(client_id, code, verifier))
+
+    assert answer.status == 200, answer.body
+    assert "access_token" in answer.json and "refresh_token" not in answer.json
+
+
+def test_a_refresh_by_a_client_whose_grant_types_lack_refresh_token_is_unauthorized_client(
+    mcp: Mcp,
+) -> None:
+    """A refresh token issued while the client's document listed refresh_token (or before
+    grant_types were enforced) stops working once the client no longer lists it."""
+    client_id, code, verifier = issued_code(mcp, "ruth")
+    tokens = mcp.token(code_grant(client_id, code, verifier)).json
+    mcp.serve_document(grant_types=["authorization_code"])
+
+    answer = mcp.token(
+        {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"],
+         "client_id": client_id}
+    )
+
+    assert_oauth_error(answer, "unauthorized_client")
+
+
+# -- what real MCP clients meet ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scheme", ["Basic", "Bearer"])
+def test_invalid_client_to_an_authorization_header_carries_www_authenticate(
+    mcp: Mcp, scheme: str
+) -> None:
+    client_id, code, verifier = issued_code(mcp, "sam")
+    raw = urlencode(code_grant(client_id, code, verifier)).encode()
+
+    answer = mcp.api.call(
+        "POST", "/v1/oauth/token", raw=raw,
+        headers={**FORM, "Authorization": f"{scheme} " + "c2VjcmV0" "OnNlY3JldA=="},
+    )
+
+    assert_oauth_error(answer, "invalid_client", 401)
+    assert answer.headers["WWW-Authenticate"] == f'{scheme} realm="{ISSUER}"'
+
+
+def test_a_code_presented_again_after_a_refused_redemption_says_it_was_spent(
+    mcp: Mcp,
+) -> None:
+    client_id, code, verifier = issued_code(mcp, "tina")
+    wrong = mcp.token(code_grant(client_id, code, pkce()[0]))
+
+    again = mcp.token(code_grant(client_id, code, verifier))
+
+    assert_oauth_error(wrong, "invalid_grant")
+    assert_oauth_error(again, "invalid_grant")
+    assert "revoked" not in again.json["error_description"]
+    assert "refused request" in again.json["error_description"]
+
+
+def test_a_resource_differing_only_in_the_case_of_scheme_and_host_is_accepted(
+    mcp: Mcp,
+) -> None:
+    mcp.person("uma")
+    client_id = mcp.serve_document()
+    verifier, challenge = pkce()
+    shouted = "HTTPS://Memory.TEST.example/mcp"
+    browser = Browser(mcp)
+    at_provider = browser.authorize(client_id, challenge, resource=shouted)
+    _, form = browser.consent_form(browser.sign_in(at_provider, "uma"))
+    code = query_of(browser.decide(form).headers["Location"])["code"]
+
+    answer = mcp.token(code_grant(client_id, code, verifier, resource=shouted))
+    refreshed = mcp.token(
+        {"grant_type": "refresh_token", "refresh_token": answer.json["refresh_token"],
+         "client_id": client_id, "resource": shouted}
+    )
+
+    assert answer.status == 200, answer.body
+    claims = jwt.decode(answer.json["access_token"], options={"verify_signature": False})
+    assert claims["aud"] == RESOURCE
+    assert refreshed.status == 200, refreshed.body
+
+
+def test_offline_access_is_accepted_and_ignored(mcp: Mcp) -> None:
+    mcp.person("vera")
+    client_id = mcp.serve_document()
+    verifier, challenge = pkce()
+    browser = Browser(mcp)
+    at_provider = browser.authorize(client_id, challenge, scope="memory offline_access")
+    _, form = browser.consent_form(browser.sign_in(at_provider, "vera"))
+    code = query_of(browser.decide(form).headers["Location"])["code"]
+
+    answer = mcp.token(code_grant(client_id, code, verifier))
+    refreshed = mcp.token(
+        {"grant_type": "refresh_token", "refresh_token": answer.json["refresh_token"],
+         "client_id": client_id, "scope": "offline_access"}
+    )
+
+    assert answer.status == 200 and answer.json["scope"] == "memory"
+    assert refreshed.status == 200 and refreshed.json["scope"] == "memory"
+
+
+def test_the_consent_page_warns_when_the_redirect_goes_to_a_loopback_address(
+    mcp: Mcp,
+) -> None:
+    mcp.person("walt")
+    loopback = mcp.serve_document()
+    website = mcp.serve_document(
+        "https://web.test.example/client.json", redirect_uris=["https://web.test.example/cb"]
+    )
+    _, challenge = pkce()
+    pages = []
+    for client_id, redirect_uri in ((loopback, CALLBACK), (website, "https://web.test.example/cb")):
+        browser = Browser(mcp)
+        at_provider = browser.authorize(client_id, challenge, redirect_uri=redirect_uri)
+        page, _ = browser.consent_form(browser.sign_in(at_provider, "walt"))
+        pages.append(page.body)
+
+    assert b"a program on this computer" in pages[0]
+    assert b"a program on this computer" not in pages[1]

@@ -100,3 +100,26 @@ def test_a_name_that_is_not_printable_is_not_shown() -> None:
 def test_client_id_urls_need_a_clean_path(client_id: str) -> None:
     with pytest.raises(ClientRejected):
         check_metadata_url(client_id)
+
+
+@pytest.mark.parametrize(
+    ("grant_types", "may_refresh"),
+    [
+        (None, False),  # RFC 7591 §2: authorization_code when a client names none
+        (["authorization_code"], False),
+        (["authorization_code", "refresh_token"], True),
+    ],
+)
+def test_a_metadata_document_client_may_refresh_only_if_its_grant_types_say_so(
+    grant_types: list[str] | None, may_refresh: bool
+) -> None:
+    document: dict[str, object] = {"client_id": URL, "redirect_uris": ["https://app.example/cb"]}
+    if grant_types is not None:
+        document["grant_types"] = grant_types
+    assert check_metadata_document(URL, document).may_refresh is may_refresh
+
+
+def test_a_metadata_document_whose_grant_types_is_not_a_list_of_names_is_refused() -> None:
+    document = {"client_id": URL, "redirect_uris": ["https://app.example/cb"], "grant_types": "x"}
+    with pytest.raises(ClientRejected):
+        check_metadata_document(URL, document)

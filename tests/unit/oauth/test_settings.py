@@ -13,8 +13,10 @@ from chalicelib.config import ConfigurationError, Settings
 from chalicelib.login.openid import TrustedIssuer
 from chalicelib.oauth.settings import (
     McpResource,
+    canonical_resource,
     parse_login_provider,
     parse_mcp_resources,
+    parse_registration_limit,
     resource_for_path,
 )
 from tests.fixtures.events import bearer, request_event
@@ -91,6 +93,44 @@ def test_settings_read_both_variables() -> None:
     assert settings.login_provider is not None
     with pytest.raises(ConfigurationError):
         Settings.from_env({**env, "MCP_RESOURCES": "[1]"})
+
+
+@pytest.mark.parametrize(("text", "limit"), [("", 20), ("  ", 20), ("200", 200), ("1", 1)])
+def test_the_registration_limit_is_read_with_a_default_of_20(text: str, limit: int) -> None:
+    assert parse_registration_limit(text) == limit
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "2.5", "many", "100001", "\u0662\u0660"])
+def test_a_registration_limit_that_is_not_a_whole_number_in_range_is_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_registration_limit(text)
+
+
+def test_settings_read_the_registration_limit_of_the_stage() -> None:
+    env = {
+        "AUTH_TABLE": "t", "KEY_ENCRYPTION_KEY_ID": "k", "TOKEN_SIGNING_KEY_ID": "s",
+        "REFRESH_TOKEN_KEY_ID": "r", "TOKEN_ISSUER": "https://auth.example",
+    }
+    assert Settings.from_env(env).registration_limit == 20
+    assert Settings.from_env({**env, "MCP_REGISTRATION_LIMIT": "500"}).registration_limit == 500
+    with pytest.raises(ConfigurationError):
+        Settings.from_env({**env, "MCP_REGISTRATION_LIMIT": "none"})
+
+
+@pytest.mark.parametrize(
+    ("sent", "canonical"),
+    [
+        ("HTTPS://Memory.Example/mcp", "https://memory.example/mcp"),
+        ("https://MEMORY.example:8443/mcp", "https://memory.example:8443/mcp"),
+        ("https://memory.example/MCP", "https://memory.example/MCP"),  # the path is exact
+        ("HTTPS://Memory.Example", "https://memory.example"),
+        ("not a url", "not a url"),
+    ],
+)
+def test_a_resource_is_compared_with_its_scheme_and_host_in_lower_case(
+    sent: str, canonical: str
+) -> None:
+    assert canonical_resource(sent) == canonical
 
 
 # -- the authorizer at an MCP resource ---------------------------------------------------------
