@@ -189,7 +189,7 @@ def parse_allowed_origins(text: str) -> tuple[str, ...]:
         raise ValueError("ALLOWED_ORIGINS must be a JSON list of origins")
     origins = []
     for value in values:
-        match = _ORIGIN.match(value) if isinstance(value, str) else None
+        match = _ORIGIN.fullmatch(value) if isinstance(value, str) else None
         if match is None:
             raise ValueError(
                 f"ALLOWED_ORIGINS: {str(value)[:100]!r} is not an origin such as "

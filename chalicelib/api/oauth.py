@@ -267,7 +267,7 @@ def client_authentication_refused(authorization: str) -> Response:
     """401 `invalid_client` to a client that authenticated with the Authorization header:
     with the challenge of the scheme it used (RFC 6749 §5.2 MUST), though none would pass."""
     scheme = authorization.strip().partition(" ")[0]
-    if not _AUTH_SCHEME.match(scheme):
+    if not _AUTH_SCHEME.fullmatch(scheme):
         scheme = "Basic"
     response = edge.oauth_error_response(errors.INVALID_CLIENT.oauth_error())
     response.headers["WWW-Authenticate"] = f'{scheme} realm="{services().settings.issuer}"'

@@ -72,7 +72,7 @@ def new_refresh_token() -> str:
 
 
 def looks_like_refresh_token(candidate: str) -> bool:
-    return bool(_SHAPE.match(candidate))
+    return bool(_SHAPE.fullmatch(candidate))
 
 
 def token_hash(plaintext: str) -> str:

@@ -43,7 +43,7 @@ def secret_from(cookie_header: str | None, secure: bool) -> str | None:
     except CookieError:
         return None
     morsel = jar.get(cookie_name(secure))
-    if morsel is None or not _SECRET.match(morsel.value):
+    if morsel is None or not _SECRET.fullmatch(morsel.value):
         return None
     return morsel.value
 

@@ -214,7 +214,7 @@ class OAuthService:
                 "PKCE is required, with code_challenge_method S256.",
             )
         challenge = parameters.get("code_challenge", "")
-        if not _PKCE.match(challenge):
+        if not _PKCE.fullmatch(challenge):
             refuse(errors.OAUTH_INVALID_REQUEST, "code_challenge must be an S256 challenge.")
         resource = self._served_resource(parameters.get("resource"))
         if resource is None:
@@ -457,7 +457,7 @@ class OAuthService:
         if parameters.get("redirect_uri") != code.redirect_uri:
             return invalid_grant("redirect_uri differs from the authorization request's.")
         verifier = parameters.get("code_verifier", "")
-        if not _PKCE.match(verifier) or not hmac.compare_digest(
+        if not _PKCE.fullmatch(verifier) or not hmac.compare_digest(
             s256(verifier), code.code_challenge
         ):
             return invalid_grant("The code_verifier does not match the code_challenge.")
