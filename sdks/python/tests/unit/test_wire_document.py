@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import subprocess
 import sys
 import types
@@ -17,10 +18,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
+import httpx
 import pytest
 from pydantic import BaseModel, SecretStr
 
-from memory_sdk import models
+from memory_sdk import MemoryClient, models
 from memory_sdk.models import (
     ApiKey,
     AuditEvent,
@@ -30,6 +32,7 @@ from memory_sdk.models import (
     TokenPair,
     UserActor,
 )
+from tests.unit.fakes import ADMIN_KEY, ENDPOINT, FakeService, key_resource
 
 SDKS = Path(__file__).resolve().parents[3]
 DOCUMENT = SDKS / "openapi.json"
@@ -328,6 +331,11 @@ def field_added(document: Schema, schema: str, field: str) -> None:
     document["components"]["schemas"][schema]["properties"][field] = {"type": "string"}
 
 
+def made_required(document: Schema, schema: str, field: str) -> None:
+    field_added(document, schema, field)
+    document["components"]["schemas"][schema]["required"].append(field)
+
+
 @pytest.mark.parametrize(
     ("mutate", "expected"),
     [
@@ -358,5 +366,127 @@ def test_a_drift_of_the_document_is_found(mutate: Any, expected: str) -> None:
     mutate(document)
 
     drift = drift_of(document)
+
+    assert any(expected in line for line in drift), drift
+
+
+# What the SDK sends: each request body it builds, with every optional field set, held to the
+# request schema of the operation it calls (found by method and path in the document).
+
+ID_TOKEN = "eyJ" + "hbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJl"
+REFRESH = "rt_" + "unitTestRefreshToken000000000000"
+
+
+def request_schema(document: Schema, request: httpx.Request) -> Schema:
+    for template, operations in document["paths"].items():
+        pattern = re.sub(r"\{[^}/]+\}", "[^/]+", template)
+        if re.fullmatch(pattern, request.url.path):
+            operation = operations[request.method.lower()]
+            content = operation["requestBody"]["content"]["application/json"]
+            return resolve(document, content["schema"])
+    raise AssertionError(f"{request.method} {request.url.path} is not in the document")
+
+
+def body_drift(document: Schema, where: str, value: object, schema: Schema) -> list[str]:
+    wire = json_types(document, schema)
+    sent = json_type_of(value) if not isinstance(value, list) else "array"
+    if wire and sent not in wire and not (sent == "integer" and "number" in wire):
+        return [f"{where}: the SDK sends {sent}, the document takes {sorted(wire)}"]
+    allowed = enum_values(document, schema)
+    if allowed is not None and value is not None and value not in allowed:
+        return [f"{where}: the SDK sends {value!r}, not one of the document's values"]
+    drift: list[str] = []
+    if isinstance(value, dict):
+        fields = properties(document, schema)
+        drift += [f"{where}.{name}: not in the document" for name in value if name not in fields]
+        drift += [
+            f"{where}.{name}: required by the document, not sent"
+            for name in sorted(required(document, schema) - set(value))
+        ]
+        for name, item in value.items():
+            if name in fields:
+                drift += body_drift(document, f"{where}.{name}", item, fields[name])
+    item_schema = items_schema(document, schema)
+    if isinstance(value, list) and item_schema is not None:
+        for item in value:
+            drift += body_drift(document, f"{where}[]", item, item_schema)
+    return drift
+
+
+def token_answer() -> httpx.Response:
+    return httpx.Response(
+        200,
+        json={
+            "access_token": ID_TOKEN,
+            "token_type": "Bearer",
+            "expires_in": 3600,
+            "refresh_token": REFRESH,
+        },
+    )
+
+
+async def every_request_body() -> list[httpx.Request]:
+    key = httpx.Response(201, json=key_resource(plaintext=ADMIN_KEY))
+    fake = FakeService(key, key, key, key, token_answer(), token_answer())
+    async with MemoryClient(
+        api_key=ADMIN_KEY, endpoint=ENDPOINT, svc={"backoff": 0}, http_transport=fake.transport()
+    ) as client:
+        await client.auth.create_api_key(
+            "ci deploys",
+            scopes=["memory", "entities"],
+            workspace_id="ws_01JQ0000000000000000000000",
+            category="workspace",
+            expires_in_days=30,
+            allowed_cidrs=["203.0.113.0/24"],
+        )
+        await client.auth.rotate_api_key("key_01", grace_period_seconds=3600)
+        await client.auth.update_api_key("key_01", label="renamed", allowed_cidrs=["::1/128"])
+        await client.auth.update_api_key("key_01", allowed_cidrs=None)
+        await client.auth.exchange(ID_TOKEN)
+        await client.auth.refresh_access_token(REFRESH)
+    return fake.requests
+
+
+def requests_drift(document: Schema, requests: list[httpx.Request]) -> list[str]:
+    drift: list[str] = []
+    for request in requests:
+        where = f"{request.method} {request.url.path}"
+        schema = request_schema(document, request)
+        drift += body_drift(document, where, json.loads(request.content), schema)
+    return drift
+
+
+@pytest.mark.anyio
+async def test_every_request_body_the_sdk_sends_matches_the_document() -> None:
+    requests = await every_request_body()
+
+    assert len(requests) == 6
+    assert requests_drift(load_document(), requests) == []
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("mutate", "expected"),
+    [
+        (lambda d: renamed(d, "NewApiKey", "expiresInDays", "lifetimeDays"), "expiresInDays"),
+        (lambda d: renamed(d, "Rotation", "gracePeriodSeconds", "grace"), "gracePeriodSeconds"),
+        (lambda d: renamed(d, "ExchangeRequest", "id_token", "idToken"), "id_token"),
+        (lambda d: retyped(d, "ApiKeyChanges", "allowedCidrs", "array"), "allowedCidrs"),
+        (lambda d: made_required(d, "RefreshRequest", "client_id"), "client_id"),
+    ],
+    ids=[
+        "field-renamed",
+        "rotation-renamed",
+        "token-field-renamed",
+        "null-refused",
+        "new-required",
+    ],
+)
+async def test_a_drift_of_a_request_schema_is_found(mutate: Any, expected: str) -> None:
+    requests = await every_request_body()
+    document = copy.deepcopy(load_document())
+    mutate(document)
+
+    drift = requests_drift(document, requests)
 
     assert any(expected in line for line in drift), drift
