@@ -132,7 +132,9 @@ export class AuthClient {
       input.workspaceId ?? (input.category === "workspace" ? this.#workspaceId : undefined);
     if (workspaceId !== undefined) body.workspaceId = workspaceId;
     // A scope newer than the document this SDK was built with is sent as it is.
-    if (input.scopes !== undefined) body.scopes = [...input.scopes] as NonNullable<WireSchemas["NewApiKey"]["scopes"]>;
+    if (input.scopes !== undefined) {
+      body.scopes = [...input.scopes] as NonNullable<WireSchemas["NewApiKey"]["scopes"]>;
+    }
     if (input.expiresInDays !== undefined) body.expiresInDays = input.expiresInDays;
     if (input.allowedCidrs !== undefined) body.allowedCidrs = [...input.allowedCidrs];
     const answer = await this.#transport.request({
@@ -201,6 +203,8 @@ export class AuthClient {
       workspaceId: options.workspaceId,
       authenticated: true,
     });
+    // Not checked against WireSchemas["EventPage"]: the document declares an event's actor as
+    // one object whose fields are all optional, and EventActor tells its two shapes apart.
     return answer.body as EventPage;
   }
 
