@@ -16,6 +16,7 @@ import type {
   Principal,
   RotateOptions,
   TokenSet,
+  WireSchemas,
 } from "./types.js";
 
 const KEYS = "/v1/auth/api-keys";
@@ -33,7 +34,9 @@ function keyPath(keyId: string, suffix = ""): string {
 
 /** An RFC 6749 token answer as a TokenSet, or a typed error if it is not one. */
 function tokenSet(body: unknown, status: number): TokenSet {
-  const answer = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+  // The document's field names, each checked here before it is trusted.
+  type Answer = { [Field in keyof WireSchemas["TokenPair"]]?: unknown };
+  const answer: Answer = typeof body === "object" && body !== null ? body : {};
   const { access_token, token_type, expires_in, refresh_token } = answer;
   if (
     typeof access_token !== "string" ||
@@ -88,7 +91,8 @@ export class AuthClient {
       workspaceId: this.#workspace(options.allWorkspaces === true ? null : workspaceId),
       authenticated: true,
     });
-    return answer.body as ApiKeyPage;
+    const page: ApiKeyPage = answer.body as WireSchemas["KeyPage"];
+    return page;
   }
 
   /** One of the caller's keys, without its plaintext. */
@@ -99,7 +103,8 @@ export class AuthClient {
       workspaceId: this.#workspace(undefined),
       authenticated: true,
     });
-    return answer.body as ApiKey;
+    const key: ApiKey = answer.body as WireSchemas["ApiKey"];
+    return key;
   }
 
   /** One of the caller's keys with its plaintext `key`. A revoked key is a GoneError (410). */
@@ -110,7 +115,8 @@ export class AuthClient {
       workspaceId: this.#workspace(workspaceId),
       authenticated: true,
     });
-    return answer.body as ApiKeyWithSecret;
+    const key: ApiKeyWithSecret = answer.body as WireSchemas["ApiKeyWithSecret"];
+    return key;
   }
 
   /**
@@ -120,14 +126,17 @@ export class AuthClient {
    * often it is sent, one key is created and its answer returned.
    */
   async createApiKey(input: NewApiKey): Promise<ApiKeyWithSecret> {
-    const body: Record<string, unknown> = { label: requireText(input.label, "label") };
-    if (input.category !== undefined) body["category"] = input.category;
+    const body: WireSchemas["NewApiKey"] = { label: requireText(input.label, "label") };
+    if (input.category !== undefined) body.category = input.category;
     const workspaceId =
       input.workspaceId ?? (input.category === "workspace" ? this.#workspaceId : undefined);
-    if (workspaceId !== undefined) body["workspaceId"] = workspaceId;
-    if (input.scopes !== undefined) body["scopes"] = [...input.scopes];
-    if (input.expiresInDays !== undefined) body["expiresInDays"] = input.expiresInDays;
-    if (input.allowedCidrs !== undefined) body["allowedCidrs"] = [...input.allowedCidrs];
+    if (workspaceId !== undefined) body.workspaceId = workspaceId;
+    // A scope newer than the document this SDK was built with is sent as it is.
+    if (input.scopes !== undefined) {
+      body.scopes = [...input.scopes] as NonNullable<WireSchemas["NewApiKey"]["scopes"]>;
+    }
+    if (input.expiresInDays !== undefined) body.expiresInDays = input.expiresInDays;
+    if (input.allowedCidrs !== undefined) body.allowedCidrs = [...input.allowedCidrs];
     const answer = await this.#transport.request({
       method: "POST",
       path: KEYS,
@@ -136,7 +145,8 @@ export class AuthClient {
       authenticated: true,
       idempotencyKey: input.idempotencyKey ?? newIdempotencyKey(),
     });
-    return answer.body as ApiKeyWithSecret;
+    const key: ApiKeyWithSecret = answer.body as WireSchemas["ApiKeyWithSecret"];
+    return key;
   }
 
   /**
@@ -155,18 +165,20 @@ export class AuthClient {
       idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
     };
     if (options.gracePeriodSeconds !== undefined) {
-      call.body = { gracePeriodSeconds: options.gracePeriodSeconds };
+      const body: WireSchemas["Rotation"] = { gracePeriodSeconds: options.gracePeriodSeconds };
+      call.body = body;
     }
     const answer = await this.#transport.request(call);
-    return answer.body as ApiKeyWithSecret;
+    const key: ApiKeyWithSecret = answer.body as WireSchemas["ApiKeyWithSecret"];
+    return key;
   }
 
   /** Renames a key or changes its allow-list; answers the key. Only the fields given change. */
   async updateApiKey(keyId: string, changes: ApiKeyUpdate): Promise<ApiKey> {
-    const body: Record<string, unknown> = {};
-    if (changes.label !== undefined) body["label"] = requireText(changes.label, "label");
+    const body: WireSchemas["ApiKeyChanges"] = {};
+    if (changes.label !== undefined) body.label = requireText(changes.label, "label");
     if (changes.allowedCidrs !== undefined) {
-      body["allowedCidrs"] = changes.allowedCidrs === null ? null : [...changes.allowedCidrs];
+      body.allowedCidrs = changes.allowedCidrs === null ? null : [...changes.allowedCidrs];
     }
     const answer = await this.#transport.request({
       method: "PATCH",
@@ -175,7 +187,8 @@ export class AuthClient {
       workspaceId: this.#workspace(undefined),
       authenticated: true,
     });
-    return answer.body as ApiKey;
+    const key: ApiKey = answer.body as WireSchemas["ApiKey"];
+    return key;
   }
 
   /**
@@ -190,6 +203,8 @@ export class AuthClient {
       workspaceId: options.workspaceId,
       authenticated: true,
     });
+    // Not checked against WireSchemas["EventPage"]: the document declares an event's actor as
+    // one object whose fields are all optional, and EventActor tells its two shapes apart.
     return answer.body as EventPage;
   }
 
@@ -211,7 +226,8 @@ export class AuthClient {
       workspaceId: this.#workspace(undefined),
       authenticated: true,
     });
-    return answer.body as Principal;
+    const principal: Principal = answer.body as WireSchemas["Principal"];
+    return principal;
   }
 
   /**
@@ -223,7 +239,7 @@ export class AuthClient {
     const answer = await this.#transport.request({
       method: "POST",
       path: "/v1/auth/exchange",
-      body: { id_token: token },
+      body: { id_token: token } satisfies WireSchemas["ExchangeRequest"],
       authenticated: false,
       oauth: true,
       secrets: [token],
@@ -244,7 +260,7 @@ export class AuthClient {
     const answer = await this.#transport.request({
       method: "POST",
       path: "/v1/auth/refresh",
-      body: { refresh_token: token },
+      body: { refresh_token: token } satisfies WireSchemas["RefreshRequest"],
       authenticated: false,
       oauth: true,
       secrets: [token],

@@ -1,52 +1,50 @@
 // The service's resources as they travel (the service README, "API reference").
 // Times are RFC 3339 UTC strings, exactly as the service sends them.
+//
+// The types that describe the wire are derived from the OpenAPI document's schemas
+// (src/wire.ts, generated: `make wire-types`), so that `tsc` fails where the document and the
+// SDK part ways. The SDK widens a few on purpose (unknown future scopes and event types still
+// parse; fields newer than some services are optional).
 
-export type KeyCategory = "workspace" | "admin";
-export type KeyStatus = "active" | "revoked" | "expired";
+import type { components } from "./wire.js";
+
+/** The document's schemas, as the service sends and accepts them. */
+export type WireSchemas = components["schemas"];
+type WireApiKey = WireSchemas["ApiKey"];
+
+export type KeyCategory = WireApiKey["category"];
+export type KeyStatus = WireApiKey["status"];
 
 /** The data-plane scopes a workspace key may hold. */
-export type DataPlaneScope = "memory" | "entities" | "reasoning" | "ontology" | "skills";
+export type DataPlaneScope = Exclude<WireApiKey["scopes"][number], "workspace:admin">;
 /** Every scope; `workspace:admin` is for admin keys only. Unknown future scopes pass as strings. */
-export type Scope = DataPlaneScope | "workspace:admin" | (string & {});
+export type Scope = WireApiKey["scopes"][number] | (string & {});
 
 /** An API key's metadata. `key` is present only on the answers of create, reveal and rotate. */
-export interface ApiKey {
-  id: string;
-  label: string;
-  category: KeyCategory;
-  /** The bound workspace of a workspace key; null for an admin key. */
-  workspaceId: string | null;
+export interface ApiKey extends Omit<WireApiKey, "scopes" | "lastUsedAt" | "allowedCidrs"> {
   scopes: Scope[];
-  status: KeyStatus;
-  /** `svc_…` and the key's last four characters, to recognise it without revealing it. */
-  hint: string | null;
-  createdAt: string;
-  expiresAt: string;
-  revokedAt: string | null;
-  /** The id of the key that replaced this one by rotation. */
-  replacedBy: string | null;
-  /** Whether reveal can return the plaintext (keys created before encryption at rest cannot). */
-  revealable: boolean;
   /**
    * When the key last authenticated, to 5 minutes; null until its first use. Optional only
    * for services older than last-use recording.
    */
-  lastUsedAt?: string | null;
+  lastUsedAt?: WireApiKey["lastUsedAt"];
   /** The networks (CIDRs) the key is accepted from; null: any address. */
-  allowedCidrs?: string[] | null;
-  key?: string;
+  allowedCidrs?: WireApiKey["allowedCidrs"];
+  key?: WireSchemas["ApiKeyWithSecret"]["key"];
 }
 
 /** An API key together with its plaintext: the answer of create, reveal and rotate. */
 export interface ApiKeyWithSecret extends ApiKey {
-  key: string;
+  key: WireSchemas["ApiKeyWithSecret"]["key"];
 }
 
+type WireKeyPage = Omit<WireSchemas["KeyPage"], "keys">;
+
 /** One page of the caller's own keys, newest first. */
-export interface ApiKeyPage {
+export interface ApiKeyPage extends WireKeyPage {
   keys: ApiKey[];
   /** Pass to `listApiKeys(..., { cursor })` for the next page; null on the last page. */
-  nextCursor: string | null;
+  nextCursor: WireSchemas["KeyPage"]["nextCursor"];
 }
 
 export interface ListApiKeysOptions {
@@ -95,14 +93,11 @@ export interface NewWorkspaceKey extends NewKeyCommon {
 export type NewApiKey = NewAdminKey | NewWorkspaceKey;
 
 /** Who the service takes the caller to be (`GET /v1/auth/whoami`). */
-export interface Principal {
-  userId: string;
-  credential: "user_token" | "api_key";
+export interface Principal extends Omit<WireSchemas["Principal"], "scopes"> {
   /** The key's id when the credential is an API key; null for a user token. */
-  keyId: string | null;
-  category: KeyCategory | null;
+  keyId: WireSchemas["Principal"]["keyId"];
   /** The named or bound workspace; null when there is none. */
-  workspaceId: string | null;
+  workspaceId: WireSchemas["Principal"]["workspaceId"];
   scopes: Scope[];
 }
 
@@ -146,40 +141,25 @@ export interface ApiKeyUpdate {
 }
 
 /** The event types the service records; a type added later still arrives as a string. */
-export type EventType =
-  | "key.created"
-  | "key.revealed"
-  | "key.rotated"
-  | "key.revoked"
-  | "key.updated"
-  | "key.expiring"
-  | "key.expired"
-  | "key.leaked"
-  | "workspace.created"
-  | "member.added"
-  | "member.removed";
+export type EventType = WireSchemas["Event"]["type"];
+
+// The document declares the actor as one object whose fields are all optional; the SDK tells
+// its two shapes apart, from the same fields.
+type WireActor = Required<WireSchemas["Event"]["actor"]>;
 
 /** Who did something recorded in an audit event: a caller, or the service itself. */
 export type EventActor =
-  | { userId: string; credential: "user_token" | "api_key"; keyId: string | null }
-  | { system: string };
+  | { userId: WireActor["userId"]; credential: WireActor["credential"]; keyId: WireActor["keyId"] }
+  | { system: WireActor["system"] };
 
 /** One audit event (`key.created`, `key.revoked`, `member.added`, ...). Never holds a secret. */
-export interface AuditEvent {
-  id: string;
+export interface AuditEvent extends Omit<WireSchemas["Event"], "type" | "actor"> {
   type: EventType | (string & {});
-  occurredAt: string;
   actor: EventActor;
-  keyId: string | null;
-  workspaceId: string | null;
-  sourceIp: string | null;
-  userAgent: string | null;
-  data: Record<string, unknown>;
 }
 
-export interface EventPage {
+export interface EventPage extends Omit<WireSchemas["EventPage"], "events"> {
   events: AuditEvent[];
-  nextCursor: string | null;
 }
 
 export interface ListEventsOptions {
@@ -197,20 +177,13 @@ export interface ListEventsOptions {
   workspaceId?: string;
 }
 
+type WireWorkspace = WireSchemas["Workspace"];
+
 /** A workspace (`GET /v1/workspaces` adds the caller's `role`). */
-export interface Workspace {
-  id: string;
-  name: string;
-  ownerId: string;
-  createdAt: string;
+export interface Workspace extends WireWorkspace {
   /** The caller's role in it; present in lists. */
-  role?: "owner" | "member";
+  role?: WireSchemas["WorkspaceList"]["workspaces"][number]["role"];
 }
 
 /** A member of a workspace. */
-export interface Member {
-  workspaceId: string;
-  userId: string;
-  role: "owner" | "member";
-  addedAt: string;
-}
+export type Member = WireSchemas["Member"];

@@ -3,7 +3,7 @@
 
 import type { Transport } from "./transport.js";
 import { newIdempotencyKey } from "./retry.js";
-import type { CreateWorkspaceOptions, Member, Workspace } from "./types.js";
+import type { CreateWorkspaceOptions, Member, WireSchemas, Workspace } from "./types.js";
 
 const WORKSPACES = "/v1/workspaces";
 
@@ -35,17 +35,19 @@ export class WorkspacesClient {
     const answer = await this.#transport.request({
       method: "POST",
       path: WORKSPACES,
-      body: { name },
+      body: { name } satisfies WireSchemas["NewWorkspace"],
       authenticated: true,
       idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
     });
-    return answer.body as Workspace;
+    const workspace: Workspace = answer.body as WireSchemas["Workspace"];
+    return workspace;
   }
 
   /** The workspaces the caller is a member of, each with the caller's `role`. */
   async listWorkspaces(): Promise<Workspace[]> {
     const answer = await this.#transport.request({ method: "GET", path: WORKSPACES, authenticated: true });
-    return (answer.body as { workspaces: Workspace[] }).workspaces;
+    const workspaces: Workspace[] = (answer.body as WireSchemas["WorkspaceList"]).workspaces;
+    return workspaces;
   }
 
   /** The members of a workspace the caller belongs to. */
@@ -55,7 +57,8 @@ export class WorkspacesClient {
       path: membersPath(workspaceId),
       authenticated: true,
     });
-    return (answer.body as { members: Member[] }).members;
+    const members: Member[] = (answer.body as WireSchemas["MemberList"]).members;
+    return members;
   }
 
   /** Adds a user (`usr_…`) to a workspace the caller owns; adding a member again is no error. */
@@ -65,7 +68,8 @@ export class WorkspacesClient {
       path: membersPath(workspaceId, userId),
       authenticated: true,
     });
-    return answer.body as Member;
+    const member: Member = answer.body as WireSchemas["Member"];
+    return member;
   }
 
   /**
