@@ -120,10 +120,16 @@ CONFLICTING_WORKSPACE_ID = Problem(
     "X-Workspace-Id and workspace_id name different workspaces.",
 )
 INVALID_LABEL = Problem(
-    400, "invalid_label", "label must be 1 to 100 characters without control characters."
+    400,
+    "invalid_label",
+    "label must be 1 to 100 characters, without control characters or bidirectional overrides"
+    " and isolates.",
 )
 INVALID_NAME = Problem(
-    400, "invalid_name", "name must be 1 to 100 characters without control characters."
+    400,
+    "invalid_name",
+    "name must be 1 to 100 characters, without control characters or bidirectional overrides"
+    " and isolates.",
 )
 INVALID_CATEGORY = Problem(400, "invalid_category", "category must be 'workspace' or 'admin'.")
 INVALID_SCOPE = Problem(
