@@ -406,7 +406,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** RFC 7009 revocation of a refresh token (and its family) */
+        /** RFC 7009 revocation of a refresh or access token's grant */
         post: operations["oauthRevoke"];
         delete?: never;
         options?: never;
@@ -2247,8 +2247,17 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An error page: the request cannot be served (never redirected). */
+            /** @description An error page naming the RFC 6749 error: every refusal before the person has signed in is shown here, never redirected (RFC 9700 §4.11.2). */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An error page: sign-in is not configured (LOGIN_PROVIDER). */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2503,7 +2512,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Revoked, or nothing to revoke. */
+            /** @description Revoked, or nothing to revoke. Without `client_id` the token alone suffices; with another client's `client_id`, nothing is revoked. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2518,11 +2527,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        error?: "invalid_grant" | "invalid_request" | "invalid_scope" | "invalid_target" | "unsupported_grant_type";
+                        error?: "invalid_grant" | "invalid_request" | "invalid_scope" | "invalid_target" | "unauthorized_client" | "unsupported_grant_type";
                     } & components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Clients here are public: no client secret. */
+            /** @description Clients here are public: no client secret. To a request with an `Authorization` header, with `WWW-Authenticate` naming its scheme (RFC 6749 §5.2). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2587,7 +2596,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An access token for the resource and a refresh token. */
+            /** @description An access token for the resource, and a refresh token if the client's `grant_types` include `refresh_token`. */
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
@@ -2605,11 +2614,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        error?: "invalid_grant" | "invalid_request" | "invalid_scope" | "invalid_target" | "unsupported_grant_type";
+                        error?: "invalid_grant" | "invalid_request" | "invalid_scope" | "invalid_target" | "unauthorized_client" | "unsupported_grant_type";
                     } & components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Clients here are public: no client secret. */
+            /** @description Clients here are public: no client secret. To a request with an `Authorization` header, with `WWW-Authenticate` naming its scheme (RFC 6749 §5.2). */
             401: {
                 headers: {
                     [name: string]: unknown;
