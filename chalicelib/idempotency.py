@@ -17,7 +17,7 @@ user's tokens): a retry through a credential with fewer scopes never gets what a
 created. "The same request" is the operation, its target and the canonical JSON of the
 parsed body, whatever fields the body will grow.
 
-Items (see `table.py`):
+Items (see `items.py`):
   IDEMPOTENCY#<sha256(caller, key)>   IDEMPOTENCY   caller, fingerprint, resultId, createdAt, ttl
 """
 
@@ -30,15 +30,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from chalicelib import errors
+from chalicelib import errors, items
 from chalicelib.clock import epoch, rfc3339
-from chalicelib.table import PARTITION_KEY, TTL_ATTRIBUTE, get_consistent, key, to_item
+from chalicelib.table import ABSENT, TTL_ATTRIBUTE, Item, get_consistent, put, to_item
 
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"  # "true" on an answer given again
 MAX_KEY_LENGTH = 255
 RETENTION = timedelta(hours=24)
-RECORD_SK = "IDEMPOTENCY"
 
 
 def parse_key(value: str | None) -> str | None:
@@ -83,10 +82,10 @@ class IdempotentRequest:
         return cls(idempotency_key, caller, fingerprint(operation, target, body))
 
     @property
-    def record_pk(self) -> str:
+    def record_key(self) -> Item:
         # Hashed: the client's key may hold any printable character, and its length is theirs.
         scoped = f"{self.caller}\n{self.key}".encode()
-        return f"IDEMPOTENCY#{hashlib.sha256(scoped).hexdigest()}"
+        return items.idempotency_record(hashlib.sha256(scoped).hexdigest())
 
     def __repr__(self) -> str:  # the key is the client's: no business in logs
         return f"IdempotentRequest(caller={self.caller!r})"
@@ -100,7 +99,7 @@ class IdempotencyStore:
     def first_result(self, request: IdempotentRequest, now: datetime) -> str | None:
         """The id this caller's key first answered with, or None (never used, or older than
         24 h); 422 `idempotency_key_reused` when the key was used for another request."""
-        found = get_consistent(self._client, self._table, request.record_pk, RECORD_SK)
+        found = get_consistent(self._client, self._table, request.record_key)
         if found is None or found[TTL_ATTRIBUTE] <= epoch(now):
             return None
         if not hmac.compare_digest(found["fingerprint"], request.fingerprint):
@@ -119,14 +118,6 @@ class IdempotencyStore:
                 TTL_ATTRIBUTE: epoch(now + RETENTION),
             }
         )
-        item.update(key(request.record_pk, RECORD_SK))
-        return {
-            "Put": {
-                "TableName": self._table,
-                "Item": item,
-                # DynamoDB's TTL deletes lazily: an expired record may still be there.
-                "ConditionExpression": "attribute_not_exists(#pk) OR #ttl <= :now",
-                "ExpressionAttributeNames": {"#pk": PARTITION_KEY, "#ttl": TTL_ATTRIBUTE},
-                "ExpressionAttributeValues": {":now": {"N": str(epoch(now))}},
-            }
-        }
+        item.update(request.record_key)
+        # DynamoDB's TTL deletes lazily: an expired record may still be there.
+        return put(self._table, item, f"{ABSENT} OR #ttl <= :now", {"now": epoch(now)})
