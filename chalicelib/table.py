@@ -288,6 +288,28 @@ def page[T](items: Iterable[T], keep: Callable[[T], bool], limit: int) -> list[T
     return list(islice(filter(keep, items), limit))
 
 
+def newest_page[T](
+    client: Any,
+    table: str,
+    pk: str,
+    prefix: str,
+    *,
+    read: Callable[[dict[str, Any]], T],
+    keep: Callable[[T], bool],
+    limit: int,
+    start: Item | None,
+    projection: str | None = None,
+) -> list[T]:
+    """A list's page: newest first (ids are ULIDs), after `start` (the cursor's item), the
+    first `limit` items under `prefix` that `keep` accepts. Strongly consistent: a list read
+    right after a change shows it. Read 100 items at a time, and no further than needed."""
+    found = under(
+        client, table, pk, prefix, start=start, projection=projection,
+        newest_first=True, consistent=True, page_size=100,
+    )
+    return page(map(read, found), keep, limit)
+
+
 @contextmanager
 def dynamodb_errors() -> Iterator[None]:
     """Any failure of DynamoDB itself (after botocore's retries) becomes a 503.

@@ -18,10 +18,9 @@ from chalicelib.events.model import RETENTION, Event
 from chalicelib.table import (
     TTL_ATTRIBUTE,
     Item,
-    page,
+    newest_page,
     put_if_absent,
     to_item,
-    under,
     write,
 )
 
@@ -87,17 +86,16 @@ class EventStore:
         self, user_id: str, limit: int, after: str | None, keep: Callable[[Event], bool]
     ) -> EventPage:
         """Newest first, `limit` events of this user's log for which `keep` is true."""
-        logged = under(
+        # Strongly consistent: an audit log read right after a change must show that change.
+        found = newest_page(
             self._client,
             self._table,
             items.user_pk(user_id),
             items.EVENT_PREFIX,
+            read=from_event_item,
+            keep=keep,
+            limit=limit,
             start=items.event(user_id, after) if after else None,
-            newest_first=True,
-            # An audit log read right after a change must show that change.
-            consistent=True,
-            page_size=100,
         )
-        found = page(map(from_event_item, logged), keep, limit)
         cursor = parsing.encode_cursor(found[-1].id) if found and len(found) == limit else None
         return EventPage(found, cursor)

@@ -39,12 +39,11 @@ from chalicelib.table import (
     get_consistent,
     get_many_consistent,
     is_condition_failure,
-    page,
+    newest_page,
     put_if_absent,
     query,
     to_item,
     transact,
-    under,
     update,
 )
 
@@ -319,18 +318,17 @@ class KeyStore:
         keep: Callable[[ApiKey], bool],
     ) -> KeyPage:
         """Newest first (key ids are ULIDs), `limit` keys for which `keep` is true."""
-        owned = under(
+        found = newest_page(
             self._client,
             self._table,
             items.user_pk(owner_id),
             items.KEY_PREFIX,
+            read=_from_values,
+            keep=keep,
+            limit=limit,
             start=items.api_key(owner_id, after) if after else None,
             projection=_LISTED,
-            newest_first=True,
-            consistent=True,
-            page_size=100,
         )
-        found = page(map(_from_values, owned), keep, limit)
         cursor = parsing.encode_cursor(found[-1].id) if found and len(found) == limit else None
         return KeyPage(self.with_last_use(found) if found else [], cursor)
 

@@ -14,6 +14,7 @@ from chalicelib.table import (
     EXISTS,
     delete,
     expressions,
+    newest_page,
     page,
     put,
     query,
@@ -182,3 +183,18 @@ def test_a_write_once_fails_closed_when_dynamodb_does() -> None:
         write_once(client, spent)
 
     assert len(client.calls) == 1
+
+
+def test_a_lists_page_is_newest_first_strongly_consistent_and_read_as_asked() -> None:
+    client = PagedTable([["KEY#9", "KEY#8"], ["KEY#7"]])
+
+    found = newest_page(
+        client, TABLE, "USER#usr_a", "KEY#", read=lambda values: values["sk"][4:],
+        keep=lambda key_id: key_id != "8", limit=5, start=items.api_key("usr_a", "10"),
+    )
+
+    assert found == ["9", "7"]
+    first = client.requests[0]
+    assert (first["ConsistentRead"], first["ScanIndexForward"]) == (True, False)
+    assert first["Limit"] == 100
+    assert first["ExclusiveStartKey"] == items.api_key("usr_a", "10")
