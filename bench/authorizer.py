@@ -122,15 +122,12 @@ class Setup:
 
 def prepare() -> Setup:
     """The table, a workspace and its owner's credentials, created as the local stack does."""
-    from chalicelib import ids
+    from chalicelib import ids, items
     from chalicelib.access.principal import Principal
     from chalicelib.access.scopes import ALL_SCOPES
     from chalicelib.keys.service import NewKey
-    from chalicelib.keys.store import CREDENTIAL_SK, credential_pk
     from chalicelib.runtime import services
-    from chalicelib.table import key
     from chalicelib.workspaces.model import Workspace
-    from chalicelib.workspaces.store import member_sk, workspace_pk
     from local.resources import create_all
     from tests.fixtures.earlier_keys import mint_plain_key
     from tests.fixtures.events import bearer, request_event
@@ -150,10 +147,7 @@ def prepare() -> Setup:
         USER_TOKEN: svc.signer.mint(OWNER).token,
     }
     table = svc.settings.table_name
-    keys = [
-        key(credential_pk(issued.api_key.key_hash), CREDENTIAL_SK),
-        key(workspace_pk(workspace.id), member_sk(OWNER)),
-    ]
+    keys = [items.credential(issued.api_key.key_hash), items.member(workspace.id, OWNER)]
     return Setup(
         {kind: request_event(PATH, bearer(c), workspace.id) for kind, c in credentials.items()},
         {"RequestItems": {table: {"Keys": keys, "ConsistentRead": True}}},

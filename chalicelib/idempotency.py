@@ -17,7 +17,11 @@ user's tokens): a retry through a credential with fewer scopes never gets what a
 created. "The same request" is the operation, its target and the canonical JSON of the
 parsed body, whatever fields the body will grow.
 
-Items (see `table.py`):
+`IdempotencyStore.run` is the one sequence every such operation follows: look the record
+up (replay, or refuse a reuse), run the business transaction with the record's put in it,
+and on a lost race answer the winner's result.
+
+Items (see `items.py`):
   IDEMPOTENCY#<sha256(caller, key)>   IDEMPOTENCY   caller, fingerprint, resultId, createdAt, ttl
 """
 
@@ -26,19 +30,23 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from chalicelib import errors
+from chalicelib import errors, items
 from chalicelib.clock import epoch, rfc3339
-from chalicelib.table import PARTITION_KEY, TTL_ATTRIBUTE, get_consistent, key, to_item
+from chalicelib.table import ABSENT, TTL_ATTRIBUTE, Item, get_consistent, put, to_item
+
+Member = dict[str, Any]  # a member of a TransactWriteItems
+# What the business transaction writes besides its own items: the record of its result.
+Recorder = Callable[[str], Sequence[Member]]
 
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"  # "true" on an answer given again
 MAX_KEY_LENGTH = 255
 RETENTION = timedelta(hours=24)
-RECORD_SK = "IDEMPOTENCY"
 
 
 def parse_key(value: str | None) -> str | None:
@@ -83,10 +91,10 @@ class IdempotentRequest:
         return cls(idempotency_key, caller, fingerprint(operation, target, body))
 
     @property
-    def record_pk(self) -> str:
+    def record_key(self) -> Item:
         # Hashed: the client's key may hold any printable character, and its length is theirs.
         scoped = f"{self.caller}\n{self.key}".encode()
-        return f"IDEMPOTENCY#{hashlib.sha256(scoped).hexdigest()}"
+        return items.idempotency_record(hashlib.sha256(scoped).hexdigest())
 
     def __repr__(self) -> str:  # the key is the client's: no business in logs
         return f"IdempotentRequest(caller={self.caller!r})"
@@ -100,7 +108,7 @@ class IdempotencyStore:
     def first_result(self, request: IdempotentRequest, now: datetime) -> str | None:
         """The id this caller's key first answered with, or None (never used, or older than
         24 h); 422 `idempotency_key_reused` when the key was used for another request."""
-        found = get_consistent(self._client, self._table, request.record_pk, RECORD_SK)
+        found = get_consistent(self._client, self._table, request.record_key)
         if found is None or found[TTL_ATTRIBUTE] <= epoch(now):
             return None
         if not hmac.compare_digest(found["fingerprint"], request.fingerprint):
@@ -119,14 +127,39 @@ class IdempotencyStore:
                 TTL_ATTRIBUTE: epoch(now + RETENTION),
             }
         )
-        item.update(key(request.record_pk, RECORD_SK))
-        return {
-            "Put": {
-                "TableName": self._table,
-                "Item": item,
-                # DynamoDB's TTL deletes lazily: an expired record may still be there.
-                "ConditionExpression": "attribute_not_exists(#pk) OR #ttl <= :now",
-                "ExpressionAttributeNames": {"#pk": PARTITION_KEY, "#ttl": TTL_ATTRIBUTE},
-                "ExpressionAttributeValues": {":now": {"N": str(epoch(now))}},
-            }
-        }
+        item.update(request.record_key)
+        # DynamoDB's TTL deletes lazily: an expired record may still be there.
+        return put(self._table, item, f"{ABSENT} OR #ttl <= :now", {"now": epoch(now)})
+
+    def run[T](
+        self,
+        request: IdempotentRequest | None,
+        now: Callable[[], datetime],
+        replay: Callable[[str], T],
+        commit: Callable[[Recorder], T],
+        lost: type[Exception],
+    ) -> tuple[T, bool]:
+        """One operation made safe to retry: (its result, whether it is given again).
+
+        1. A live record of this caller's key answers `replay(its result id)` (422 when the
+           key was used for another request), and nothing runs.
+        2. Else `commit` runs the operation: it writes `record(result id)`'s members in its
+           own transaction, so the record exists if and only if the operation committed.
+        3. When that transaction fails with `lost`, a concurrent request with the same key
+           may have committed first: its result is the answer to both. Without a record
+           (or without a key), `lost` propagates for the caller to answer.
+        """
+
+        def record(result_id: str) -> Sequence[Member]:
+            return () if request is None else (self.claim(request, result_id, now()),)
+
+        first = None if request is None else self.first_result(request, now())
+        if first is not None:
+            return replay(first), True
+        try:
+            return commit(record), False
+        except lost:
+            first = None if request is None else self.first_result(request, now())
+            if first is None:
+                raise
+        return replay(first), True

@@ -12,27 +12,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import parsing
+from chalicelib import items, parsing
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
 from chalicelib.events.model import RETENTION, Event
 from chalicelib.table import (
-    PARTITION_KEY,
-    SORT_KEY,
     TTL_ATTRIBUTE,
     Item,
-    dynamodb_errors,
-    from_item,
-    key,
+    newest_page,
     put_if_absent,
     to_item,
-    user_pk,
+    write,
 )
-
-EVENT_PREFIX = "EVT#"
-
-
-def event_sk(event_id: str) -> str:
-    return EVENT_PREFIX + event_id
 
 
 @dataclass(frozen=True)
@@ -58,7 +48,7 @@ def to_event_item(event: Event) -> Item:
             TTL_ATTRIBUTE: epoch(event.occurred_at + RETENTION),
         }
     )
-    item.update(key(user_pk(event.audience), event_sk(event.id)))
+    item.update(items.event(event.audience, event.id))
     return item
 
 
@@ -90,39 +80,22 @@ class EventStore:
 
     def put(self, event: Event) -> None:
         """An event that records no change of an item (a reveal): written on its own."""
-        with dynamodb_errors():
-            self._client.put_item(**self.member(event)["Put"])
+        write(self._client, self.member(event))
 
     def list(
         self, user_id: str, limit: int, after: str | None, keep: Callable[[Event], bool]
     ) -> EventPage:
         """Newest first, `limit` events of this user's log for which `keep` is true."""
-        found: list[Event] = []
-        start: Item | None = key(user_pk(user_id), event_sk(after)) if after else None
-        while True:
-            request: dict[str, Any] = {
-                "TableName": self._table,
-                "KeyConditionExpression": "#pk = :pk AND begins_with(#sk, :prefix)",
-                "ExpressionAttributeNames": {"#pk": PARTITION_KEY, "#sk": SORT_KEY},
-                "ExpressionAttributeValues": {
-                    ":pk": {"S": user_pk(user_id)},
-                    ":prefix": {"S": EVENT_PREFIX},
-                },
-                "ScanIndexForward": False,
-                # An audit log read right after a change must show that change.
-                "ConsistentRead": True,
-                "Limit": 100,
-            }
-            if start:
-                request["ExclusiveStartKey"] = start
-            with dynamodb_errors():
-                answer = self._client.query(**request)
-            for item in answer.get("Items", []):
-                event = from_event_item(from_item(item))
-                if keep(event):
-                    found.append(event)
-                    if len(found) == limit:
-                        return EventPage(found, parsing.encode_cursor(event.id))
-            start = answer.get("LastEvaluatedKey")
-            if not start:
-                return EventPage(found, None)
+        # Strongly consistent: an audit log read right after a change must show that change.
+        found = newest_page(
+            self._client,
+            self._table,
+            items.user_pk(user_id),
+            items.EVENT_PREFIX,
+            read=from_event_item,
+            keep=keep,
+            limit=limit,
+            start=items.event(user_id, after) if after else None,
+        )
+        cursor = parsing.encode_cursor(found[-1].id) if found and len(found) == limit else None
+        return EventPage(found, cursor)

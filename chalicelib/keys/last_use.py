@@ -24,10 +24,10 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from chalicelib import items
 from chalicelib.clock import rfc3339
 from chalicelib.keys.model import ApiKey, last_used_window
-from chalicelib.keys.store import CREDENTIAL_SK, LAST_USED_AT, credential_pk
-from chalicelib.table import PARTITION_KEY, key
+from chalicelib.table import EXISTS, update
 
 # A DynamoDB write in the same region answers in single milliseconds; half a second is ample
 # and bounds what a slow store can add to a request (connect and read, one attempt).
@@ -43,17 +43,16 @@ def update_request(table: str, key_hash: str, window: datetime) -> dict[str, Any
     """The one write: only when `lastUsedAt` is absent or older than `window`, so that
     concurrent writers for one window leave exactly one change (the others' condition fails).
     """
-    return {
-        "TableName": table,
-        "Key": key(credential_pk(key_hash), CREDENTIAL_SK),
-        "UpdateExpression": "SET #lastUsedAt = :window",
-        "ConditionExpression": (
-            "attribute_exists(#pk) AND (attribute_not_exists(#lastUsedAt) OR #lastUsedAt < :window)"
-        ),
-        "ExpressionAttributeNames": {"#pk": PARTITION_KEY, "#lastUsedAt": LAST_USED_AT},
-        "ExpressionAttributeValues": {":window": {"S": rfc3339(window)}},
-        "ReturnValues": "NONE",
-    }
+    member = update(
+        table,
+        items.credential(key_hash),
+        "SET #lastUsedAt = :window",
+        f"{EXISTS} AND (attribute_not_exists(#lastUsedAt) OR #lastUsedAt < :window)",
+        {"window": rfc3339(window)},
+    )
+    request: dict[str, Any] = member["Update"]
+    request["ReturnValues"] = "NONE"
+    return request
 
 
 class LastUse:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
-from typing import Any
 
 from chalicelib import errors, ids, parsing
 from chalicelib.access.policy import require_manager
@@ -20,7 +19,7 @@ from chalicelib.clock import Clock, rfc3339
 from chalicelib.errors import DependencyUnavailable, ServiceError
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
-from chalicelib.idempotency import IdempotencyStore, IdempotentRequest
+from chalicelib.idempotency import IdempotencyStore, IdempotentRequest, Recorder
 from chalicelib.keys.model import MAX_LIFETIME_DAYS, ApiKey
 from chalicelib.keys.plaintext import generate_key, hash_key, hint
 from chalicelib.keys.store import (
@@ -139,9 +138,25 @@ class KeyService:
         self, principal: Principal, request: NewKey, idempotent: IdempotentRequest | None = None
     ) -> IssuedKey:
         require_manager(principal)
-        replayed = self._replay(principal, idempotent)
-        if replayed is not None:
-            return replayed
+        try:
+            issued, _ = self._idempotency.run(
+                idempotent,
+                self._clock.now,
+                lambda key_id: self._replay(principal, key_id),
+                lambda record: self._create(principal, request, record, idempotent),
+                KeyNotCreated,
+            )
+        except KeyNotCreated:  # it committed, yet no record: a conflict, not a race lost
+            raise DependencyUnavailable("DynamoDB", _created_maybe(idempotent)) from None
+        return issued
+
+    def _create(
+        self,
+        principal: Principal,
+        request: NewKey,
+        record: Recorder,
+        idempotent: IdempotentRequest | None,
+    ) -> IssuedKey:
         category = request.category
         if not isinstance(category, str) or category not in CATEGORIES:
             raise errors.INVALID_CATEGORY.error()
@@ -190,18 +205,11 @@ class KeyService:
                 "allowedCidrs": list(api_key.allowed_cidrs) if api_key.allowed_cidrs else None,
             },
         )
-        also = [self._events.member(event), *self._claim(idempotent, api_key.id)]
+        also = [self._events.member(event), *record(api_key.id)]
         try:
             self._keys.create(api_key, ciphertext, api_key.created_at, also)
         except DependencyUnavailable as failure:
             raise DependencyUnavailable(failure.dependency, _created_maybe(idempotent)) from None
-        except KeyNotCreated:
-            # A concurrent request with the same Idempotency-Key committed first: its key is
-            # the answer to both.
-            replayed = self._replay(principal, idempotent)
-            if replayed is None:  # it committed, yet no record: a conflict, not a race lost
-                raise DependencyUnavailable("DynamoDB", _created_maybe(idempotent)) from None
-            return replayed
         self._events.published(event)
         logger.info("api key created", extra={"key_id": api_key.id, "category": api_key.category})
         return IssuedKey(api_key, plaintext)
@@ -325,9 +333,26 @@ class KeyService:
         """`old` (from `owned(..., hands_out=True)`) gets a successor with the same label,
         category, workspace, scopes, lifetime and allow-list; it keeps working for `grace`.
         A retry with the same Idempotency-Key answers the same successor."""
-        replayed = self._replay(principal, idempotent)
-        if replayed is not None:
-            return replayed
+        try:
+            issued, _ = self._idempotency.run(
+                idempotent,
+                self._clock.now,
+                lambda key_id: self._replay(principal, key_id),
+                lambda record: self._rotate(principal, old, grace, record, idempotent),
+                KeyNotActive,
+            )
+        except KeyNotActive:  # another request won, or the key is no longer active
+            raise key_not_active() from None
+        return issued
+
+    def _rotate(
+        self,
+        principal: Principal,
+        old: ApiKey,
+        grace: timedelta,
+        record: Recorder,
+        idempotent: IdempotentRequest | None,
+    ) -> IssuedKey:
         if old.workspace_id is not None and not self._workspaces.is_member(
             old.workspace_id, old.owner_id
         ):
@@ -359,45 +384,22 @@ class KeyService:
                 "expiresAt": rfc3339(successor.expires_at),
             },
         )
-        also = [self._events.member(event), *self._claim(idempotent, successor.id)]
+        also = [self._events.member(event), *record(successor.id)]
         try:
             self._keys.rotate(old, successor, ciphertext, now, grace, also)
         except DependencyUnavailable as failure:
             raise DependencyUnavailable(
                 failure.dependency, _rotated_maybe(old.id, idempotent)
             ) from None
-        except KeyNotActive:
-            # Lost to a concurrent request: if it carried the same Idempotency-Key, its
-            # successor is the answer to both; otherwise the key is no longer active.
-            replayed = self._replay(principal, idempotent)
-            if replayed is None:
-                raise key_not_active() from None
-            return replayed
         self._events.published(event)
         logger.info("api key rotated", extra={"key_id": old.id, "successor_id": successor.id})
         return IssuedKey(successor, plaintext)
 
     # -- Idempotency-Key ---------------------------------------------------------------
 
-    def _claim(
-        self, idempotent: IdempotentRequest | None, result_id: str
-    ) -> tuple[dict[str, Any], ...]:
-        """The transaction member recording this request's result, if it has a key."""
-        if idempotent is None:
-            return ()
-        return (self._idempotency.claim(idempotent, result_id, self._clock.now()),)
-
-    def _replay(
-        self, principal: Principal, idempotent: IdempotentRequest | None
-    ) -> IssuedKey | None:
-        """The first answer to this Idempotency-Key, given again: the same key id and, from
-        the vault, the same plaintext. None when the key was not used yet; 422 when it was
-        used for another request."""
-        if idempotent is None:
-            return None
-        result_id = self._idempotency.first_result(idempotent, self._clock.now())
-        if result_id is None:
-            return None
+    def _replay(self, principal: Principal, result_id: str) -> IssuedKey:
+        """The first answer to an Idempotency-Key, given again: the same key id and, from
+        the vault, the same plaintext."""
         api_key, ciphertext = self._owned_with_ciphertext(principal, result_id)
         self._require_scopes_of(principal, api_key)
         plaintext = self._open(api_key, ciphertext)

@@ -23,26 +23,29 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from chalicelib import parsing
+from chalicelib import items, parsing
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.keys.model import EXPIRY_WARNING, MAX_LIFETIME_DAYS, ApiKey
 from chalicelib.table import (
+    EXISTS,
     PARTITION_KEY,
-    SORT_KEY,
     TTL_ATTRIBUTE,
     Item,
+    assignments,
     dynamodb_errors,
+    expressions,
     from_item,
     get_consistent,
     get_many_consistent,
     is_condition_failure,
-    key,
+    newest_page,
     put_if_absent,
+    query,
     to_item,
-    user_pk,
+    transact,
+    update,
 )
-from chalicelib.workspaces.store import member_sk, workspace_pk
 
 
 class KeyNotCreated(Exception):
@@ -53,16 +56,6 @@ class KeyNotCreated(Exception):
 class KeyNotActive(Exception):
     """A rotation lost its race, or the key was not active when it ran."""
 
-
-def key_sk(key_id: str) -> str:
-    return f"KEY#{key_id}"
-
-
-def credential_pk(key_hash: str) -> str:
-    return f"CRED#{key_hash}"
-
-
-CREDENTIAL_SK = "CRED"
 
 # The sparse index of expiry notices still to be made (infra/resources.json declares it): an
 # owner item is in it, sorted by when its next notice is due, until the sweep (or a reader)
@@ -75,8 +68,22 @@ NOTICE_SHARD = "noticeShard"
 NOTICE_AT = "noticeAt"
 NOTICE_SHARDS = tuple(str(shard) for shard in range(4))
 LAST_USED_AT = "lastUsedAt"
-_NOTICE_NAMES = {"#noticeShard": NOTICE_SHARD, "#noticeAt": NOTICE_AT}
 _REMOVE_NOTICE = "#noticeShard, #noticeAt"
+
+# Only a working key changes state: not revoked, not past a grace that already ended.
+WORKING = (
+    f"{EXISTS} AND attribute_not_exists(#revokedAt)"
+    " AND (attribute_not_exists(#replacedBy) OR #expiresAt > :now)"
+)
+# Neither an expired key nor one that already has a successor is rotated (409).
+ROTATABLE = (
+    f"{EXISTS} AND attribute_not_exists(#revokedAt)"
+    " AND attribute_not_exists(#replacedBy) AND #expiresAt > :now"
+)
+_LISTED = (
+    "#pk, #sk, keyId, ownerId, label, category, workspaceId, scopes, keyHash, hint, createdAt,"
+    " expiresAt, revokedAt, replacedBy, revealable, lifetimeDays, allowedCidrs, noticeAt, #ttl"
+)
 
 
 @dataclass(frozen=True)
@@ -154,7 +161,7 @@ class KeyStore:
 
     def _owner_item(self, api_key: ApiKey, ciphertext: bytes | None, now: datetime) -> Item:
         item = to_item(_values(api_key))
-        item.update(key(user_pk(api_key.owner_id), key_sk(api_key.id)))
+        item.update(items.api_key(api_key.owner_id, api_key.id))
         item["revealable"] = {"BOOL": ciphertext is not None}
         if ciphertext is not None:
             item["ciphertext"] = {"B": ciphertext}
@@ -166,15 +173,12 @@ class KeyStore:
 
     def _credential_item(self, api_key: ApiKey) -> Item:
         item = to_item(_values(api_key))
-        item.update(key(credential_pk(api_key.key_hash), CREDENTIAL_SK))
+        item.update(items.credential(api_key.key_hash))
         return item
 
     def _item_keys(self, api_key: ApiKey) -> tuple[Item, Item]:
         """The owner item's key, then the credential item's: every change touches both."""
-        return (
-            key(user_pk(api_key.owner_id), key_sk(api_key.id)),
-            key(credential_pk(api_key.key_hash), CREDENTIAL_SK),
-        )
+        return items.api_key(api_key.owner_id, api_key.id), items.credential(api_key.key_hash)
 
     def _put_new(self, item: Item) -> dict[str, Any]:
         # A new key id or hash must never overwrite an existing record.
@@ -188,63 +192,40 @@ class KeyStore:
         values: dict[str, Any],
         remove: str | None = None,
     ) -> dict[str, Any]:
-        """A transaction member: SET `sets` (attribute -> typed value), REMOVE `remove`."""
-        names = {"#pk": PARTITION_KEY, "#revokedAt": "revokedAt", "#replacedBy": "replacedBy",
-                 "#expiresAt": "expiresAt"}
-        all_values = dict(values)
-        assignments = []
-        for attribute, value in sets.items():
-            names[f"#{attribute}"] = attribute
-            all_values[f":{attribute}"] = value
-            assignments.append(f"#{attribute} = :{attribute}")
-        expression = "SET " + ", ".join(assignments) if assignments else ""
+        """A transaction member: SET `sets` (attribute -> plain value), REMOVE `remove`."""
+        expression = "SET " + assignments(sets) if sets else ""
         if remove:
-            names.update(_NOTICE_NAMES)
             expression += f" REMOVE {remove}"
-        used = {name: attribute for name, attribute in names.items()
-                if name in expression or name in condition}
-        update: dict[str, Any] = {
-            "TableName": self._table,
-            "Key": item_key,
-            "UpdateExpression": expression.strip(),
-            "ConditionExpression": condition,
-            "ExpressionAttributeNames": used,
-        }
-        if all_values:
-            update["ExpressionAttributeValues"] = all_values
-        return {"Update": update}
+        return update(self._table, item_key, expression.strip(), condition, {**values, **sets})
 
-    def _ending(self, api_key: ApiKey, ended: ApiKey, now: datetime) -> list[dict[str, Any]]:
+    def _ending(
+        self, api_key: ApiKey, ended: ApiKey, now: datetime, condition: str = WORKING
+    ) -> list[dict[str, Any]]:
         """The two members that revoke `api_key` (or start its grace) as `ended` says.
 
-        Only a working key changes state: not revoked, not past a grace that already ended.
-        Two rotations, or a rotation and a revocation, racing on one key both read it as
+        Only a working key changes state (`WORKING`; a rotation asks `ROTATABLE`). Two
+        rotations, or a rotation and a revocation, racing on one key both read it as
         active; this condition, evaluated atomically by DynamoDB inside the transaction, lets
         exactly one of them change it, so no interleaving leaves a key working that the API
         reports as revoked.
         """
         sets: dict[str, Any] = {}
         if ended.revoked_at is not None:
-            sets["revokedAt"] = {"S": rfc3339(ended.revoked_at)}
+            sets["revokedAt"] = rfc3339(ended.revoked_at)
         else:
-            sets["expiresAt"] = {"S": rfc3339(ended.expires_at)}
+            sets["expiresAt"] = rfc3339(ended.expires_at)
         if ended.replaced_by is not None:
-            sets["replacedBy"] = {"S": ended.replaced_by}
+            sets["replacedBy"] = ended.replaced_by
         assert ended.retain_until is not None
-        sets[TTL_ATTRIBUTE] = {"N": str(epoch(ended.retain_until))}
-        condition = (
-            "attribute_exists(#pk) AND attribute_not_exists(#revokedAt)"
-            " AND (attribute_not_exists(#replacedBy) OR #expiresAt > :now)"
-        )
-        values = {":now": {"S": rfc3339(now)}}
+        sets[TTL_ATTRIBUTE] = epoch(ended.retain_until)
+        values = {"now": rfc3339(now)}
         return [
             self._update(item_key, sets, condition, values, remove=_REMOVE_NOTICE)
             for item_key in self._item_keys(api_key)
         ]
 
     def _transact(self, members: Sequence[dict[str, Any]]) -> None:
-        with dynamodb_errors():
-            self._client.transact_write_items(TransactItems=list(members))
+        transact(self._client, members)
 
     # -- operations --------------------------------------------------------------------
 
@@ -278,7 +259,7 @@ class KeyStore:
         self, owner_id: str, key_id: str, last_use: bool = False
     ) -> tuple[ApiKey, bytes | None] | None:
         """The owner's key and its ciphertext; with `last_use`, its `lastUsedAt` too."""
-        found = get_consistent(self._client, self._table, user_pk(owner_id), key_sk(key_id))
+        found = get_consistent(self._client, self._table, items.api_key(owner_id, key_id))
         if not found:
             return None
         api_key = _from_values(found)
@@ -288,7 +269,7 @@ class KeyStore:
 
     def find_by_hash(self, key_hash: str) -> ApiKey | None:
         """The request path's one read: strongly consistent, so revocation is never stale."""
-        found = get_consistent(self._client, self._table, credential_pk(key_hash), CREDENTIAL_SK)
+        found = get_consistent(self._client, self._table, items.credential(key_hash))
         return _from_values(found) if found else None
 
     def find_by_hash_with_membership(
@@ -300,10 +281,7 @@ class KeyStore:
         credential, membership = get_many_consistent(
             self._client,
             self._table,
-            [
-                key(credential_pk(key_hash), CREDENTIAL_SK),
-                key(workspace_pk(workspace_id), member_sk(user_id)),
-            ],
+            [items.credential(key_hash), items.member(workspace_id, user_id)],
         )
         return (_from_values(credential) if credential else None), membership is not None
 
@@ -311,19 +289,14 @@ class KeyStore:
         """`lastUsedAt` lives on the credential items (the request path writes it there):
         read it for these keys in one BatchGetItem, eventually consistent (it is a 5-minute
         figure, not a security decision)."""
-        wanted = {credential_pk(k.key_hash): k for k in api_keys}
+        wanted = {items.credential_pk(k.key_hash): k for k in api_keys}
         last_used: dict[str, datetime | None] = {}
-        pending: list[Item] = [key(pk, CREDENTIAL_SK) for pk in wanted]
+        pending: list[Item] = [items.credential(k.key_hash) for k in wanted.values()]
         for _ in range(5):
             if not pending:
                 break
-            request = {
-                self._table: {
-                    "Keys": pending[:100],
-                    "ProjectionExpression": "#pk, #lastUsedAt",
-                    "ExpressionAttributeNames": {"#pk": PARTITION_KEY, "#lastUsedAt": LAST_USED_AT},
-                }
-            }
+            keys = {"Keys": pending[:100], "ProjectionExpression": "#pk, #lastUsedAt"}
+            request = {self._table: expressions(keys)}
             pending = pending[100:]
             with dynamodb_errors():
                 answer = self._client.batch_get_item(RequestItems=request)
@@ -345,40 +318,18 @@ class KeyStore:
         keep: Callable[[ApiKey], bool],
     ) -> KeyPage:
         """Newest first (key ids are ULIDs), `limit` keys for which `keep` is true."""
-        found: list[ApiKey] = []
-        start: Item | None = key(user_pk(owner_id), key_sk(after)) if after else None
-        cursor: str | None = None
-        while True:
-            request: dict[str, Any] = {
-                "TableName": self._table,
-                "KeyConditionExpression": "#pk = :pk AND begins_with(#sk, :prefix)",
-                "ExpressionAttributeNames": {"#pk": PARTITION_KEY, "#sk": SORT_KEY},
-                "ExpressionAttributeValues": {
-                    ":pk": {"S": user_pk(owner_id)},
-                    ":prefix": {"S": "KEY#"},
-                },
-                "ProjectionExpression": "#pk, #sk, keyId, ownerId, label, category, workspaceId,"
-                " scopes, keyHash, hint, createdAt, expiresAt, revokedAt, replacedBy, revealable,"
-                " lifetimeDays, allowedCidrs, noticeAt, #ttl",
-                "ScanIndexForward": False,
-                "ConsistentRead": True,
-                "Limit": 100,
-            }
-            request["ExpressionAttributeNames"]["#ttl"] = TTL_ATTRIBUTE
-            if start:
-                request["ExclusiveStartKey"] = start
-            with dynamodb_errors():
-                answer = self._client.query(**request)
-            for item in answer.get("Items", []):
-                api_key = _from_values(from_item(item))
-                if keep(api_key):
-                    found.append(api_key)
-                    if len(found) == limit:
-                        cursor = parsing.encode_cursor(api_key.id)
-                        break
-            start = answer.get("LastEvaluatedKey")
-            if cursor or not start:
-                break
+        found = newest_page(
+            self._client,
+            self._table,
+            items.user_pk(owner_id),
+            items.KEY_PREFIX,
+            read=_from_values,
+            keep=keep,
+            limit=limit,
+            start=items.api_key(owner_id, after) if after else None,
+            projection=_LISTED,
+        )
+        cursor = parsing.encode_cursor(found[-1].id) if found and len(found) == limit else None
         return KeyPage(self.with_last_use(found) if found else [], cursor)
 
     def revoke(
@@ -423,17 +374,7 @@ class KeyStore:
             ended = old.in_grace(now, successor.id, grace)
         else:
             ended = old.revoked(now, replaced_by=successor.id)
-        members = self._ending(old, ended, now)
-        for member in members:
-            # Neither an expired key nor one that already has a successor is rotated (409).
-            update = member["Update"]
-            update["ConditionExpression"] = (
-                "attribute_exists(#pk) AND attribute_not_exists(#revokedAt)"
-                " AND attribute_not_exists(#replacedBy) AND #expiresAt > :now"
-            )
-            update["ExpressionAttributeNames"].update(
-                {"#revokedAt": "revokedAt", "#replacedBy": "replacedBy", "#expiresAt": "expiresAt"}
-            )
+        members = self._ending(old, ended, now, ROTATABLE)
         try:
             self._transact(
                 [
@@ -466,24 +407,17 @@ class KeyStore:
 
         Raises KeyNotActive when it was revoked (or its grace ended) before this committed.
         """
-        sets: dict[str, Any] = {"label": {"S": label}}
+        sets: dict[str, Any] = {"label": label}
         remove = None
         if allowed_cidrs:
-            sets["allowedCidrs"] = {"L": [{"S": cidr} for cidr in allowed_cidrs]}
+            sets["allowedCidrs"] = list(allowed_cidrs)
         else:
             remove = "#allowedCidrs"
-        condition = (
-            "attribute_exists(#pk) AND attribute_not_exists(#revokedAt)"
-            " AND (attribute_not_exists(#replacedBy) OR #expiresAt > :now)"
-        )
-        members = []
-        for item_key in self._item_keys(api_key):
-            member = self._update(item_key, sets, condition, {":now": {"S": rfc3339(now)}})
-            if remove:
-                update = member["Update"]
-                update["UpdateExpression"] += " REMOVE #allowedCidrs"
-                update["ExpressionAttributeNames"]["#allowedCidrs"] = "allowedCidrs"
-            members.append(member)
+        values = {"now": rfc3339(now)}
+        members = [
+            self._update(item_key, sets, WORKING, values, remove)
+            for item_key in self._item_keys(api_key)
+        ]
         try:
             self._transact([*members, *also])
         except ClientError as error:
@@ -495,33 +429,21 @@ class KeyStore:
 
     def due_notices(self, shard: str, now: datetime) -> tuple[Notice, ...]:
         """The keys of `shard` whose next notice is due by `now` (the sparse index)."""
-        found: tuple[Notice, ...] = ()
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "IndexName": NOTICE_INDEX,
-            "KeyConditionExpression": "#noticeShard = :shard AND #noticeAt <= :now",
-            "ExpressionAttributeNames": dict(_NOTICE_NAMES),
-            "ExpressionAttributeValues": {":shard": {"S": shard}, ":now": {"S": rfc3339(now)}},
-        }
-        while True:
-            with dynamodb_errors():
-                answer = self._client.query(**request)
-            found += tuple(Notice.from_values(from_item(i)) for i in answer.get("Items", []))
-            if "LastEvaluatedKey" not in answer:
-                return found
-            request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+        due = query(
+            self._client,
+            self._table,
+            "#noticeShard = :shard AND #noticeAt <= :now",
+            {"shard": shard, "now": rfc3339(now)},
+            index=NOTICE_INDEX,
+        )
+        return tuple(map(Notice.from_values, due))
 
     def _notice_update(
         self, notice: Notice, sets: dict[str, Any], condition: str, values: dict[str, Any],
         remove: str | None, also: Sequence[dict[str, Any]],
     ) -> bool:
         member = self._update(
-            key(user_pk(notice.owner_id), key_sk(notice.key_id)), sets, condition, values, remove
-        )
-        update = member["Update"]
-        expressions = update["UpdateExpression"] + " " + update["ConditionExpression"]
-        update["ExpressionAttributeNames"].update(
-            {name: attribute for name, attribute in _NOTICE_NAMES.items() if name in expressions}
+            items.api_key(notice.owner_id, notice.key_id), sets, condition, values, remove
         )
         try:
             self._transact([member, *also])
@@ -539,9 +461,9 @@ class KeyStore:
         by two sweeps at once, and never for a key revoked or rotated meanwhile (both remove
         the notice)."""
         assert notice.notice_at is not None
-        sets = {NOTICE_AT: {"S": rfc3339(notice.expires_at)}}
+        sets = {NOTICE_AT: rfc3339(notice.expires_at)}
         condition = "#noticeAt = :seen AND #expiresAt > :now"
-        values = {":seen": {"S": rfc3339(notice.notice_at)}, ":now": {"S": rfc3339(now)}}
+        values = {"seen": rfc3339(notice.notice_at), "now": rfc3339(now)}
         return self._notice_update(notice, sets, condition, values, None, also)
 
     def announce_expired(
@@ -554,7 +476,7 @@ class KeyStore:
             "attribute_exists(#noticeAt) AND #expiresAt <= :now"
             " AND attribute_not_exists(#revokedAt) AND attribute_not_exists(#replacedBy)"
         )
-        values = {":now": {"S": rfc3339(now)}}
+        values = {"now": rfc3339(now)}
         return self._notice_update(notice, {}, condition, values, _REMOVE_NOTICE, also)
 
 

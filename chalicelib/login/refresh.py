@@ -15,7 +15,7 @@ token gets the same successor as its holder; whichever of them moves on first, t
 next use of an old token revokes the family.) The MCP OAuth refresh grant follows the same
 rule.
 
-Items (see `table.py`):
+Items (see `items.py`):
   REFRESH#<sha256>     REFRESH   one token: userId, familyId, issuedAt, expiresAt, usedAt,
                                  replacedBy (its successor's digest), ttl
   RFAMILY#<familyId>   FAMILY    its family: userId, createdAt, revokedAt, ttl, and for an
@@ -40,19 +40,21 @@ from typing import Any, NoReturn
 
 from botocore.exceptions import ClientError
 
-from chalicelib import ids
+from chalicelib import ids, items
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
 from chalicelib.keys.plaintext import hash_key
 from chalicelib.logs import logger
 from chalicelib.table import (
-    PARTITION_KEY,
+    EXISTS,
     TTL_ATTRIBUTE,
-    dynamodb_errors,
+    Item,
     get_consistent,
     is_condition_failure,
-    key,
     put_if_absent,
     to_item,
+    transact,
+    update,
+    write_once,
 )
 
 REFRESH_TOKEN_LIFETIME = timedelta(days=30)
@@ -61,8 +63,6 @@ REFRESH_TOKEN_LIFETIME = timedelta(days=30)
 RETRY_WINDOW = timedelta(seconds=60)
 PREFIX = "rt_"  # lets secret scanners (and people) tell a refresh token from an API key
 _SHAPE = re.compile(r"^rt_[A-Za-z0-9_-]{43}$")  # 32 random bytes, base64url without padding
-TOKEN_SK = "REFRESH"
-FAMILY_SK = "FAMILY"
 GRANT_CLIENT = "clientId"  # present on a family only when it is an MCP grant
 GRANT_FIELDS = (GRANT_CLIENT, "resource", "scope", "workspaceId")
 
@@ -77,14 +77,6 @@ def looks_like_refresh_token(candidate: str) -> bool:
 
 def token_hash(plaintext: str) -> str:
     return hash_key(plaintext)  # SHA-256, as for API keys: stored and compared only hashed
-
-
-def token_pk(digest: str) -> str:
-    return f"REFRESH#{digest}"
-
-
-def family_pk(family_id: str) -> str:
-    return f"RFAMILY#{family_id}"
 
 
 class RefreshRejected(Exception):
@@ -137,7 +129,7 @@ class RefreshTokenStore:
                 TTL_ATTRIBUTE: epoch(expires),
             }
         )
-        item.update(key(token_pk(digest), TOKEN_SK))
+        item.update(items.refresh_token(digest))
         # A fresh 256-bit token never collides; the condition makes that an error, not a merge.
         return put_if_absent(self._table, item)
 
@@ -170,23 +162,23 @@ class RefreshTokenStore:
                 TTL_ATTRIBUTE: epoch(now + REFRESH_TOKEN_LIFETIME),
             }
         )
-        family.update(key(family_pk(family_id), FAMILY_SK))
+        family.update(items.refresh_family(family_id))
         try:
-            with dynamodb_errors():
-                self._client.transact_write_items(
-                    TransactItems=[
-                        *together_with,
-                        put_if_absent(self._table, family),
-                        self._token_item(digest, user_id, family_id, now),
-                    ]
-                )
+            transact(
+                self._client,
+                [
+                    *together_with,
+                    put_if_absent(self._table, family),
+                    self._token_item(digest, user_id, family_id, now),
+                ],
+            )
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
             # A 256-bit token never collides: if it is there, an earlier attempt of this
             # same write was applied and its answer lost. Otherwise a member of
             # `together_with` (or a family id given twice) failed: the caller's to settle.
-            found = self._get(token_pk(digest), TOKEN_SK)
+            found = self._get(items.refresh_token(digest))
             if found is None or found.get("familyId") != family_id:
                 raise
         return plaintext
@@ -200,13 +192,13 @@ class RefreshTokenStore:
         if not looks_like_refresh_token(plaintext):
             raise RefreshRejected(UNKNOWN)
         digest = token_hash(plaintext)
-        item = self._get(token_pk(digest), TOKEN_SK)
+        item = self._get(items.refresh_token(digest))
         if item is None:
             raise RefreshRejected(UNKNOWN)
         token = self._token(digest, item)
         if now >= token.expires_at:
             raise RefreshRejected(EXPIRED)
-        family = self._get(family_pk(token.family_id), FAMILY_SK)
+        family = self._get(items.refresh_family(token.family_id))
         if family is None or family.get("revokedAt"):
             raise RefreshRejected(REVOKED)
         if GRANT_CLIENT in family:
@@ -235,7 +227,7 @@ class RefreshTokenStore:
         assert token.used_at is not None
         if now - token.used_at > RETRY_WINDOW or token.successor_digest is None:
             return False
-        successor = self._get(token_pk(token.successor_digest), TOKEN_SK)
+        successor = self._get(items.refresh_token(token.successor_digest))
         return successor is not None and not successor.get("usedAt")
 
     def rotate(self, token: RefreshToken, successor_plaintext: str, now: datetime) -> None:
@@ -251,56 +243,32 @@ class RefreshTokenStore:
             if not self._is_successor(token, successor):
                 self._reused(token, now)
             return
-        consume = {
-            "Update": {
-                "TableName": self._table,
-                "Key": key(token_pk(token.digest), TOKEN_SK),
-                "UpdateExpression": "SET #used = :now, #next = :next",
-                # Single use: of two concurrent refreshes with one token, exactly one passes.
-                "ConditionExpression": "attribute_exists(#pk) AND attribute_not_exists(#used)",
-                "ExpressionAttributeNames": {
-                    "#pk": PARTITION_KEY, "#used": "usedAt", "#next": "replacedBy"
-                },
-                "ExpressionAttributeValues": {
-                    ":now": {"S": rfc3339(now)}, ":next": {"S": successor}
-                },
-            }
-        }
-        extend_family = {
-            "Update": {
-                "TableName": self._table,
-                "Key": key(family_pk(token.family_id), FAMILY_SK),
-                "UpdateExpression": "SET #ttl = :ttl, #last = :now",
-                # A family revoked between our read and this write stays revoked.
-                "ConditionExpression": "attribute_exists(#pk) AND attribute_not_exists(#revoked)",
-                "ExpressionAttributeNames": {
-                    "#pk": PARTITION_KEY,
-                    "#ttl": TTL_ATTRIBUTE,
-                    "#last": "lastRefreshedAt",
-                    "#revoked": "revokedAt",
-                },
-                "ExpressionAttributeValues": {
-                    ":ttl": {"N": str(epoch(now + REFRESH_TOKEN_LIFETIME))},
-                    ":now": {"S": rfc3339(now)},
-                },
-            }
-        }
+        consume = update(
+            self._table,
+            items.refresh_token(token.digest),
+            "SET #usedAt = :now, #replacedBy = :next",
+            # Single use: of two concurrent refreshes with one token, exactly one passes.
+            f"{EXISTS} AND attribute_not_exists(#usedAt)",
+            {"now": rfc3339(now), "next": successor},
+        )
+        extend_family = update(
+            self._table,
+            items.refresh_family(token.family_id),
+            "SET #ttl = :ttl, #lastRefreshedAt = :now",
+            # A family revoked between our read and this write stays revoked.
+            f"{EXISTS} AND attribute_not_exists(#revokedAt)",
+            {"ttl": epoch(now + REFRESH_TOKEN_LIFETIME), "now": rfc3339(now)},
+        )
+        successor_item = self._token_item(successor, token.user_id, token.family_id, now)
         try:
-            with dynamodb_errors():
-                self._client.transact_write_items(
-                    TransactItems=[
-                        consume,
-                        extend_family,
-                        self._token_item(successor, token.user_id, token.family_id, now),
-                    ]
-                )
+            transact(self._client, [consume, extend_family, successor_item])
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
             # Either this very rotation was applied by an earlier attempt whose answer was
             # lost (or by a concurrent retry of the same token): the token now names our
             # successor. Or someone else used the token in the meantime: reuse, seen late.
-            item = self._get(token_pk(token.digest), TOKEN_SK)
+            item = self._get(items.refresh_token(token.digest))
             if item is None or not self._is_successor(self._token(token.digest, item), successor):
                 self._reused(token, now)
 
@@ -320,27 +288,16 @@ class RefreshTokenStore:
 
     def revoke_family(self, family_id: str, now: datetime, reason: str) -> None:
         """Revokes every token of the family, now and later. Revoking twice is harmless."""
-        try:
-            with dynamodb_errors():
-                self._client.update_item(
-                    TableName=self._table,
-                    Key=key(family_pk(family_id), FAMILY_SK),
-                    UpdateExpression=(
-                        "SET #revoked = if_not_exists(#revoked, :now),"
-                        " #reason = if_not_exists(#reason, :reason)"
-                    ),
-                    ConditionExpression="attribute_exists(#pk)",
-                    ExpressionAttributeNames={
-                        "#pk": PARTITION_KEY, "#revoked": "revokedAt", "#reason": "revokedReason"
-                    },
-                    ExpressionAttributeValues={
-                        ":now": {"S": rfc3339(now)}, ":reason": {"S": reason}
-                    },
-                )
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
-            # No family item (already deleted by TTL): nothing is left to revoke.
+        revoked = update(
+            self._table,
+            items.refresh_family(family_id),
+            "SET #revokedAt = if_not_exists(#revokedAt, :now),"
+            " #revokedReason = if_not_exists(#revokedReason, :reason)",
+            EXISTS,
+            {"now": rfc3339(now), "reason": reason},
+        )
+        # False: no family item (already deleted by TTL), nothing is left to revoke.
+        write_once(self._client, revoked)
 
-    def _get(self, pk: str, sk: str) -> dict[str, Any] | None:
-        return get_consistent(self._client, self._table, pk, sk)
+    def _get(self, item_key: Item) -> dict[str, Any] | None:
+        return get_consistent(self._client, self._table, item_key)

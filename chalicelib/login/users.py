@@ -1,6 +1,6 @@
 """Users: each OpenID Connect login (issuer, subject) maps to one stable `usr_` id.
 
-Items (see `table.py`):
+Items (see `items.py`):
   IDP#<issuer>#<subject>  IDP       the login's user id: the one read on every exchange
   USER#<userId>           PROFILE   issuer, subject, email, name, createdAt, lastLoginAt
 
@@ -15,29 +15,22 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from chalicelib import ids
+from chalicelib import ids, items
 from chalicelib.clock import rfc3339
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.login.openid import Identity
 from chalicelib.logs import logger
 from chalicelib.table import (
-    PARTITION_KEY,
-    dynamodb_errors,
+    EXISTS,
+    assignments,
     get_consistent,
     is_condition_failure,
-    key,
     put_if_absent,
-    to_attribute,
     to_item,
-    user_pk,
+    transact,
+    update,
+    write_once,
 )
-
-LOGIN_SK = "IDP"
-PROFILE_SK = "PROFILE"
-
-
-def login_pk(issuer: str, subject: str) -> str:
-    return f"IDP#{issuer}#{subject}"
 
 
 class UserStore:
@@ -49,18 +42,17 @@ class UserStore:
 
     def find_login(self, issuer: str, subject: str) -> str | None:
         """The user id of this login, or None if it has never signed in."""
-        found = get_consistent(self._client, self._table, login_pk(issuer, subject), LOGIN_SK)
+        found = get_consistent(self._client, self._table, items.login(issuer, subject))
         return str(found["userId"]) if found else None
 
     def exists(self, user_id: str) -> bool:
         """Whether this user has ever signed in (its profile is written at the first login)."""
-        found = get_consistent(
-            self._client, self._table, user_pk(user_id), PROFILE_SK, projection="#pk"
-        )
+        found = get_consistent(self._client, self._table, items.profile(user_id), "#pk")
         return found is not None
+
     def label(self, user_id: str) -> str | None:
         """How to name the user to themselves (the MCP consent page): email, name or subject."""
-        profile = get_consistent(self._client, self._table, user_pk(user_id), PROFILE_SK)
+        profile = get_consistent(self._client, self._table, items.profile(user_id))
         if not profile:
             return None
         for attribute in ("email", "name", "subject"):
@@ -82,7 +74,7 @@ class UserStore:
     def _create(self, identity: Identity, now: datetime) -> str:
         user_id = ids.new_user_id(now)
         login = to_item({"userId": user_id, "issuer": identity.issuer, "subject": identity.subject})
-        login.update(key(login_pk(identity.issuer, identity.subject), LOGIN_SK))
+        login.update(items.login(identity.issuer, identity.subject))
         profile = to_item(
             {
                 "userId": user_id,
@@ -95,17 +87,14 @@ class UserStore:
                 "lastLoginAt": rfc3339(now),
             }
         )
-        profile.update(key(user_pk(user_id), PROFILE_SK))
+        profile.update(items.profile(user_id))
         # Two first logins of one person can race (two tabs, a retried request). The login
         # item is written only if absent, so exactly one user id wins; the loser reads it.
         try:
-            with dynamodb_errors():
-                self._client.transact_write_items(
-                    TransactItems=[
-                        put_if_absent(self._table, login),
-                        put_if_absent(self._table, profile),
-                    ]
-                )
+            transact(
+                self._client,
+                [put_if_absent(self._table, login), put_if_absent(self._table, profile)],
+            )
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
@@ -117,29 +106,14 @@ class UserStore:
 
     def _record_login(self, user_id: str, identity: Identity, now: datetime) -> None:
         """Keeps the profile current: the latest email and name the issuer sent, if any."""
-        names = {"#last": "lastLoginAt", "#pk": PARTITION_KEY}
-        values: dict[str, Any] = {":last": {"S": rfc3339(now)}}
-        assignments = ["#last = :last"]
-        for attribute, value in (
-            ("email", identity.email),
-            ("emailVerified", identity.email_verified),
-            ("name", identity.name),
-        ):
-            if value is not None:
-                names[f"#{attribute}"] = attribute
-                values[f":{attribute}"] = to_attribute(value)
-                assignments.append(f"#{attribute} = :{attribute}")
-        try:
-            with dynamodb_errors():
-                self._bookkeeping.update_item(
-                    TableName=self._table,
-                    Key=key(user_pk(user_id), PROFILE_SK),
-                    UpdateExpression="SET " + ", ".join(assignments),
-                    # Never create a profile from an update: a missing one stays missing.
-                    ConditionExpression="attribute_exists(#pk)",
-                    ExpressionAttributeNames=names,
-                    ExpressionAttributeValues=values,
-                )
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
+        sent = {
+            "email": identity.email,
+            "emailVerified": identity.email_verified,
+            "name": identity.name,
+        }
+        values = {"lastLoginAt": rfc3339(now)} | {n: v for n, v in sent.items() if v is not None}
+        # Never create a profile from an update: a missing one stays missing.
+        current = update(
+            self._table, items.profile(user_id), "SET " + assignments(values), EXISTS, values
+        )
+        write_once(self._bookkeeping, current)

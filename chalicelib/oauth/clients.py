@@ -5,7 +5,7 @@ A `client_id` that is an https URL names its own metadata document, fetched SSRF
 `cli_…` we issued at `POST /v1/oauth/register` (RFC 7591). Every client is public (no secret:
 `token_endpoint_auth_method` `none`) and must use PKCE.
 
-Items (see `table.py`):
+Items (see `items.py`):
   OAUTHCLIENT#<clientId>  CLIENT   a registered client: its metadata, createdAt, ttl
 """
 
@@ -18,15 +18,14 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from chalicelib import ids
+from chalicelib import ids, items
 from chalicelib.clock import epoch, rfc3339
 from chalicelib.errors import INVALID_CLIENT_METADATA as _METADATA
 from chalicelib.errors import INVALID_REDIRECT_URI as _REDIRECT
 from chalicelib.oauth.fetch import FetchRefused
 from chalicelib.parsing import is_printable
-from chalicelib.table import TTL_ATTRIBUTE, dynamodb_errors, get_consistent, key, to_item
+from chalicelib.table import TTL_ATTRIBUTE, get_consistent, put, to_item, update, write
 
-CLIENT_SK = "CLIENT"
 REGISTERED_PREFIX = "cli_"
 # A registered client nobody authorizes with is forgotten; each authorization extends it.
 REGISTRATION_LIFETIME = timedelta(days=180)
@@ -41,10 +40,6 @@ APPLICATION_TYPES = ("web", "native")
 REFRESH_TOKEN = "refresh_token"
 GRANT_TYPES = ("authorization_code", REFRESH_TOKEN)
 DEFAULT_GRANT_TYPES = ("authorization_code",)  # RFC 7591 §2: when a client names none
-
-
-def client_pk(client_id: str) -> str:
-    return f"OAUTHCLIENT#{client_id}"
 
 
 class ClientRejected(Exception):
@@ -233,7 +228,7 @@ class ClientStore:
     def registered(self, client_id: str, now: datetime) -> Client | None:
         if not client_id.startswith(REGISTERED_PREFIX) or len(client_id) > 64:
             return None
-        values = get_consistent(self._client, self._table, client_pk(client_id), CLIENT_SK)
+        values = get_consistent(self._client, self._table, items.oauth_client(client_id))
         if (
             values is None
             or "redirectUris" not in values
@@ -295,10 +290,9 @@ class ClientStore:
                 TTL_ATTRIBUTE: epoch(now + REGISTRATION_LIFETIME),
             }
         )
-        item.update(key(client_pk(client_id), CLIENT_SK))
-        with dynamodb_errors():
-            # A ULID is never reused, so a plain put cannot overwrite another client.
-            self._client.put_item(TableName=self._table, Item=item)
+        item.update(items.oauth_client(client_id))
+        # A ULID is never reused, so a plain put cannot overwrite another client.
+        write(self._client, put(self._table, item))
         answer: dict[str, Any] = {
             "client_id": client_id,
             "client_id_issued_at": epoch(now),
@@ -317,14 +311,5 @@ class ClientStore:
         a metadata-document client, which we do not store)."""
         if not client_id.startswith(REGISTERED_PREFIX):
             return None
-        return {
-            "Update": {
-                "TableName": self._table,
-                "Key": key(client_pk(client_id), CLIENT_SK),
-                "UpdateExpression": "SET #ttl = :ttl",
-                "ExpressionAttributeNames": {"#ttl": TTL_ATTRIBUTE},
-                "ExpressionAttributeValues": {
-                    ":ttl": {"N": str(epoch(now + REGISTRATION_LIFETIME))}
-                },
-            }
-        }
+        lifetime = {"ttl": epoch(now + REGISTRATION_LIFETIME)}
+        return update(self._table, items.oauth_client(client_id), "SET #ttl = :ttl", None, lifetime)

@@ -5,7 +5,7 @@ A used code is kept (until its TTL, an hour) with the grant it issued, so that p
 again revokes that grant (RFC 6749 §4.1.2): whoever replays a code gets nothing, and what the
 first redemption obtained stops working.
 
-Items (see `table.py`):
+Items (see `items.py`):
   OAUTHCODE#<sha256>  CODE   clientId, redirectUri, codeChallenge, resource, scope, userId,
                              workspaceId, expiresAt, usedAt, grantId, ttl
 """
@@ -17,29 +17,22 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from botocore.exceptions import ClientError
-
+from chalicelib import items
 from chalicelib.clock import epoch, rfc3339
 from chalicelib.keys.plaintext import hash_key
 from chalicelib.table import (
-    PARTITION_KEY,
+    EXISTS,
     TTL_ATTRIBUTE,
-    dynamodb_errors,
     get_consistent,
-    is_condition_failure,
-    key,
     put_if_absent,
     to_item,
+    update,
+    write_once,
 )
 
 CODE_LIFETIME = timedelta(seconds=60)
 KEPT_FOR_REUSE_DETECTION = timedelta(hours=1)
-CODE_SK = "CODE"
 MAX_CODE_LENGTH = 64
-
-
-def code_pk(digest: str) -> str:
-    return f"OAUTHCODE#{digest}"
 
 
 @dataclass(frozen=True)
@@ -93,7 +86,7 @@ class CodeStore:
                 TTL_ATTRIBUTE: epoch(now + KEPT_FOR_REUSE_DETECTION),
             }
         )
-        item.update(key(code_pk(hash_key(code)), CODE_SK))
+        item.update(items.oauth_code(hash_key(code)))
         return code, put_if_absent(self._table, item)
 
     def find(self, code: str) -> AuthorizationCode | None:
@@ -101,7 +94,7 @@ class CodeStore:
         if not code or len(code) > MAX_CODE_LENGTH:
             return None
         digest = hash_key(code)
-        values = get_consistent(self._client, self._table, code_pk(digest), CODE_SK)
+        values = get_consistent(self._client, self._table, items.oauth_code(digest))
         if values is None:
             return None
         return AuthorizationCode(
@@ -121,34 +114,22 @@ class CodeStore:
     def consume(self, code: AuthorizationCode, grant_id: str, now: datetime) -> dict[str, Any]:
         """A transaction member marking the code used by `grant_id`: of two redemptions at
         once, exactly one passes this condition."""
-        return {
-            "Update": {
-                "TableName": self._table,
-                "Key": key(code_pk(code.digest), CODE_SK),
-                "UpdateExpression": "SET #used = :now, #grant = :grant",
-                "ConditionExpression": "attribute_exists(#pk) AND attribute_not_exists(#used)",
-                "ExpressionAttributeNames": {
-                    "#pk": PARTITION_KEY, "#used": "usedAt", "#grant": "grantId"
-                },
-                "ExpressionAttributeValues": {
-                    ":now": {"S": rfc3339(now) or ""}, ":grant": {"S": grant_id}
-                },
-            }
-        }
+        return update(
+            self._table,
+            items.oauth_code(code.digest),
+            "SET #usedAt = :now, #grantId = :grant",
+            f"{EXISTS} AND attribute_not_exists(#usedAt)",
+            {"now": rfc3339(now) or "", "grant": grant_id},
+        )
 
     def spend(self, code: AuthorizationCode, now: datetime) -> None:
         """Marks a code used without issuing anything (a failed redemption): a code is
         presented once, right or wrong."""
-        try:
-            with dynamodb_errors():
-                self._client.update_item(
-                    TableName=self._table,
-                    Key=key(code_pk(code.digest), CODE_SK),
-                    UpdateExpression="SET #used = if_not_exists(#used, :now)",
-                    ConditionExpression="attribute_exists(#pk)",
-                    ExpressionAttributeNames={"#pk": PARTITION_KEY, "#used": "usedAt"},
-                    ExpressionAttributeValues={":now": {"S": rfc3339(now) or ""}},
-                )
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
+        spent = update(
+            self._table,
+            items.oauth_code(code.digest),
+            "SET #usedAt = if_not_exists(#usedAt, :now)",
+            EXISTS,
+            {"now": rfc3339(now) or ""},
+        )
+        write_once(self._client, spent)  # False: the code is gone already

@@ -10,8 +10,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from chalicelib import items
 from chalicelib.clock import epoch
-from chalicelib.login.refresh import FAMILY_SK, GRANT_CLIENT, family_pk
+from chalicelib.login.refresh import GRANT_CLIENT
 from chalicelib.table import TTL_ATTRIBUTE, get_consistent
 
 
@@ -22,7 +23,7 @@ class GrantReader:
 
     def is_active(self, grant_id: str, now: datetime) -> bool:
         """One strongly consistent read; DependencyUnavailable if DynamoDB fails."""
-        family = get_consistent(self._client, self._table, family_pk(grant_id), FAMILY_SK)
+        family = get_consistent(self._client, self._table, items.refresh_family(grant_id))
         if family is None or GRANT_CLIENT not in family or family.get("revokedAt"):
             return False
         # DynamoDB deletes expired items lazily: a family past its TTL is gone.

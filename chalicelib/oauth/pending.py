@@ -8,7 +8,7 @@ It is tied to the browser that started it: its `bindingHash` is the SHA-256 of a
 that browser's cookie (`browser.py`), so another browser cannot finish it, and nothing
 secret is stored here.
 
-Items (see `table.py`):
+Items (see `items.py`):
   OAUTHREQ#<requestId>  REQ   clientId, clientName, redirectUri, codeChallenge, state,
                               resource, scope, nonce, bindingHash, status, userId, ttl
 """
@@ -20,27 +20,24 @@ from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from botocore.exceptions import ClientError
-
+from chalicelib import items
 from chalicelib.clock import epoch
 from chalicelib.table import (
-    PARTITION_KEY,
+    ABSENT,
+    EXISTS,
     TTL_ATTRIBUTE,
-    dynamodb_errors,
+    delete,
     get_consistent,
-    is_condition_failure,
-    key,
+    put,
     to_item,
+    update,
+    write,
+    write_once,
 )
 
 LIFETIME = timedelta(minutes=10)
-REQUEST_SK = "REQ"
 SIGNING_IN = "signing_in"  # at the login provider
 CONSENTING = "consenting"  # signed in, the consent page shown
-
-
-def request_pk(request_id: str) -> str:
-    return f"OAUTHREQ#{request_id}"
 
 
 def new_request_id() -> str:
@@ -91,21 +88,15 @@ class PendingStore:
         values = asdict(pending)
         item = to_item({_ATTRIBUTES[n]: values[n] for n in _ATTRIBUTES})
         item[TTL_ATTRIBUTE] = {"N": str(pending.expires)}
-        item.update(key(request_pk(pending.request_id), REQUEST_SK))
-        with dynamodb_errors():
-            self._client.put_item(
-                TableName=self._table,
-                Item=item,
-                # A 192-bit id never collides; the condition makes that an error, not a merge.
-                ConditionExpression="attribute_not_exists(#pk)",
-                ExpressionAttributeNames={"#pk": PARTITION_KEY},
-            )
+        item.update(items.oauth_request(pending.request_id))
+        # A 192-bit id never collides; the condition makes that an error, not a merge.
+        write(self._client, put(self._table, item, ABSENT))
 
     def get(self, request_id: str, now: datetime) -> PendingAuthorization | None:
         """The unexpired pending authorization, or None (DynamoDB's TTL deletes late)."""
         if not request_id or len(request_id) > 64:
             return None
-        values = get_consistent(self._client, self._table, request_pk(request_id), REQUEST_SK)
+        values = get_consistent(self._client, self._table, items.oauth_request(request_id))
         if values is None or int(values[TTL_ATTRIBUTE]) <= epoch(now):
             return None
         fields: dict[str, Any] = {n: values.get(a) for n, a in _ATTRIBUTES.items()}
@@ -115,50 +106,28 @@ class PendingStore:
 
     def signed_in(self, pending: PendingAuthorization, user_id: str) -> PendingAuthorization:
         """Records who signed in; False-y races (a second callback) raise ClientError."""
-        with dynamodb_errors():
-            self._client.update_item(
-                TableName=self._table,
-                Key=key(request_pk(pending.request_id), REQUEST_SK),
-                UpdateExpression="SET #status = :consenting, #user = :user",
-                # One sign-in per authorization: a replayed callback finds it taken.
-                ConditionExpression="#status = :signing_in",
-                ExpressionAttributeNames={"#status": "status", "#user": "userId"},
-                ExpressionAttributeValues={
-                    ":consenting": {"S": CONSENTING},
-                    ":signing_in": {"S": SIGNING_IN},
-                    ":user": {"S": user_id},
-                },
-            )
+        signed_in = update(
+            self._table,
+            items.oauth_request(pending.request_id),
+            "SET #status = :consenting, #userId = :user",
+            # One sign-in per authorization: a replayed callback finds it taken.
+            "#status = :signing_in",
+            {"consenting": CONSENTING, "signing_in": SIGNING_IN, "user": user_id},
+        )
+        write(self._client, signed_in)
         return replace(pending, status=CONSENTING, user_id=user_id)
 
     def consume(self, pending: PendingAuthorization) -> dict[str, Any]:
         """A transaction member deleting it, only while it awaits consent: of two decisions
         posted at once (a double click), exactly one is taken."""
-        return {
-            "Delete": {
-                "TableName": self._table,
-                "Key": key(request_pk(pending.request_id), REQUEST_SK),
-                "ConditionExpression": "#status = :consenting AND #user = :user",
-                "ExpressionAttributeNames": {"#status": "status", "#user": "userId"},
-                "ExpressionAttributeValues": {
-                    ":consenting": {"S": CONSENTING},
-                    ":user": {"S": pending.user_id or ""},
-                },
-            }
-        }
+        return delete(
+            self._table,
+            items.oauth_request(pending.request_id),
+            "#status = :consenting AND #userId = :user",
+            {"consenting": CONSENTING, "user": pending.user_id or ""},
+        )
 
     def discard(self, pending: PendingAuthorization) -> bool:
         """Deletes it (a denial, a failed sign-in); False if it was already gone."""
-        try:
-            with dynamodb_errors():
-                self._client.delete_item(
-                    TableName=self._table,
-                    Key=key(request_pk(pending.request_id), REQUEST_SK),
-                    ConditionExpression="attribute_exists(#pk)",
-                    ExpressionAttributeNames={"#pk": PARTITION_KEY},
-                )
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
-            return False
-        return True
+        gone = delete(self._table, items.oauth_request(pending.request_id), EXISTS)
+        return write_once(self._client, gone)

@@ -5,7 +5,7 @@ Dynamic Client Registration is open to anyone, so each address gets a fixed wind
 by one conditional DynamoDB update (atomic, so concurrent registrations cannot overshoot).
 Past the limit the answer is 429 with the seconds until the window ends.
 
-Items (see `table.py`):
+Items (see `items.py`):
   DCRLIMIT#<address>  WINDOW#<start>   count, ttl
 """
 
@@ -14,11 +14,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from botocore.exceptions import ClientError
-
+from chalicelib import items
 from chalicelib.clock import epoch
 from chalicelib.oauth.settings import DEFAULT_REGISTRATION_LIMIT
-from chalicelib.table import TTL_ATTRIBUTE, dynamodb_errors, is_condition_failure, key
+from chalicelib.table import update, write_once
 
 LIMIT = DEFAULT_REGISTRATION_LIMIT
 WINDOW = 3600  # seconds
@@ -35,23 +34,14 @@ class RegistrationLimit:
         """None when this registration may go ahead, else the seconds to wait."""
         seconds = epoch(now)
         start = seconds - seconds % self._window
-        try:
-            with dynamodb_errors():
-                self._client.update_item(
-                    TableName=self._table,
-                    Key=key(f"DCRLIMIT#{address[:64]}", f"WINDOW#{start}"),
-                    UpdateExpression="ADD #count :one SET #ttl = :ttl",
-                    # Counted and checked in one write: no read-then-write race.
-                    ConditionExpression="attribute_not_exists(#count) OR #count < :limit",
-                    ExpressionAttributeNames={"#count": "count", "#ttl": TTL_ATTRIBUTE},
-                    ExpressionAttributeValues={
-                        ":one": {"N": "1"},
-                        ":limit": {"N": str(self._limit)},
-                        ":ttl": {"N": str(start + 2 * self._window)},
-                    },
-                )
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
-            return max(1, start + self._window - seconds)
-        return None
+        counted = update(
+            self._table,
+            items.registration_window(address, start),
+            "ADD #count :one SET #ttl = :ttl",
+            # Counted and checked in one write: no read-then-write race.
+            "attribute_not_exists(#count) OR #count < :limit",
+            {"one": 1, "limit": self._limit, "ttl": start + 2 * self._window},
+        )
+        if write_once(self._client, counted):
+            return None
+        return max(1, start + self._window - seconds)

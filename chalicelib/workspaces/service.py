@@ -11,7 +11,7 @@ from chalicelib.clock import Clock
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
-from chalicelib.idempotency import IdempotencyStore, IdempotentRequest
+from chalicelib.idempotency import IdempotencyStore, IdempotentRequest, Recorder
 from chalicelib.workspaces.model import Member, Workspace
 from chalicelib.workspaces.store import WorkspaceNotCreated, WorkspaceStore
 
@@ -53,36 +53,39 @@ class WorkspaceService:
         """The new workspace, and whether it is the answer to an earlier request with the
         same Idempotency-Key (then nothing was created)."""
         require_manager(principal)
-        replayed = self._replay(idempotent)
-        if replayed is not None:
-            return replayed, True
+        try:
+            return self._idempotency.run(
+                idempotent,
+                self._clock.now,
+                self._replay,
+                lambda record: self._create(principal, name, record, idempotent),
+                WorkspaceNotCreated,
+            )
+        except WorkspaceNotCreated:  # it committed, yet no record: a conflict, not a race lost
+            raise DependencyUnavailable("DynamoDB", _created_maybe(idempotent)) from None
+
+    def _create(
+        self,
+        principal: Principal,
+        name: str,
+        record: Recorder,
+        idempotent: IdempotentRequest | None,
+    ) -> Workspace:
         now = self._clock.now()
         workspace = Workspace(ids.new_workspace_id(now), name, principal.user_id, now)
         event = self._events.by(
             principal, events.WORKSPACE_CREATED, workspace.owner_id,
             workspace_id=workspace.id, data={"name": name},
         )
-        also = [self._events.member(event)]
-        if idempotent is not None:
-            also.append(self._idempotency.claim(idempotent, workspace.id, now))
+        also = [self._events.member(event), *record(workspace.id)]
         try:
             self._workspaces.create(workspace, also)
         except DependencyUnavailable as failure:
             raise DependencyUnavailable(failure.dependency, _created_maybe(idempotent)) from None
-        except WorkspaceNotCreated:
-            replayed = self._replay(idempotent)
-            if replayed is None:
-                raise DependencyUnavailable("DynamoDB", _created_maybe(idempotent)) from None
-            return replayed, True
         self._events.published(event)
-        return workspace, False
+        return workspace
 
-    def _replay(self, idempotent: IdempotentRequest | None) -> Workspace | None:
-        if idempotent is None:
-            return None
-        result_id = self._idempotency.first_result(idempotent, self._clock.now())
-        if result_id is None:
-            return None
+    def _replay(self, result_id: str) -> Workspace:
         workspace = self._workspaces.get(result_id)
         if workspace is None:  # the record outlived its workspace: never within 24 hours
             raise errors.NOT_FOUND.error(

@@ -14,18 +14,18 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from chalicelib import items
 from chalicelib.clock import parse_rfc3339, rfc3339
 from chalicelib.table import (
-    PARTITION_KEY,
-    SORT_KEY,
-    dynamodb_errors,
-    from_item,
+    EXISTS,
+    check,
+    delete,
     get_consistent,
     is_condition_failure,
-    key,
     put_if_absent,
     to_item,
-    user_pk,
+    transact,
+    under,
     was_retried,
 )
 from chalicelib.workspaces.model import Member, Workspace
@@ -36,17 +36,6 @@ MEMBER = "member"
 
 class WorkspaceNotCreated(Exception):
     """Another request claimed this creation's Idempotency-Key first."""
-
-
-def workspace_pk(workspace_id: str) -> str:
-    return f"WS#{workspace_id}"
-
-
-def member_sk(user_id: str) -> str:
-    return f"MEMBER#{user_id}"
-
-
-WORKSPACE_SK = "WS"
 
 
 class WorkspaceStore:
@@ -64,7 +53,7 @@ class WorkspaceStore:
         member = to_item(
             {"workspaceId": workspace.id, "userId": user_id, "role": role, "addedAt": added}
         )
-        member.update(key(workspace_pk(workspace.id), member_sk(user_id)))
+        member.update(items.member(workspace.id, user_id))
         mine = to_item(
             {
                 "workspaceId": workspace.id,
@@ -74,7 +63,7 @@ class WorkspaceStore:
                 "role": role,
             }
         )
-        mine.update(key(user_pk(user_id), f"WS#{workspace.id}"))
+        mine.update(items.membership(user_id, workspace.id))
         return [self._put(member), self._put(mine)]
 
     def create(self, workspace: Workspace, also: Sequence[dict[str, Any]] = ()) -> None:
@@ -89,18 +78,18 @@ class WorkspaceStore:
                 "createdAt": rfc3339(workspace.created_at),
             }
         )
-        record.update(key(workspace_pk(workspace.id), WORKSPACE_SK))
+        record.update(items.workspace(workspace.id))
         try:
-            with dynamodb_errors():
-                self._client.transact_write_items(
-                    TransactItems=[
-                        self._put(record),
-                        *self._membership_items(
-                            workspace, workspace.owner_id, OWNER, workspace.created_at
-                        ),
-                        *also,
-                    ]
-                )
+            transact(
+                self._client,
+                [
+                    self._put(record),
+                    *self._membership_items(
+                        workspace, workspace.owner_id, OWNER, workspace.created_at
+                    ),
+                    *also,
+                ],
+            )
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
@@ -110,7 +99,7 @@ class WorkspaceStore:
                 raise WorkspaceNotCreated(workspace.id) from None
 
     def get(self, workspace_id: str) -> Workspace | None:
-        values = get_consistent(self._client, self._table, workspace_pk(workspace_id), WORKSPACE_SK)
+        values = get_consistent(self._client, self._table, items.workspace(workspace_id))
         if not values:
             return None
         created = parse_rfc3339(values["createdAt"])
@@ -120,30 +109,16 @@ class WorkspaceStore:
     def is_member(self, workspace_id: str, user_id: str) -> bool:
         """The request path's membership read: strongly consistent, key attributes only."""
         found = get_consistent(
-            self._client, self._table, workspace_pk(workspace_id), member_sk(user_id), "#pk"
+            self._client, self._table, items.member(workspace_id, user_id), "#pk"
         )
         return found is not None
 
     def _query(self, pk: str, prefix: str) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = []
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "#pk = :pk AND begins_with(#sk, :prefix)",
-            "ExpressionAttributeNames": {"#pk": PARTITION_KEY, "#sk": SORT_KEY},
-            "ExpressionAttributeValues": {":pk": {"S": pk}, ":prefix": {"S": prefix}},
-            "ConsistentRead": True,
-        }
-        while True:
-            with dynamodb_errors():
-                answer = self._client.query(**request)
-            items.extend(from_item(item) for item in answer.get("Items", []))
-            if "LastEvaluatedKey" not in answer:
-                return items
-            request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+        return list(under(self._client, self._table, pk, prefix, consistent=True))
 
     def list_for_user(self, user_id: str) -> list[Workspace]:
         found = []
-        for values in self._query(user_pk(user_id), "WS#"):
+        for values in self._query(items.user_pk(user_id), items.WORKSPACE_PREFIX):
             created = parse_rfc3339(values["createdAt"])
             assert created is not None
             found.append(
@@ -156,7 +131,7 @@ class WorkspaceStore:
 
     def members(self, workspace_id: str) -> list[Member]:
         found = []
-        for values in self._query(workspace_pk(workspace_id), "MEMBER#"):
+        for values in self._query(items.workspace_pk(workspace_id), items.MEMBER_PREFIX):
             added = parse_rfc3339(values["addedAt"])
             assert added is not None
             found.append(Member(values["workspaceId"], values["userId"], values["role"], added))
@@ -171,21 +146,12 @@ class WorkspaceStore:
     ) -> bool:
         """True when added; False when the user already was a member. `also` (an event)
         commits only with an addition."""
-        exists = {
-            "ConditionCheck": {
-                "TableName": self._table,
-                "Key": key(workspace_pk(workspace.id), WORKSPACE_SK),
-                "ConditionExpression": "attribute_exists(#pk)",
-                "ExpressionAttributeNames": {"#pk": PARTITION_KEY},
-            }
-        }
+        exists = check(self._table, items.workspace(workspace.id), EXISTS)
         try:
-            with dynamodb_errors():
-                self._client.transact_write_items(
-                    TransactItems=[
-                        exists, *self._membership_items(workspace, user_id, MEMBER, now), *also
-                    ]
-                )
+            transact(
+                self._client,
+                [exists, *self._membership_items(workspace, user_id, MEMBER, now), *also],
+            )
         except ClientError as error:
             if is_condition_failure(error):
                 return False
@@ -197,22 +163,11 @@ class WorkspaceStore:
     ) -> bool:
         """True when removed; False when the user was not a member."""
         deletes = [
-            {
-                "Delete": {
-                    "TableName": self._table,
-                    "Key": item_key,
-                    "ConditionExpression": "attribute_exists(#pk)",
-                    "ExpressionAttributeNames": {"#pk": PARTITION_KEY},
-                }
-            }
-            for item_key in (
-                key(workspace_pk(workspace_id), member_sk(user_id)),
-                key(user_pk(user_id), f"WS#{workspace_id}"),
-            )
+            delete(self._table, items.member(workspace_id, user_id), EXISTS),
+            delete(self._table, items.membership(user_id, workspace_id), EXISTS),
         ]
         try:
-            with dynamodb_errors():
-                self._client.transact_write_items(TransactItems=[*deletes, *also])
+            transact(self._client, [*deletes, *also])
         except ClientError as error:
             if not is_condition_failure(error):
                 raise

@@ -197,9 +197,9 @@ class Api:
 
 def register_user(services: Services, user_id: str) -> None:
     """The profile item a first login writes, for a user the tests name themselves."""
+    from chalicelib import items
     from chalicelib.clock import rfc3339
-    from chalicelib.login.users import PROFILE_SK
-    from chalicelib.table import key, to_item, user_pk
+    from chalicelib.table import to_item
 
     item = to_item(
         {
@@ -209,7 +209,7 @@ def register_user(services: Services, user_id: str) -> None:
             "createdAt": rfc3339(services.clock.now()),
         }
     )
-    item.update(key(user_pk(user_id), PROFILE_SK))
+    item.update(items.profile(user_id))
     services.dynamodb.put_item(TableName=services.settings.table_name, Item=item)
 
 

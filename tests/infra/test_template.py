@@ -46,7 +46,8 @@ def index_names_used_by_code() -> set[str]:
         )
         for node in ast.walk(tree):
             values: list[ast.expr] = []
-            if isinstance(node, ast.keyword) and node.arg == "IndexName":
+            # boto3's IndexName, or the table layer's `query(..., index=...)`
+            if isinstance(node, ast.keyword) and node.arg in ("IndexName", "index"):
                 values.append(node.value)
             if isinstance(node, ast.Dict):
                 values.extend(

@@ -57,5 +57,5 @@ def test_records_are_per_caller_and_do_not_show_the_key() -> None:
     mine = IdempotentRequest.of("order-7731", "usr_a/user-token", "create", None, {})
     theirs = IdempotentRequest.of("order-7731", "usr_b/user-token", "create", None, {})
     assert mine is not None and theirs is not None
-    assert mine.record_pk != theirs.record_pk
-    assert "order-7731" not in repr(mine) + mine.record_pk
+    assert mine.record_key != theirs.record_key
+    assert "order-7731" not in repr(mine) + str(mine.record_key)

@@ -1,0 +1,104 @@
+"""The key of every item in the one table: the only place that spells `KEY#…` or `CRED#…`.
+
+  USER#<userId>        KEY#<keyId>        an API key, as its owner sees it (list, get, reveal)
+  CRED#<sha256>        CRED               the same key, found by the hash of its plaintext
+  WS#<wsId>            WS                 a workspace
+  WS#<wsId>            MEMBER#<userId>    a membership, as the workspace sees it
+  USER#<userId>        WS#<wsId>          the same membership, as the member sees it
+  USER#<userId>        EVT#<evtId>        an audit event of that user's log
+  USER#<userId>        PROFILE            a user's profile, written at the first sign-in
+  IDP#<iss>#<sub>      IDP                a login: which user an issuer's subject is
+  REFRESH#<sha256>     REFRESH            a refresh token, by the hash of its plaintext
+  RFAMILY#<familyId>   FAMILY             a refresh token family (a sign-in, an MCP grant)
+  OAUTHCLIENT#<id>     CLIENT             a registered MCP client
+  OAUTHREQ#<id>        REQ                an authorization under way
+  OAUTHCODE#<sha256>   CODE               an authorization code, by its hash
+  DCRLIMIT#<address>   WINDOW#<start>     registrations from one address in one window
+  IDEMPOTENCY#<sha256> IDEMPOTENCY        an Idempotency-Key's result
+
+Each function gives the key in DynamoDB's form (`table.key`); the prefixes are those the
+queries read a partition by.
+"""
+
+from __future__ import annotations
+
+from chalicelib.table import Item, key
+
+KEY_PREFIX = "KEY#"
+WORKSPACE_PREFIX = "WS#"
+MEMBER_PREFIX = "MEMBER#"
+EVENT_PREFIX = "EVT#"
+CREDENTIAL_SK = "CRED"
+
+
+def user_pk(user_id: str) -> str:
+    """The partition of everything a user owns: keys, memberships, events, profile."""
+    return f"USER#{user_id}"
+
+
+def workspace_pk(workspace_id: str) -> str:
+    return WORKSPACE_PREFIX + workspace_id
+
+
+def credential_pk(key_hash: str) -> str:
+    return f"CRED#{key_hash}"
+
+
+def api_key(owner_id: str, key_id: str) -> Item:
+    return key(user_pk(owner_id), KEY_PREFIX + key_id)
+
+
+def credential(key_hash: str) -> Item:
+    return key(credential_pk(key_hash), CREDENTIAL_SK)
+
+
+def workspace(workspace_id: str) -> Item:
+    return key(workspace_pk(workspace_id), "WS")
+
+
+def member(workspace_id: str, user_id: str) -> Item:
+    return key(workspace_pk(workspace_id), MEMBER_PREFIX + user_id)
+
+
+def membership(user_id: str, workspace_id: str) -> Item:
+    return key(user_pk(user_id), WORKSPACE_PREFIX + workspace_id)
+
+
+def event(user_id: str, event_id: str) -> Item:
+    return key(user_pk(user_id), EVENT_PREFIX + event_id)
+
+
+def profile(user_id: str) -> Item:
+    return key(user_pk(user_id), "PROFILE")
+
+
+def login(issuer: str, subject: str) -> Item:
+    return key(f"IDP#{issuer}#{subject}", "IDP")
+
+
+def refresh_token(digest: str) -> Item:
+    return key(f"REFRESH#{digest}", "REFRESH")
+
+
+def refresh_family(family_id: str) -> Item:
+    return key(f"RFAMILY#{family_id}", "FAMILY")
+
+
+def oauth_client(client_id: str) -> Item:
+    return key(f"OAUTHCLIENT#{client_id}", "CLIENT")
+
+
+def oauth_request(request_id: str) -> Item:
+    return key(f"OAUTHREQ#{request_id}", "REQ")
+
+
+def oauth_code(digest: str) -> Item:
+    return key(f"OAUTHCODE#{digest}", "CODE")
+
+
+def registration_window(address: str, start: int) -> Item:
+    return key(f"DCRLIMIT#{address[:64]}", f"WINDOW#{start}")
+
+
+def idempotency_record(digest: str) -> Item:
+    return key(f"IDEMPOTENCY#{digest}", "IDEMPOTENCY")
