@@ -10,9 +10,9 @@ from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from chalicelib.access.resolution import Resolver
 from chalicelib.clock import Clock
 from chalicelib.config import Settings
+from chalicelib.decisions.resolution import Resolver
 from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
 
@@ -100,11 +100,11 @@ class Services:
         return aws_client("kms", self.settings.region)
 
     @cached_property
-    def keys(self) -> KeyStore:
+    def key_store(self) -> KeyStore:
         return KeyStore(self.dynamodb, self.settings.table_name)
 
     @cached_property
-    def workspaces(self) -> WorkspaceStore:
+    def workspace_store(self) -> WorkspaceStore:
         return WorkspaceStore(self.dynamodb, self.settings.table_name)
 
     @cached_property
@@ -146,8 +146,8 @@ class Services:
     @cached_property
     def resolver(self) -> Resolver:
         return Resolver(
-            self.keys,
-            self.workspaces,
+            self.key_store,
+            self.workspace_store,
             self.clock,
             self.verify_token,
             _LazyGrants(self),
@@ -192,13 +192,13 @@ class Services:
     def leak_reports(self) -> LeakReports:
         from chalicelib.scanning.service import LeakReports
 
-        return LeakReports(self.keys, self.event_log, self.clock)
+        return LeakReports(self.key_store, self.event_log, self.clock)
 
     @cached_property
     def expiry_sweep(self) -> ExpirySweep:
         from chalicelib.keys.expiry import ExpirySweep
 
-        return ExpirySweep(self.keys, self.event_log, self.clock)
+        return ExpirySweep(self.key_store, self.event_log, self.clock)
 
     @cached_property
     def idempotency(self) -> IdempotencyStore:
@@ -211,7 +211,12 @@ class Services:
         from chalicelib.keys.service import KeyService
 
         return KeyService(
-            self.keys, self.workspaces, self.vault, self.clock, self.event_log, self.idempotency
+            self.key_store,
+            self.workspace_store,
+            self.vault,
+            self.clock,
+            self.event_log,
+            self.idempotency,
         )
 
     @cached_property
@@ -219,7 +224,7 @@ class Services:
         from chalicelib.workspaces.service import WorkspaceService
 
         return WorkspaceService(
-            self.workspaces, self.clock, self.event_log, self.users, self.idempotency
+            self.workspace_store, self.clock, self.event_log, self.users, self.idempotency
         )
 
     @cached_property
@@ -248,8 +253,8 @@ class Services:
 
     @cached_property
     def oauth_clients(self) -> ClientStore:
+        from chalicelib.fetch import CachedFetcher, SafeFetcher
         from chalicelib.oauth.clients import ClientStore
-        from chalicelib.oauth.fetch import CachedFetcher, SafeFetcher
 
         documents = CachedFetcher(SafeFetcher(local_mode=self.settings.local_mode))
         return ClientStore(self.dynamodb, self.settings.table_name, documents)
@@ -290,7 +295,7 @@ class Services:
             verifier=self.verifier,
             id_tokens=self.id_tokens,
             users=self.users,
-            workspaces=self.workspaces,
+            workspaces=self.workspace_store,
             dynamodb=self.dynamodb,
             clock=self.clock,
         )

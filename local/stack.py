@@ -411,7 +411,7 @@ def prepare_developer(
     now = svc.clock.now()
     user_id = svc.users.sign_in(Identity(idp_issuer, DEV_SUBJECT, name="Developer"), now)
     workspace = Workspace(ids.new_workspace_id(now), "Development", user_id, now)
-    svc.workspaces.create(workspace)
+    svc.workspace_store.create(workspace)
     minted = svc.signer.mint(user_id)
     return {
         "endpoint": endpoint,

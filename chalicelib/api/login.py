@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl
 from chalice import Response
 from chalice.app import Request
 
-from chalicelib import errors, logs, parsing
+from chalicelib import errors, logs, strict_parsing
 from chalicelib.api import edge
 from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import OAuthError, ServiceError
@@ -87,8 +87,8 @@ def grant_parameters(request: Request, json_fields: set[str]) -> tuple[bool, dic
             raise invalid_request(f"Parameter {repeated[0][:64]!r} is repeated.")
         return True, {name: value for name, value in pairs if value != ""}
     try:
-        body = parsing.json_value(raw) if raw.strip() else None
-    except parsing.MalformedJson:
+        body = strict_parsing.json_value(raw) if raw.strip() else None
+    except strict_parsing.MalformedJson:
         raise invalid_request("The request body is not valid JSON.") from None
     if not isinstance(body, dict):
         raise invalid_request("The request body must be a JSON object.")

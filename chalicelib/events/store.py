@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import parsing
+from chalicelib import strict_parsing
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
 from chalicelib.events.model import RETENTION, Event
 from chalicelib.table import (
@@ -122,7 +122,7 @@ class EventStore:
                 if keep(event):
                     found.append(event)
                     if len(found) == limit:
-                        return EventPage(found, parsing.encode_cursor(event.id))
+                        return EventPage(found, strict_parsing.encode_cursor(event.id))
             start = answer.get("LastEvaluatedKey")
             if not start:
                 return EventPage(found, None)

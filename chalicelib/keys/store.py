@@ -23,7 +23,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from chalicelib import parsing
+from chalicelib import strict_parsing
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.keys.model import EXPIRY_WARNING, MAX_LIFETIME_DAYS, ApiKey
@@ -374,7 +374,7 @@ class KeyStore:
                 if keep(api_key):
                     found.append(api_key)
                     if len(found) == limit:
-                        cursor = parsing.encode_cursor(api_key.id)
+                        cursor = strict_parsing.encode_cursor(api_key.id)
                         break
             start = answer.get("LastEvaluatedKey")
             if cursor or not start:

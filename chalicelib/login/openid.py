@@ -25,7 +25,7 @@ from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.login.access_tokens import ALGORITHM, CLOCK_SKEW
 from chalicelib.logs import logger
-from chalicelib.parsing import is_printable
+from chalicelib.strict_parsing import is_printable
 
 if TYPE_CHECKING:
     from jwt import PyJWKClient

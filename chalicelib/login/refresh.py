@@ -42,7 +42,7 @@ from botocore.exceptions import ClientError
 
 from chalicelib import ids
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
-from chalicelib.keys.plaintext import hash_key
+from chalicelib.hashing import hash_secret
 from chalicelib.logs import logger
 from chalicelib.table import (
     PARTITION_KEY,
@@ -76,7 +76,7 @@ def looks_like_refresh_token(candidate: str) -> bool:
 
 
 def token_hash(plaintext: str) -> str:
-    return hash_key(plaintext)  # SHA-256, as for API keys: stored and compared only hashed
+    return hash_secret(plaintext)  # SHA-256, as for API keys: stored and compared only hashed
 
 
 def token_pk(digest: str) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from chalicelib.clock import epoch, rfc3339
-from chalicelib.keys.plaintext import hash_key
+from chalicelib.hashing import hash_secret
 from chalicelib.table import (
     PARTITION_KEY,
     TTL_ATTRIBUTE,
@@ -93,14 +93,14 @@ class CodeStore:
                 TTL_ATTRIBUTE: epoch(now + KEPT_FOR_REUSE_DETECTION),
             }
         )
-        item.update(key(code_pk(hash_key(code)), CODE_SK))
+        item.update(key(code_pk(hash_secret(code)), CODE_SK))
         return code, put_if_absent(self._table, item)
 
     def find(self, code: str) -> AuthorizationCode | None:
         """The stored code (used or not, expired or not), or None."""
         if not code or len(code) > MAX_CODE_LENGTH:
             return None
-        digest = hash_key(code)
+        digest = hash_secret(code)
         values = get_consistent(self._client, self._table, code_pk(digest), CODE_SK)
         if values is None:
             return None

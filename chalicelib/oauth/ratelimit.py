@@ -17,7 +17,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from chalicelib.clock import epoch
-from chalicelib.oauth.settings import DEFAULT_REGISTRATION_LIMIT
+from chalicelib.config import DEFAULT_REGISTRATION_LIMIT
 from chalicelib.table import TTL_ATTRIBUTE, dynamodb_errors, is_condition_failure, key
 
 LIMIT = DEFAULT_REGISTRATION_LIMIT

@@ -28,6 +28,7 @@ from botocore.exceptions import ClientError
 from chalicelib import errors, ids
 from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES, ordered
 from chalicelib.clock import Clock, epoch
+from chalicelib.config import LoginProvider, McpResource, canonical_resource
 from chalicelib.errors import OAuthError
 from chalicelib.login.access_tokens import MintedToken, TokenRejected, TokenSigner, TokenVerifier
 from chalicelib.login.openid import IdTokenRejected, IdTokenVerifier
@@ -51,7 +52,6 @@ from chalicelib.oauth.pending import (
     PendingStore,
     new_request_id,
 )
-from chalicelib.oauth.settings import LoginProvider, McpResource, canonical_resource
 from chalicelib.oauth.signin import LoginProviderClient, SignInFailed, s256
 from chalicelib.table import dynamodb_errors, is_condition_failure
 from chalicelib.workspaces.model import Workspace

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urlencode
 
+from chalicelib.config import LoginProvider
 from chalicelib.errors import DependencyUnavailable
-from chalicelib.oauth.settings import LoginProvider
 
 TIMEOUT = 3.0  # seconds per request to the provider
 DISCOVERY_LIFESPAN = 3600.0  # seconds the provider's endpoints are kept

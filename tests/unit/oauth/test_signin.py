@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.oauth.settings import LoginProvider
+from chalicelib.config import LoginProvider
 from chalicelib.oauth.signin import LoginProviderClient
 
 ISSUER = "https://login.example.test"

@@ -32,7 +32,7 @@ from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
 
 if TYPE_CHECKING:
-    from chalicelib.oauth.settings import McpResource
+    from chalicelib.config import McpResource
 
 MISSING = Refusal(errors.MISSING_CREDENTIALS)
 INVALID = Refusal(errors.INVALID_CREDENTIALS)

@@ -1,4 +1,4 @@
-"""Fetching a client's metadata document without SSRF (chalicelib/oauth/fetch.py).
+"""Fetching a client's metadata document without SSRF (chalicelib/fetch.py).
 
 No test here connects anywhere but loopback: private and link-local addresses are refused
 after resolving, before any connection, and the resolver is a stand-in where it matters.
@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib.oauth import fetch
-from chalicelib.oauth.fetch import CachedFetcher, FetchRefused, SafeFetcher, allowed_address
+from chalicelib import fetch
+from chalicelib.fetch import CachedFetcher, FetchRefused, SafeFetcher, allowed_address
 
 
 @pytest.mark.parametrize(

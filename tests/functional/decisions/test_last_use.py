@@ -104,9 +104,9 @@ def test_the_write_is_conditional_so_two_containers_with_a_stale_read_change_it_
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     key = api.create_key(alice)
-    owned = services.keys.get_with_ciphertext("usr_alice", key["id"])
+    owned = services.key_store.get_with_ciphertext("usr_alice", key["id"])
     assert owned is not None
-    stale = services.keys.find_by_hash(owned[0].key_hash)
+    stale = services.key_store.find_by_hash(owned[0].key_hash)
     assert stale is not None and stale.last_used_at is None
     containers = [another_container(services), another_container(services)]
 

@@ -31,9 +31,8 @@ from chalicelib.access.scopes import (
     SCOPE_BY_PATH_SEGMENT,
     ordered,
 )
+from chalicelib.config import McpResource, resource_for_path
 from chalicelib.errors import INSUFFICIENT_SCOPE, WORKSPACE_REQUIRED
-from chalicelib.oauth.settings import McpResource, resource_for_path
-from chalicelib.runtime import services
 
 API_PREFIX = "/v1/"
 AUTHORIZATION = "authorization"
@@ -207,7 +206,3 @@ def deny(
         "context": context,
     }
 
-
-def handle(event: Event) -> Answer:
-    svc = services()
-    return authorize(event, svc.resolver, svc.settings.mcp_resources)

@@ -16,14 +16,15 @@ from typing import Any
 
 import pytest
 
-from chalicelib.access.authorizer import Unauthorized
+from chalicelib.decisions.authorizer import Unauthorized
 from chalicelib.errors import DependencyUnavailable
-from chalicelib.keys.plaintext import CHECKSUM_LENGTH, checksum, generate_key, hash_key, parse_key
+from chalicelib.hashing import hash_secret
+from chalicelib.keys.plaintext import CHECKSUM_LENGTH, checksum, generate_key, parse_key
 from chalicelib.runtime import Services
 from tests.fixtures.earlier_keys import mint_plain_key
 from tests.fixtures.events import bearer, request_event
-from tests.functional.access.conftest import Invoke, effect
 from tests.functional.conftest import Api
+from tests.functional.decisions.conftest import Invoke, effect
 from tests.functional.failures import broken, throttled
 from tools.import_legacy_keys import LegacyKey, import_keys
 
@@ -190,14 +191,14 @@ def test_a_record_that_disagrees_with_the_ids_its_key_carries_is_refused(
     # Bob is not, so trusting the key's ids would answer for Bob with Alice's membership.
     ws = api.workspace(alice)
     alices = api.create_key(alice, category="workspace", workspaceId=ws)
-    found = api.services.keys.get_with_ciphertext("usr_alice", alices["id"])
+    found = api.services.key_store.get_with_ciphertext("usr_alice", alices["id"])
     assert found is not None
     record = found[0]
     impostor = generate_key("usr_alice", ws)
     bobs = replace(
-        record, id=alices["id"][:-1] + "Z", owner_id="usr_bob", key_hash=hash_key(impostor)
+        record, id=alices["id"][:-1] + "Z", owner_id="usr_bob", key_hash=hash_secret(impostor)
     )
-    api.services.keys.create(bobs, None, bobs.created_at)
+    api.services.key_store.create(bobs, None, bobs.created_at)
 
     answer = api.call("GET", WHOAMI, impostor)
 

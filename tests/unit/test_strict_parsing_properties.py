@@ -1,4 +1,4 @@
-"""Page cursors and the label rule (chalicelib/parsing.py), as properties."""
+"""Page cursors and the label rule (chalicelib/strict_parsing.py), as properties."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from chalicelib import ids, parsing
+from chalicelib import ids, strict_parsing
 
 # -- page cursors ------------------------------------------------------------------------------
 
@@ -40,12 +40,12 @@ foreign_cursors = (
 
 
 def decode_key_cursor(cursor: str) -> str | None:
-    return parsing.decode_cursor(cursor, ids.is_key_id)
+    return strict_parsing.decode_cursor(cursor, ids.is_key_id)
 
 
 @given(key_ids)
 def test_a_cursor_round_trips_any_key_id(key_id: str) -> None:
-    assert decode_key_cursor(parsing.encode_cursor(key_id)) == key_id
+    assert decode_key_cursor(strict_parsing.encode_cursor(key_id)) == key_id
 
 
 @given(foreign_cursors)
@@ -57,7 +57,7 @@ def test_any_other_cursor_is_refused_as_none_or_names_a_key_id(cursor: str) -> N
 
 @given(key_ids, st.data())
 def test_a_tampered_cursor_is_refused_or_names_a_key_id(key_id: str, data: st.DataObject) -> None:
-    cursor = parsing.encode_cursor(key_id)
+    cursor = strict_parsing.encode_cursor(key_id)
     at = data.draw(st.integers(0, len(cursor)))
     cut = data.draw(st.integers(0, 2))
     insert = data.draw(st.text(max_size=2))
@@ -106,8 +106,8 @@ def labels(draw: st.DrawFn) -> str:
 def test_a_label_is_accepted_exactly_as_the_rule_says(value: str) -> None:
     expected = label_rule(value)
     try:
-        accepted: str | None = parsing.clean_text(value)
-    except parsing.InvalidText:
+        accepted: str | None = strict_parsing.clean_text(value)
+    except strict_parsing.InvalidText:
         accepted = None
     assert accepted == expected
 
@@ -115,8 +115,8 @@ def test_a_label_is_accepted_exactly_as_the_rule_says(value: str) -> None:
 @given(st.none() | st.integers() | st.lists(st.text()) | st.binary())
 def test_a_label_that_is_not_a_string_is_refused(value: Any) -> None:
     try:
-        parsing.clean_text(value)
+        strict_parsing.clean_text(value)
         refused = False
-    except parsing.InvalidText:
+    except strict_parsing.InvalidText:
         refused = True
     assert refused

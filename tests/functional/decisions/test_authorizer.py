@@ -19,8 +19,8 @@ from chalicelib.errors import DependencyUnavailable
 from chalicelib.runtime import Services
 from tests.fixtures.earlier_keys import mint_plain_key
 from tests.fixtures.events import HEADERS_ONLY, bearer, request_event
-from tests.functional.access.conftest import Invoke, effect
 from tests.functional.conftest import Api
+from tests.functional.decisions.conftest import Invoke, effect
 from tests.functional.failures import broken, throttled
 
 MEMORY = "/v1/memory/items"

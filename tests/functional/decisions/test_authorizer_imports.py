@@ -28,7 +28,8 @@ CHILD = textwrap.dedent(
     from botocore.stub import Stubber
 
     from chalicelib.ids import new_workspace_id
-    from chalicelib.keys.plaintext import generate_key, hash_key
+    from chalicelib.keys.plaintext import generate_key
+    from chalicelib.hashing import hash_secret
     from chalicelib.keys.store import KeyStore
     from chalicelib.keys.model import KEY_LIFETIME, ApiKey
     from chalicelib.runtime import services
@@ -46,7 +47,7 @@ CHILD = textwrap.dedent(
     plaintext = generate_key("usr_alice", workspace_id)  # located: key and membership, one read
     api_key = ApiKey(
         id="key_01", owner_id="usr_alice", label="cold", category="workspace",
-        workspace_id=workspace_id, scopes=("memory",), key_hash=hash_key(plaintext),
+        workspace_id=workspace_id, scopes=("memory",), key_hash=hash_secret(plaintext),
         created_at=now, expires_at=now + KEY_LIFETIME,
         last_used_at=now,  # used in this 5-minute window already: no lastUsedAt write
     )

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from chalicelib.oauth.fetch import FetchRefused, SafeFetcher, is_public
+from chalicelib.fetch import FetchRefused, SafeFetcher, is_public
 
 # IANA IPv4 Special-Purpose Address Registry, "Globally Reachable: False", plus multicast
 # (reachable, but never a document server) and 192.0.0.0/24 whole but for its two global

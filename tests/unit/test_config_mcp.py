@@ -6,19 +6,20 @@ import json
 
 import pytest
 
-from chalicelib.access.authorizer import Unauthorized, authorize
 from chalicelib.access.principal import Principal, Refusal
-from chalicelib.access.resolution import INVALID, MISMATCH
-from chalicelib.config import ConfigurationError, Settings
-from chalicelib.login.openid import TrustedIssuer
-from chalicelib.oauth.settings import (
+from chalicelib.config import (
+    ConfigurationError,
     McpResource,
+    Settings,
     canonical_resource,
     parse_login_provider,
     parse_mcp_resources,
     parse_registration_limit,
     resource_for_path,
 )
+from chalicelib.decisions.authorizer import Unauthorized, authorize
+from chalicelib.decisions.resolution import INVALID, MISMATCH
+from chalicelib.login.openid import TrustedIssuer
 from tests.fixtures.events import bearer, request_event
 
 LOGIN = TrustedIssuer("https://login.example", "memory-auth", "https://login.example/jwks")

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from chalicelib.access import authorizer
-from chalicelib.access.authorizer import Unauthorized, authorize, identity, required_scope
 from chalicelib.access.principal import Origin, Principal, Refusal
-from chalicelib.access.resolution import (
+from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES
+from chalicelib.decisions.authorizer import Unauthorized, authorize, identity, required_scope
+from chalicelib.decisions.resolution import (
     INVALID,
     IP_NOT_ALLOWED,
     MISMATCH,
@@ -18,7 +17,6 @@ from chalicelib.access.resolution import (
     NOT_A_MEMBER,
     REVOKED,
 )
-from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES
 from chalicelib.errors import DependencyUnavailable
 from tests.fixtures.events import HEADERS_ONLY, bearer, request_event
 
@@ -252,17 +250,3 @@ def test_event_without_method_arn_is_an_error_not_an_answer() -> None:
     with pytest.raises(KeyError):
         authorize(event, StandIn(WORKSPACE_KEY))
 
-
-def test_handler_uses_the_services_resolver(monkeypatch: pytest.MonkeyPatch) -> None:
-    resolver = StandIn(WORKSPACE_KEY)
-
-    class Services:
-        pass
-
-    services = Services()
-    services.resolver = resolver  # type: ignore[attr-defined]
-    services.settings = SimpleNamespace(mcp_resources=())  # type: ignore[attr-defined]
-    monkeypatch.setattr(authorizer, "services", lambda: services)
-    answer = authorizer.handle(request_event(authorization=bearer(CREDENTIAL)))
-    assert answer["principalId"] == "usr_alice"
-    assert resolver.calls == [(bearer(CREDENTIAL), None)]

@@ -7,7 +7,8 @@ import pytest
 
 from chalicelib import ids
 from chalicelib.access.principal import Refusal
-from chalicelib.access.resolution import (
+from chalicelib.clock import FrozenClock
+from chalicelib.decisions.resolution import (
     EXPIRED,
     INVALID,
     INVALID_WORKSPACE_ID,
@@ -15,7 +16,6 @@ from chalicelib.access.resolution import (
     Resolver,
     bearer_token,
 )
-from chalicelib.clock import FrozenClock
 from chalicelib.keys.store import KeyStore
 from chalicelib.login.access_tokens import TokenRejected
 from chalicelib.workspaces.store import WorkspaceStore

@@ -1,4 +1,5 @@
-"""Forgiving parsers for untrusted input: a bad value is a None or a False, never a 500.
+"""Strict parsers for untrusted input: a value is taken whole or refused (a None, a False or
+an exception the edge turns into a 400), never repaired, never a 500.
 
 Standard library only, so that any module (the authorizer's import path included) can use it.
 """
