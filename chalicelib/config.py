@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,8 +21,8 @@ GITHUB_SECRET_SCANNING_KEYS = "https://api.github.com/meta/public_keys/secret_sc
 PROTECTED_RESOURCE_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 DEFAULT_REGISTRATION_LIMIT = 20  # per source address per hour
 MAX_REGISTRATION_LIMIT = 100_000
-_LOGIN_FIELDS = {"issuer", "clientId"}
-_LOGIN_OPTIONAL = {"authorizationEndpoint", "tokenEndpoint"}
+_LOGIN_FIELDS = frozenset({"issuer", "clientId"})
+_LOGIN_ENDPOINTS = frozenset({"authorizationEndpoint", "tokenEndpoint"})
 
 
 class ConfigurationError(Exception):
@@ -103,7 +103,8 @@ class McpResource:
 
 @dataclass(frozen=True)
 class LoginProvider:
-    """The OpenID Connect provider whose sign-in an MCP authorization goes through."""
+    """An OpenID Connect provider people sign in at: an MCP authorization's (LOGIN_PROVIDER)
+    or the dashboard's (DASHBOARD_LOGIN)."""
 
     issuer: str
     client_id: str
@@ -144,44 +145,48 @@ def parse_mcp_resources(text: str, local_mode: bool) -> tuple[McpResource, ...]:
 
 
 def parse_login_provider(
-    text: str, local_mode: bool, trusted_issuers: tuple[TrustedIssuer, ...]
+    text: str,
+    local_mode: bool,
+    trusted_issuers: Iterable[TrustedIssuer],
+    name: str = "LOGIN_PROVIDER",
+    endpoints: frozenset[str] = _LOGIN_ENDPOINTS,
 ) -> LoginProvider | None:
-    """LOGIN_PROVIDER: {"issuer", "clientId"[, "authorizationEndpoint", "tokenEndpoint"]}.
+    """A login provider: `{"issuer", "clientId"}` and optionally some of `endpoints`; None when
+    unset. LOGIN_PROVIDER (an MCP authorization's sign-in) and DASHBOARD_LOGIN (the
+    dashboard's, `name`) are both read by this one parser.
 
     The provider must be one of TRUSTED_ISSUERS with `clientId` as its audience, so that the
-    ID token it returns is verified exactly like an exchanged one.
+    ID token it returns is verified exactly like an exchanged one (the exchange's list decides
+    which issuers are acceptable; a provider can only pick one of them). ValueError if bad.
     """
     if not text.strip():
         return None
     try:
         entry: Any = json.loads(text)
     except ValueError:
-        raise ValueError("LOGIN_PROVIDER is not valid JSON") from None
-    if not isinstance(entry, dict) or not _LOGIN_FIELDS <= set(entry) <= (
-        _LOGIN_FIELDS | _LOGIN_OPTIONAL
-    ):
+        raise ValueError(f"{name} is not valid JSON") from None
+    if not isinstance(entry, dict) or not _LOGIN_FIELDS <= set(entry) <= _LOGIN_FIELDS | endpoints:
+        optional = ", ".join(f'"{field}"' for field in sorted(endpoints))
         raise ValueError(
-            "LOGIN_PROVIDER must have the fields issuer and clientId"
-            " (and optionally authorizationEndpoint, tokenEndpoint)"
+            f'{name} must be a JSON object {{"issuer", "clientId"}} (and optionally {optional})'
         )
     issuer, client_id = entry["issuer"], entry["clientId"]
     if not isinstance(client_id, str) or not client_id.strip():
-        raise ValueError("LOGIN_PROVIDER.clientId must be a non-empty string")
-    trusted = {t.issuer: t for t in trusted_issuers}.get(issuer)
-    if trusted is None or trusted.audience != client_id:
+        raise ValueError(f"{name}.clientId must be a non-empty string")
+    if not any(t.issuer == issuer and t.audience == client_id for t in trusted_issuers):
         raise ValueError(
-            "LOGIN_PROVIDER must name an issuer of TRUSTED_ISSUERS whose audience is its clientId"
+            f"{name} names an issuer and client id that TRUSTED_ISSUERS does not trust "
+            "(it needs an entry with that issuer and the client id as its audience)"
         )
-    endpoints = {
-        name: check_url(entry[name], f"LOGIN_PROVIDER.{name}", local_mode)
-        for name in _LOGIN_OPTIONAL
-        if name in entry
+    urls = {
+        field: check_url(entry[field], f"{name}.{field}", local_mode)
+        for field in sorted(endpoints & set(entry))
     }
     return LoginProvider(
         issuer,
         client_id,
-        authorization_endpoint=endpoints.get("authorizationEndpoint"),
-        token_endpoint=endpoints.get("tokenEndpoint"),
+        authorization_endpoint=urls.get("authorizationEndpoint"),
+        token_endpoint=urls.get("tokenEndpoint"),
     )
 
 
@@ -241,7 +246,7 @@ class Settings:
     login_provider: LoginProvider | None = None
     # Client registrations per source address per hour (MCP_REGISTRATION_LIMIT).
     registration_limit: int = DEFAULT_REGISTRATION_LIMIT
-    # DASHBOARD_LOGIN as written: parsed by chalicelib/dashboard/login.py when the dashboard
+    # DASHBOARD_LOGIN as written: parsed by chalicelib/dashboard/sign_in.py when the dashboard
     # is asked for, so that a mistake in it cannot stop the API or the authorizer.
     dashboard_login: str = ""
     # The stage's EventBridge bus for audit events (EVENT_BUS_NAME); None: stored only.

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from chalicelib.config import TrustedIssuer
-from chalicelib.dashboard.login import DashboardLogin, parse_dashboard_login
+from chalicelib.dashboard.sign_in import DashboardLogin, parse_dashboard_login
 
 ISSUER = "https://login.example.test"
 CLIENT = "dashboard-client"
