@@ -38,10 +38,10 @@ if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
         events,
         identity,
         keys,
-        login,
         oauth,
         reference,
         secret_scanning,
+        sessions,
         workspaces,
     )
 
@@ -52,7 +52,7 @@ if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
     app.register_blueprint(keys.blueprint)
     app.register_blueprint(identity.blueprint)
     app.register_blueprint(workspaces.blueprint)
-    app.register_blueprint(login.blueprint)
+    app.register_blueprint(sessions.blueprint)
     app.register_blueprint(events.blueprint)
     app.register_blueprint(secret_scanning.blueprint)
     app.register_blueprint(oauth.blueprint)

@@ -23,19 +23,19 @@ if TYPE_CHECKING:
     from chalicelib.keys.last_use import LastUse
     from chalicelib.keys.service import KeyService
     from chalicelib.keys.vault import KeyVault
-    from chalicelib.login.access_tokens import SigningKeys, TokenSigner, TokenVerifier
-    from chalicelib.login.openid import IdTokenVerifier
-    from chalicelib.login.refresh import RefreshTokenStore
-    from chalicelib.login.service import LoginService
-    from chalicelib.login.successors import RefreshSuccessors
-    from chalicelib.login.users import UserStore
     from chalicelib.oauth.clients import ClientStore
     from chalicelib.oauth.grants import GrantReader
+    from chalicelib.oauth.login_provider import ProviderTransport
     from chalicelib.oauth.ratelimit import RegistrationLimit
     from chalicelib.oauth.service import OAuthService
-    from chalicelib.oauth.signin import ProviderTransport
     from chalicelib.scanning.github import PublishedKeys
     from chalicelib.scanning.service import LeakReports
+    from chalicelib.sessions.access_tokens import SigningKeys, TokenSigner, TokenVerifier
+    from chalicelib.sessions.openid import IdTokenVerifier
+    from chalicelib.sessions.refresh import RefreshTokenStore
+    from chalicelib.sessions.service import SessionService
+    from chalicelib.sessions.successors import RefreshSuccessors
+    from chalicelib.sessions.users import UserStore
     from chalicelib.workspaces.service import WorkspaceService
 
 
@@ -115,19 +115,19 @@ class Services:
 
     @cached_property
     def signing_keys(self) -> SigningKeys:
-        from chalicelib.login.access_tokens import SigningKeys
+        from chalicelib.sessions.access_tokens import SigningKeys
 
         return SigningKeys(self.kms, self.settings.signing_key_ids)
 
     @cached_property
     def signer(self) -> TokenSigner:
-        from chalicelib.login.access_tokens import TokenSigner
+        from chalicelib.sessions.access_tokens import TokenSigner
 
         return TokenSigner(self.kms, self.signing_keys, self.settings.issuer, self.clock)
 
     @cached_property
     def verifier(self) -> TokenVerifier:
-        from chalicelib.login.access_tokens import TokenVerifier
+        from chalicelib.sessions.access_tokens import TokenVerifier
 
         return TokenVerifier(self.signing_keys, self.settings.issuer)
 
@@ -229,25 +229,25 @@ class Services:
 
     @cached_property
     def id_tokens(self) -> IdTokenVerifier:
-        from chalicelib.login.openid import IdTokenVerifier
+        from chalicelib.sessions.openid import IdTokenVerifier
 
         return IdTokenVerifier(self.settings.trusted_issuers)
 
     @cached_property
     def users(self) -> UserStore:
-        from chalicelib.login.users import UserStore
+        from chalicelib.sessions.users import UserStore
 
         return UserStore(self.dynamodb, self.settings.table_name, self.last_use_dynamodb)
 
     @cached_property
     def refresh_tokens(self) -> RefreshTokenStore:
-        from chalicelib.login.refresh import RefreshTokenStore
+        from chalicelib.sessions.refresh import RefreshTokenStore
 
         return RefreshTokenStore(self.dynamodb, self.settings.table_name)
 
     @cached_property
     def refresh_successors(self) -> RefreshSuccessors:
-        from chalicelib.login.successors import RefreshSuccessors
+        from chalicelib.sessions.successors import RefreshSuccessors
 
         return RefreshSuccessors(self.kms, self.settings.refresh_token_key_id)
 
@@ -269,7 +269,7 @@ class Services:
 
     @cached_property
     def login_provider_transport(self) -> ProviderTransport:
-        from chalicelib.oauth.signin import HttpTransport
+        from chalicelib.oauth.login_provider import HttpTransport
 
         return HttpTransport()
 
@@ -301,10 +301,10 @@ class Services:
         )
 
     @cached_property
-    def login_service(self) -> LoginService:
-        from chalicelib.login.service import LoginService
+    def session_service(self) -> SessionService:
+        from chalicelib.sessions.service import SessionService
 
-        return LoginService(
+        return SessionService(
             self.id_tokens,
             self.users,
             self.refresh_tokens,

@@ -13,7 +13,7 @@ Items:
   USER#<userId>   EVT#<evtId>        an audit event of that user's log (events/store.py)
 
 and those of the packages that keep their own (each module's docstring has the details):
-  login/users.py, login/refresh.py   IDP#…, USER#…/PROFILE, REFRESH#…, RFAMILY#… (grants)
+  sessions/users.py, sessions/refresh.py   IDP#…, USER#…/PROFILE, REFRESH#…, RFAMILY#… (grants)
   oauth/clients.py                   OAUTHCLIENT#<clientId>      a registered MCP client
   oauth/pending.py                   OAUTHREQ#<requestId>        an authorization under way
   oauth/codes.py                     OAUTHCODE#<sha256>          an authorization code

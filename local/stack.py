@@ -403,8 +403,8 @@ def prepare_developer(
     """The development user: signed in once at the development issuer (as `developer`), so
     it is a user like any other (it can be added to workspaces), with a workspace."""
     from chalicelib import ids
-    from chalicelib.login.openid import Identity
     from chalicelib.runtime import services
+    from chalicelib.sessions.openid import Identity
     from chalicelib.workspaces.model import Workspace
 
     svc = services()

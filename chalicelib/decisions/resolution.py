@@ -187,7 +187,7 @@ class Resolver:
         self, token: str, workspace_id: str | None, origin: Origin | None
     ) -> Principal | Refusal:
         # Imported only when a JWT arrives: the API-key path never loads the token modules.
-        from chalicelib.login.access_tokens import TokenRejected, looks_like_jwt
+        from chalicelib.sessions.access_tokens import TokenRejected, looks_like_jwt
 
         if not looks_like_jwt(token):
             return INVALID
@@ -212,7 +212,7 @@ class Resolver:
         resource: McpResource,
         origin: Origin | None,
     ) -> Principal | Refusal:
-        from chalicelib.login.access_tokens import TokenRejected, looks_like_jwt
+        from chalicelib.sessions.access_tokens import TokenRejected, looks_like_jwt
 
         if self._grants is None or not looks_like_jwt(token):
             return INVALID

@@ -1,6 +1,6 @@
 """Whether an MCP grant is still in force: the read the authorizer makes per MCP token.
 
-A grant is a refresh-token family (chalicelib/login/refresh.py) bound to a client, a resource
+A grant is a refresh-token family (chalicelib/sessions/refresh.py) bound to a client, a resource
 and a workspace; its access tokens name it in `sid`. Revoking the family (the user, a reused
 code, a reused refresh token) refuses its access tokens on the very next request.
 """
@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from chalicelib.clock import epoch
-from chalicelib.login.refresh import FAMILY_SK, GRANT_CLIENT, family_pk
+from chalicelib.sessions.refresh import FAMILY_SK, GRANT_CLIENT, family_pk
 from chalicelib.table import TTL_ATTRIBUTE, get_consistent
 
 

@@ -168,7 +168,7 @@ class Api:
         whatever the frozen clock that drives key expiry says. The user exists from then on,
         as after a first login (so it can be added to workspaces)."""
         from chalicelib.clock import Clock
-        from chalicelib.login.access_tokens import TokenSigner
+        from chalicelib.sessions.access_tokens import TokenSigner
 
         register_user(self.services, user_id)
 
@@ -198,7 +198,7 @@ class Api:
 def register_user(services: Services, user_id: str) -> None:
     """The profile item a first login writes, for a user the tests name themselves."""
     from chalicelib.clock import rfc3339
-    from chalicelib.login.users import PROFILE_SK
+    from chalicelib.sessions.users import PROFILE_SK
     from chalicelib.table import key, to_item, user_pk
 
     item = to_item(

@@ -19,7 +19,7 @@ from chalicelib.config import (
 )
 from chalicelib.decisions.authorizer import Unauthorized, authorize
 from chalicelib.decisions.resolution import INVALID, MISMATCH
-from chalicelib.login.openid import TrustedIssuer
+from chalicelib.sessions.openid import TrustedIssuer
 from tests.fixtures.events import bearer, request_event
 
 LOGIN = TrustedIssuer("https://login.example", "memory-auth", "https://login.example/jwks")

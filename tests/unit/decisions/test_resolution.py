@@ -17,7 +17,7 @@ from chalicelib.decisions.resolution import (
     bearer_token,
 )
 from chalicelib.keys.store import KeyStore
-from chalicelib.login.access_tokens import TokenRejected
+from chalicelib.sessions.access_tokens import TokenRejected
 from chalicelib.workspaces.store import WorkspaceStore
 
 TOKEN = "e" + "yJhbGciOiJSUzI1NiJ9.e" + "yJzdWIiOiJ1c3JfYSJ9.c2ln"  # JWT-shaped, never verified

@@ -18,8 +18,8 @@ from botocore.exceptions import ClientError
 from chalicelib import ids
 from chalicelib.clock import rfc3339
 from chalicelib.errors import DependencyUnavailable
-from chalicelib.login.openid import Identity
 from chalicelib.logs import logger
+from chalicelib.sessions.openid import Identity
 from chalicelib.table import (
     PARTITION_KEY,
     dynamodb_errors,

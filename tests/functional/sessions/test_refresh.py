@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from chalicelib.clock import FrozenClock, epoch
-from chalicelib.login.refresh import RETRY_WINDOW, REUSED, RefreshRejected
 from chalicelib.runtime import Services
+from chalicelib.sessions.refresh import RETRY_WINDOW, REUSED, RefreshRejected
 from tests.functional.conftest import Api
 from tests.functional.failures import broken
 from tests.functional.oauth import REFRESH, assert_oauth_error, exchange, form, refresh, trust

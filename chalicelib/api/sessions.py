@@ -19,10 +19,10 @@ from chalicelib import errors, logs, strict_parsing
 from chalicelib.api import edge
 from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import OAuthError, ServiceError
-from chalicelib.login.openid import IdTokenRejected
-from chalicelib.login.refresh import RefreshRejected
-from chalicelib.login.service import TokenPair
 from chalicelib.runtime import services
+from chalicelib.sessions.openid import IdTokenRejected
+from chalicelib.sessions.refresh import RefreshRejected
+from chalicelib.sessions.service import TokenPair
 
 blueprint = edge.Routes(__name__)
 
@@ -150,7 +150,7 @@ def exchange() -> Response:
         else:
             id_token = required(parameters, "id_token")
         try:
-            pair = services().login_service.exchange(id_token)
+            pair = services().session_service.exchange(id_token)
         except IdTokenRejected as rejected:
             raise errors.INVALID_GRANT.oauth_error(rejected.description) from None
     logs.identify_actor(pair.user_id)
@@ -169,7 +169,7 @@ def refresh() -> Response:
             raise errors.UNSUPPORTED_GRANT_TYPE.oauth_error("Use grant_type=refresh_token.")
         refresh_token = required(parameters, "refresh_token")
         try:
-            pair = services().login_service.refresh(refresh_token)
+            pair = services().session_service.refresh(refresh_token)
         except RefreshRejected as rejected:
             raise errors.INVALID_GRANT.oauth_error(rejected.description) from None
     logs.identify_actor(pair.user_id)

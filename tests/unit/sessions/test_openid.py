@@ -7,7 +7,7 @@ from unittest import mock
 import pytest
 
 from chalicelib.errors import DependencyUnavailable
-from chalicelib.login.openid import IdTokenRejected, IdTokenVerifier
+from chalicelib.sessions.openid import IdTokenRejected, IdTokenVerifier
 from tests.oidc_issuer import (
     FakeIssuer,
     hs256_with_public_key,

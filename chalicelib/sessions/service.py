@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from chalicelib.clock import Clock
-from chalicelib.login.access_tokens import MintedToken, TokenSigner
-from chalicelib.login.openid import IdTokenVerifier
-from chalicelib.login.refresh import UNKNOWN, RefreshRejected, RefreshTokenStore
-from chalicelib.login.successors import RefreshSuccessors
-from chalicelib.login.users import UserStore
 from chalicelib.logs import logger
+from chalicelib.sessions.access_tokens import MintedToken, TokenSigner
+from chalicelib.sessions.openid import IdTokenVerifier
+from chalicelib.sessions.refresh import UNKNOWN, RefreshRejected, RefreshTokenStore
+from chalicelib.sessions.successors import RefreshSuccessors
+from chalicelib.sessions.users import UserStore
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class TokenPair:
         return f"TokenPair(user_id={self.user_id!r})"
 
 
-class LoginService:
+class SessionService:
     def __init__(
         self,
         id_tokens: IdTokenVerifier,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.login.users import UserStore
 from chalicelib.runtime import Services
+from chalicelib.sessions.users import UserStore
 from tests.functional.conftest import ISSUER, Answer, Api
 from tests.functional.failures import broken, failing_with
 from tests.functional.oauth import EXCHANGE, assert_oauth_error, exchange, form, trust

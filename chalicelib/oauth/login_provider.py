@@ -3,7 +3,7 @@
 An MCP authorization signs its user in with the authorization code flow and PKCE (S256) at
 the provider, with a fresh `nonce`; `login_hint` is passed on. The ID token the provider's
 token endpoint returns is verified by the same verifier as an exchanged one
-(`chalicelib/login/openid.py`), plus the nonce. The provider's endpoints come from its
+(`chalicelib/sessions/openid.py`), plus the nonce. The provider's endpoints come from its
 discovery document unless configured. The provider is configured, never named by a client,
 so it is fetched like any trusted dependency: a failure is 503, never a sign-in.
 

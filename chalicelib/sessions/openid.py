@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 from chalicelib.config import TrustedIssuer
 from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import DependencyUnavailable
-from chalicelib.login.access_tokens import ALGORITHM, CLOCK_SKEW
 from chalicelib.logs import logger
+from chalicelib.sessions.access_tokens import ALGORITHM, CLOCK_SKEW
 from chalicelib.strict_parsing import is_printable
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from chalicelib import runtime
-from chalicelib.login import access_tokens
-from chalicelib.login.access_tokens import b64url
+from chalicelib.sessions import access_tokens
+from chalicelib.sessions.access_tokens import b64url
 from tests.functional.conftest import Api, another_container
 
 WHOAMI = "/v1/auth/whoami"

@@ -18,7 +18,7 @@ import base64
 from typing import Any
 
 from chalicelib.dependencies import failures_of
-from chalicelib.login.refresh import PREFIX
+from chalicelib.sessions.refresh import PREFIX
 
 MAC_ALGORITHM = "HMAC_SHA_256"
 # Binds the MAC to this one use: the same key can never be made to answer anything else.

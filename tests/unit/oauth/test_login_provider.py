@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from chalicelib.config import LoginProvider
-from chalicelib.oauth.signin import LoginProviderClient
+from chalicelib.oauth.login_provider import LoginProviderClient
 
 ISSUER = "https://login.example.test"
 OTHER = "https://evil.example.test"

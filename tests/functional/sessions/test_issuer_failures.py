@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 from jwt import PyJWKClient
 
-from chalicelib.login.openid import IdTokenVerifier, TrustedIssuer
 from chalicelib.runtime import Services
+from chalicelib.sessions.openid import IdTokenVerifier, TrustedIssuer
 from tests.functional.conftest import Api
 from tests.functional.oauth import assert_oauth_error, exchange
 from tests.oidc_issuer import FakeIssuer
