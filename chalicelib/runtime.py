@@ -1,7 +1,9 @@
 """Builds the services once per Lambda container, lazily: each piece on first use.
 
 The authorizer's API-key path touches only DynamoDB; KMS clients, the signer and the token
-verifier (and with them PyJWT and cryptography) are built when first needed.
+verifier (and with them PyJWT and cryptography) are built when first needed. That is why
+each service's module is imported inside the property that builds it, on purpose: a
+module-level import would put it on the authorizer's cold start.
 """
 
 from __future__ import annotations

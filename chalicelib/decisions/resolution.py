@@ -212,6 +212,7 @@ class Resolver:
         resource: McpResource,
         origin: Origin | None,
     ) -> Principal | Refusal:
+        # As for a user token: the token modules load only when a JWT arrives.
         from chalicelib.sessions.access_tokens import TokenRejected, looks_like_jwt
 
         if self._grants is None or not looks_like_jwt(token):

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib.clock import monotonic
-from chalicelib.fetch import FetchRefused
+from chalicelib.fetch import FetchRefused, SafeFetcher
 from chalicelib.strict_parsing import MalformedJson, json_value
 
 IDENTIFIER_HEADER = "github-public-key-identifier"
@@ -90,8 +90,6 @@ class PublishedKeys:
 
 def fetch_key_list(url: str, local_mode: bool) -> Any:
     """GitHub's published key list at `url`, parsed; FetchRefused if it cannot be had."""
-    from chalicelib.fetch import SafeFetcher
-
     return SafeFetcher(local_mode, max_bytes=KEY_LIST_MAX_BYTES).fetch_json(url).body
 
 

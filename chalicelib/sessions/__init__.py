@@ -1,5 +1,4 @@
-"""Sign-in.
-
-OpenID Connect ID-token verification, users, refresh tokens, access-token signing and the
-exchange service.
+"""A person's sessions: an OpenID Connect ID token exchanged for an access token and a refresh
+token, the refresh that rotates them, and the users they belong to. The MCP authorization
+server issues its tokens with the same pieces.
 """
