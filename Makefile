@@ -121,7 +121,7 @@ lint: venv
 	$(BIN)/ruff check app.py chalicelib infra local tools tests bench
 	$(BIN)/mypy
 	@echo "==> chalicelib's layers and import cycles (import-linter: [tool.importlinter] in pyproject.toml)"
-	$(BIN)/lint-imports
+	$(BIN)/lint-imports --no-logo
 	@echo "==> the OpenAPI document (GET /openapi.json) against the OpenAPI 3.1 specification"
 	$(BIN)/python -m tools.openapi build/openapi.json
 	$(BIN)/openapi-spec-validator build/openapi.json
@@ -233,5 +233,5 @@ lock: $(UV)
 	$(UV_COMPILE) requirements-local.in -c requirements-dev.txt -o requirements-local.txt
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist chalicelib/dashboard/static
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache build dist chalicelib/dashboard/static
 	@$(MAKE) --no-print-directory -C dashboard clean
