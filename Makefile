@@ -48,7 +48,7 @@ help:
 	@echo "                           with moto, a development OpenID issuer and MCP server (installs"
 	@echo "                           only what they need: requirements-local.txt)"
 	@echo "  make test                lint, type-check and every test tier, both SDKs', the dashboard's"
-	@echo "  make lint                ruff, mypy and the OpenAPI document's validation"
+	@echo "  make lint                ruff, mypy, the import layers and the OpenAPI document's validation"
 	@echo "  make test-unit           unit tests (no I/O)"
 	@echo "  make test-functional     the app through chalice's test client on moto"
 	@echo "  make test-infra          package every stage, then hold the templates against the code"
@@ -120,6 +120,8 @@ lint: venv
 	@echo "==> ruff and mypy"
 	$(BIN)/ruff check app.py chalicelib infra local tools tests bench
 	$(BIN)/mypy
+	@echo "==> chalicelib's layers and import cycles (import-linter: [tool.importlinter] in pyproject.toml)"
+	$(BIN)/lint-imports --no-logo
 	@echo "==> the OpenAPI document (GET /openapi.json) against the OpenAPI 3.1 specification"
 	$(BIN)/python -m tools.openapi build/openapi.json
 	$(BIN)/openapi-spec-validator build/openapi.json
@@ -231,5 +233,5 @@ lock: $(UV)
 	$(UV_COMPILE) requirements-local.in -c requirements-dev.txt -o requirements-local.txt
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist chalicelib/dashboard/static
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache build dist chalicelib/dashboard/static
 	@$(MAKE) --no-print-directory -C dashboard clean

@@ -1,12 +1,14 @@
 """Wiring only: the Chalice app, its middleware, its route blueprints and the authorizer."""
 
 import os
+from dataclasses import asdict
 from typing import Any
 
 from chalice import Chalice, Rate
 
 from chalicelib import snapstart
-from chalicelib.access import authorizer as data_plane
+from chalicelib.decisions import authorizer as data_plane
+from chalicelib.runtime import services
 
 app = Chalice(app_name="memory-auth")
 # Both functions run with SnapStart: what a restored copy must renew (chalicelib/snapstart.py).
@@ -16,16 +18,13 @@ snapstart.register()
 @app.lambda_function(name="authorizer")
 def authorizer(event: dict[str, Any], context: Any) -> dict[str, Any]:
     """The data-plane REQUEST authorizer (README, "Data-plane authorizer")."""
-    return data_plane.handle(event)
+    svc = services()
+    return data_plane.authorize(event, svc.resolver, svc.settings.mcp_resources)
 
 
 @app.schedule(Rate(1, unit=Rate.HOURS), name="expiry_sweep")
 def expiry_sweep(event: Any) -> dict[str, int]:
     """Hourly: `key.expiring` 7 days before a key's end, `key.expired` once it passes."""
-    from dataclasses import asdict
-
-    from chalicelib.runtime import services
-
     return asdict(services().expiry_sweep.run())
 
 
@@ -39,10 +38,10 @@ if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
         events,
         identity,
         keys,
-        login,
         oauth,
         reference,
         secret_scanning,
+        sessions,
         workspaces,
     )
 
@@ -53,7 +52,7 @@ if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
     app.register_blueprint(keys.blueprint)
     app.register_blueprint(identity.blueprint)
     app.register_blueprint(workspaces.blueprint)
-    app.register_blueprint(login.blueprint)
+    app.register_blueprint(sessions.blueprint)
     app.register_blueprint(events.blueprint)
     app.register_blueprint(secret_scanning.blueprint)
     app.register_blueprint(oauth.blueprint)

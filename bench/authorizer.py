@@ -136,7 +136,7 @@ def prepare() -> Setup:
     create_all(svc.dynamodb, svc.kms, "dev", svc.events_client)
     now = svc.clock.now()
     workspace = Workspace(ids.new_workspace_id(now), "Bench", OWNER, now)
-    svc.workspaces.create(workspace)
+    svc.workspace_store.create(workspace)
     owner = Principal(OWNER, "user_token", frozenset(ALL_SCOPES))
     issued = svc.key_service.create(
         owner, NewKey(label="bench", category="workspace", workspace_id=workspace.id)

@@ -1,25 +1,28 @@
-"""Settings from the environment (every variable is listed in the README's Configuration)."""
+"""Settings from the environment (every variable is listed in the README's Configuration).
+
+Every variable is parsed here, once, when the container starts: the issuers the exchange
+trusts, the MCP resources this service issues tokens for (MCP_RESOURCES), where people sign
+in (LOGIN_PROVIDER, DASHBOARD_LOGIN), how many clients one address may register in an hour.
+Standard library only: the data-plane authorizer reads the MCP resources on its cold start.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from chalicelib.oauth.settings import (
-    DEFAULT_REGISTRATION_LIMIT,
-    LoginProvider,
-    McpResource,
-    parse_login_provider,
-    parse_mcp_resources,
-    parse_registration_limit,
-)
-
 GITHUB_SECRET_SCANNING_KEYS = "https://api.github.com/meta/public_keys/secret_scanning"
+
+PROTECTED_RESOURCE_WELL_KNOWN = "/.well-known/oauth-protected-resource"
+DEFAULT_REGISTRATION_LIMIT = 20  # per source address per hour
+MAX_REGISTRATION_LIMIT = 100_000
+_LOGIN_FIELDS = frozenset({"issuer", "clientId"})
+_LOGIN_ENDPOINTS = frozenset({"authorizationEndpoint", "tokenEndpoint"})
 
 
 class ConfigurationError(Exception):
@@ -82,6 +85,145 @@ def parse_trusted_issuers(text: str, local_mode: bool) -> tuple[TrustedIssuer, .
 
 
 @dataclass(frozen=True)
+class McpResource:
+    """A protected resource (an MCP endpoint) whose tokens this service issues."""
+
+    uri: str  # canonical: compared exactly with `resource` and used as the tokens' `aud`
+    path: str  # the URI's path: requests under it are requests to this resource
+
+    @property
+    def metadata_url(self) -> str:
+        """Its Protected Resource Metadata URL (RFC 9728 §3.1: well-known, then the path)."""
+        parts = urlsplit(self.uri)
+        return f"{parts.scheme}://{parts.netloc}{PROTECTED_RESOURCE_WELL_KNOWN}{self.path}"
+
+    def covers(self, path: str) -> bool:
+        return path == self.path or path.startswith(self.path.rstrip("/") + "/")
+
+
+@dataclass(frozen=True)
+class LoginProvider:
+    """An OpenID Connect provider people sign in at: an MCP authorization's (LOGIN_PROVIDER)
+    or the dashboard's (DASHBOARD_LOGIN)."""
+
+    issuer: str
+    client_id: str
+    # Read from the provider's discovery document unless configured.
+    authorization_endpoint: str | None = None
+    token_endpoint: str | None = None
+
+
+def parse_mcp_resources(text: str, local_mode: bool) -> tuple[McpResource, ...]:
+    """MCP_RESOURCES: a JSON list of canonical resource URIs. ValueError if bad."""
+    if not text.strip():
+        return ()
+    try:
+        entries = json.loads(text)
+    except ValueError:
+        raise ValueError("MCP_RESOURCES is not valid JSON") from None
+    if not isinstance(entries, list):
+        raise ValueError("MCP_RESOURCES must be a JSON list of URLs")
+    resources: list[McpResource] = []
+    for position, entry in enumerate(entries):
+        where = f"MCP_RESOURCES[{position}]"
+        uri = check_url(entry, where, local_mode)
+        parts = urlsplit(uri)
+        if parts.query:
+            raise ValueError(f"{where} must not have a query (RFC 8707 §2)")
+        if parts.path in ("", "/") or parts.path != parts.path.strip() or "//" in parts.path:
+            raise ValueError(f"{where} must have a path, such as https://memory.example.com/mcp")
+        if not uri.startswith(parts.scheme + "://") or parts.netloc != parts.netloc.lower():
+            raise ValueError(f"{where} must be canonical: lower-case scheme and host")
+        if uri.endswith("/"):
+            raise ValueError(f"{where} must not end with a slash")
+        resource = McpResource(uri, parts.path)
+        # The authorizer tells resources apart by their paths alone.
+        if any(r.covers(resource.path) or resource.covers(r.path) for r in resources):
+            raise ValueError(f"{where} overlaps the path of another resource")
+        resources.append(resource)
+    return tuple(resources)
+
+
+def parse_login_provider(
+    text: str,
+    local_mode: bool,
+    trusted_issuers: Iterable[TrustedIssuer],
+    name: str = "LOGIN_PROVIDER",
+    endpoints: frozenset[str] = _LOGIN_ENDPOINTS,
+) -> LoginProvider | None:
+    """A login provider: `{"issuer", "clientId"}` and optionally some of `endpoints`; None when
+    unset. LOGIN_PROVIDER (an MCP authorization's sign-in) and DASHBOARD_LOGIN (the
+    dashboard's, `name`) are both read by this one parser.
+
+    The provider must be one of TRUSTED_ISSUERS with `clientId` as its audience, so that the
+    ID token it returns is verified exactly like an exchanged one (the exchange's list decides
+    which issuers are acceptable; a provider can only pick one of them). ValueError if bad.
+    """
+    if not text.strip():
+        return None
+    try:
+        entry: Any = json.loads(text)
+    except ValueError:
+        raise ValueError(f"{name} is not valid JSON") from None
+    if not isinstance(entry, dict) or not _LOGIN_FIELDS <= set(entry) <= _LOGIN_FIELDS | endpoints:
+        optional = ", ".join(f'"{field}"' for field in sorted(endpoints))
+        raise ValueError(
+            f'{name} must be a JSON object {{"issuer", "clientId"}} (and optionally {optional})'
+        )
+    issuer, client_id = entry["issuer"], entry["clientId"]
+    if not isinstance(client_id, str) or not client_id.strip():
+        raise ValueError(f"{name}.clientId must be a non-empty string")
+    if not any(t.issuer == issuer and t.audience == client_id for t in trusted_issuers):
+        raise ValueError(
+            f"{name} names an issuer and client id that TRUSTED_ISSUERS does not trust "
+            "(it needs an entry with that issuer and the client id as its audience)"
+        )
+    urls = {
+        field: check_url(entry[field], f"{name}.{field}", local_mode)
+        for field in sorted(endpoints & set(entry))
+    }
+    return LoginProvider(
+        issuer,
+        client_id,
+        authorization_endpoint=urls.get("authorizationEndpoint"),
+        token_endpoint=urls.get("tokenEndpoint"),
+    )
+
+
+def parse_registration_limit(text: str) -> int:
+    """MCP_REGISTRATION_LIMIT: registrations per source address per hour. ValueError if bad.
+
+    Clients behind one NAT (an office, a carrier) share an address, hence a stage setting."""
+    if not text.strip():
+        return DEFAULT_REGISTRATION_LIMIT
+    value = text.strip()
+    if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= MAX_REGISTRATION_LIMIT:
+        raise ValueError(
+            f"MCP_REGISTRATION_LIMIT must be a whole number from 1 to {MAX_REGISTRATION_LIMIT}"
+        )
+    return int(value)
+
+
+def canonical_resource(uri: str) -> str:
+    """`uri` with its scheme and host in lower case, as MCP_RESOURCES holds them (both are
+    case-insensitive, RFC 3986 §6.2.2.1); the rest exactly as sent."""
+    scheme, separator, rest = uri.partition("://")
+    if not separator:
+        return uri
+    host, slash, path = rest.partition("/")
+    return f"{scheme.lower()}://{host.lower()}{slash}{path}"
+
+
+def resource_for_path(path: str | None, resources: tuple[McpResource, ...]) -> McpResource | None:
+    if not path:
+        return None
+    for resource in resources:
+        if resource.covers(path):
+            return resource
+    return None
+
+
+@dataclass(frozen=True)
 class Settings:
     table_name: str
     encryption_key_id: str
@@ -104,7 +246,7 @@ class Settings:
     login_provider: LoginProvider | None = None
     # Client registrations per source address per hour (MCP_REGISTRATION_LIMIT).
     registration_limit: int = DEFAULT_REGISTRATION_LIMIT
-    # DASHBOARD_LOGIN as written: parsed by chalicelib/dashboard/login.py when the dashboard
+    # DASHBOARD_LOGIN as written: parsed by chalicelib/dashboard/sign_in.py when the dashboard
     # is asked for, so that a mistake in it cannot stop the API or the authorizer.
     dashboard_login: str = ""
     # The stage's EventBridge bus for audit events (EVENT_BUS_NAME); None: stored only.

@@ -1,7 +1,9 @@
 """Builds the services once per Lambda container, lazily: each piece on first use.
 
 The authorizer's API-key path touches only DynamoDB; KMS clients, the signer and the token
-verifier (and with them PyJWT and cryptography) are built when first needed.
+verifier (and with them PyJWT and cryptography) are built when first needed. That is why
+each service's module is imported inside the property that builds it, on purpose: a
+module-level import would put it on the authorizer's cold start.
 """
 
 from __future__ import annotations
@@ -10,9 +12,9 @@ from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from chalicelib.access.resolution import Resolver
 from chalicelib.clock import Clock
 from chalicelib.config import Settings
+from chalicelib.decisions.resolution import Resolver
 from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
 
@@ -23,19 +25,19 @@ if TYPE_CHECKING:
     from chalicelib.keys.last_use import LastUse
     from chalicelib.keys.service import KeyService
     from chalicelib.keys.vault import KeyVault
-    from chalicelib.login.access_tokens import SigningKeys, TokenSigner, TokenVerifier
-    from chalicelib.login.openid import IdTokenVerifier
-    from chalicelib.login.refresh import RefreshTokenStore
-    from chalicelib.login.service import LoginService
-    from chalicelib.login.successors import RefreshSuccessors
-    from chalicelib.login.users import UserStore
     from chalicelib.oauth.clients import ClientStore
     from chalicelib.oauth.grants import GrantReader
+    from chalicelib.oauth.login_provider import ProviderTransport
     from chalicelib.oauth.ratelimit import RegistrationLimit
     from chalicelib.oauth.service import OAuthService
-    from chalicelib.oauth.signin import ProviderTransport
     from chalicelib.scanning.github import PublishedKeys
     from chalicelib.scanning.service import LeakReports
+    from chalicelib.sessions.access_tokens import SigningKeys, TokenSigner, TokenVerifier
+    from chalicelib.sessions.openid import IdTokenVerifier
+    from chalicelib.sessions.refresh import RefreshTokenStore
+    from chalicelib.sessions.service import SessionService
+    from chalicelib.sessions.successors import RefreshSuccessors
+    from chalicelib.sessions.users import UserStore
     from chalicelib.workspaces.service import WorkspaceService
 
 
@@ -100,11 +102,11 @@ class Services:
         return aws_client("kms", self.settings.region)
 
     @cached_property
-    def keys(self) -> KeyStore:
+    def key_store(self) -> KeyStore:
         return KeyStore(self.dynamodb, self.settings.table_name)
 
     @cached_property
-    def workspaces(self) -> WorkspaceStore:
+    def workspace_store(self) -> WorkspaceStore:
         return WorkspaceStore(self.dynamodb, self.settings.table_name)
 
     @cached_property
@@ -115,19 +117,19 @@ class Services:
 
     @cached_property
     def signing_keys(self) -> SigningKeys:
-        from chalicelib.login.access_tokens import SigningKeys
+        from chalicelib.sessions.access_tokens import SigningKeys
 
         return SigningKeys(self.kms, self.settings.signing_key_ids)
 
     @cached_property
     def signer(self) -> TokenSigner:
-        from chalicelib.login.access_tokens import TokenSigner
+        from chalicelib.sessions.access_tokens import TokenSigner
 
         return TokenSigner(self.kms, self.signing_keys, self.settings.issuer, self.clock)
 
     @cached_property
     def verifier(self) -> TokenVerifier:
-        from chalicelib.login.access_tokens import TokenVerifier
+        from chalicelib.sessions.access_tokens import TokenVerifier
 
         return TokenVerifier(self.signing_keys, self.settings.issuer)
 
@@ -146,8 +148,8 @@ class Services:
     @cached_property
     def resolver(self) -> Resolver:
         return Resolver(
-            self.keys,
-            self.workspaces,
+            self.key_store,
+            self.workspace_store,
             self.clock,
             self.verify_token,
             _LazyGrants(self),
@@ -192,13 +194,13 @@ class Services:
     def leak_reports(self) -> LeakReports:
         from chalicelib.scanning.service import LeakReports
 
-        return LeakReports(self.keys, self.event_log, self.clock)
+        return LeakReports(self.key_store, self.event_log, self.clock)
 
     @cached_property
     def expiry_sweep(self) -> ExpirySweep:
         from chalicelib.keys.expiry import ExpirySweep
 
-        return ExpirySweep(self.keys, self.event_log, self.clock)
+        return ExpirySweep(self.key_store, self.event_log, self.clock)
 
     @cached_property
     def idempotency(self) -> IdempotencyStore:
@@ -211,7 +213,12 @@ class Services:
         from chalicelib.keys.service import KeyService
 
         return KeyService(
-            self.keys, self.workspaces, self.vault, self.clock, self.event_log, self.idempotency
+            self.key_store,
+            self.workspace_store,
+            self.vault,
+            self.clock,
+            self.event_log,
+            self.idempotency,
         )
 
     @cached_property
@@ -219,37 +226,37 @@ class Services:
         from chalicelib.workspaces.service import WorkspaceService
 
         return WorkspaceService(
-            self.workspaces, self.clock, self.event_log, self.users, self.idempotency
+            self.workspace_store, self.clock, self.event_log, self.users, self.idempotency
         )
 
     @cached_property
     def id_tokens(self) -> IdTokenVerifier:
-        from chalicelib.login.openid import IdTokenVerifier
+        from chalicelib.sessions.openid import IdTokenVerifier
 
         return IdTokenVerifier(self.settings.trusted_issuers)
 
     @cached_property
     def users(self) -> UserStore:
-        from chalicelib.login.users import UserStore
+        from chalicelib.sessions.users import UserStore
 
         return UserStore(self.dynamodb, self.settings.table_name, self.last_use_dynamodb)
 
     @cached_property
     def refresh_tokens(self) -> RefreshTokenStore:
-        from chalicelib.login.refresh import RefreshTokenStore
+        from chalicelib.sessions.refresh import RefreshTokenStore
 
         return RefreshTokenStore(self.dynamodb, self.settings.table_name)
 
     @cached_property
     def refresh_successors(self) -> RefreshSuccessors:
-        from chalicelib.login.successors import RefreshSuccessors
+        from chalicelib.sessions.successors import RefreshSuccessors
 
         return RefreshSuccessors(self.kms, self.settings.refresh_token_key_id)
 
     @cached_property
     def oauth_clients(self) -> ClientStore:
+        from chalicelib.fetch import CachedFetcher, SafeFetcher
         from chalicelib.oauth.clients import ClientStore
-        from chalicelib.oauth.fetch import CachedFetcher, SafeFetcher
 
         documents = CachedFetcher(SafeFetcher(local_mode=self.settings.local_mode))
         return ClientStore(self.dynamodb, self.settings.table_name, documents)
@@ -264,7 +271,7 @@ class Services:
 
     @cached_property
     def login_provider_transport(self) -> ProviderTransport:
-        from chalicelib.oauth.signin import HttpTransport
+        from chalicelib.oauth.login_provider import HttpTransport
 
         return HttpTransport()
 
@@ -290,16 +297,16 @@ class Services:
             verifier=self.verifier,
             id_tokens=self.id_tokens,
             users=self.users,
-            workspaces=self.workspaces,
+            workspaces=self.workspace_store,
             dynamodb=self.dynamodb,
             clock=self.clock,
         )
 
     @cached_property
-    def login_service(self) -> LoginService:
-        from chalicelib.login.service import LoginService
+    def session_service(self) -> SessionService:
+        from chalicelib.sessions.service import SessionService
 
-        return LoginService(
+        return SessionService(
             self.id_tokens,
             self.users,
             self.refresh_tokens,

@@ -4,7 +4,7 @@
 real login: anyone who can reach it gets an ID token for any subject. That is the point
 locally and would be a disaster anywhere else, so it refuses to start unless LOCAL_MODE=1,
 binds loopback only, and is served over plain http, which the service refuses to trust
-outside local mode (see `chalicelib/login/openid.py`). It lives in `local/`, never deployed.
+outside local mode (see `chalicelib/sessions/openid.py`). It lives in `local/`, never deployed.
 
     GET  /.well-known/openid-configuration   discovery (it promises `iss` in answers)
     GET  /jwks.json                          its public signing key
@@ -103,7 +103,7 @@ class DevIdentityProvider:
     def __init__(self, issuer: str, audience: str = AUDIENCE, private_key: Any = None):
         from cryptography.hazmat.primitives.asymmetric import rsa
 
-        from chalicelib.login.access_tokens import public_jwk_from_der
+        from chalicelib.sessions.access_tokens import public_jwk_from_der
 
         self.issuer = issuer.rstrip("/")
         self.audience = audience

@@ -6,7 +6,7 @@ is the local stack's only entry of MCP_RESOURCES. It stands in for the memory se
 Gateway, so an MCP client sees locally exactly what it sees in production:
 
 - every request to `/mcp` goes through the data-plane authorizer's own decision
-  (`chalicelib.access.authorizer.authorize`, the same Resolver: MCP tokens only for this
+  (`chalicelib.decisions.authorizer.authorize`, the same Resolver: MCP tokens only for this
   resource, bound to their workspace, membership read each time; API keys too), and its
   answers are rendered as the gateway responses would render them: 401 with
   `WWW-Authenticate: Bearer scope="<the five data-plane scopes>", resource_metadata="…"` (and
@@ -61,9 +61,9 @@ def _event(scope: Scope) -> dict[str, Any]:
 
 def decide(scope: Scope) -> tuple[int, dict[str, str], dict[str, Any]]:
     """(status, headers, body or Allow context) as the memory service's gateway answers."""
-    from chalicelib.access.authorizer import Unauthorized, authorize, unauthorized_challenge
+    from chalicelib.config import resource_for_path
+    from chalicelib.decisions.authorizer import Unauthorized, authorize, unauthorized_challenge
     from chalicelib.errors import DependencyUnavailable, problem_body
-    from chalicelib.oauth.settings import resource_for_path
     from chalicelib.runtime import services
 
     svc = services()

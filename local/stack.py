@@ -403,15 +403,15 @@ def prepare_developer(
     """The development user: signed in once at the development issuer (as `developer`), so
     it is a user like any other (it can be added to workspaces), with a workspace."""
     from chalicelib import ids
-    from chalicelib.login.openid import Identity
     from chalicelib.runtime import services
+    from chalicelib.sessions.openid import Identity
     from chalicelib.workspaces.model import Workspace
 
     svc = services()
     now = svc.clock.now()
     user_id = svc.users.sign_in(Identity(idp_issuer, DEV_SUBJECT, name="Developer"), now)
     workspace = Workspace(ids.new_workspace_id(now), "Development", user_id, now)
-    svc.workspaces.create(workspace)
+    svc.workspace_store.create(workspace)
     minted = svc.signer.mint(user_id)
     return {
         "endpoint": endpoint,

@@ -19,7 +19,7 @@ from typing import Any
 from jwt import PyJWKClient, PyJWKClientConnectionError
 
 from chalicelib.config import TrustedIssuer
-from chalicelib.login.openid import JWKS_REFRESH_COOLDOWN
+from chalicelib.sessions.openid import JWKS_REFRESH_COOLDOWN
 from local.idp import DevIdentityProvider
 
 ISSUER = "https://idp.test.example"

@@ -33,8 +33,8 @@ from chalicelib.clock import parse_rfc3339
 from chalicelib.keys.model import ApiKey
 from chalicelib.keys.plaintext import hint, parse_key
 from chalicelib.keys.store import KeyNotCreated
-from chalicelib.parsing import InvalidText, clean_text
 from chalicelib.runtime import Services
+from chalicelib.strict_parsing import InvalidText, clean_text
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -152,7 +152,7 @@ def import_keys(services: Services, keys: Iterable[LegacyKey], dry_run: bool = F
             outcome.imported += 1
             continue
         try:
-            services.keys.create(api_key, ciphertext=None, now=services.clock.now())
+            services.key_store.create(api_key, ciphertext=None, now=services.clock.now())
         except KeyNotCreated:
             outcome.skipped += 1  # this hash is already a credential
             continue

@@ -1,4 +1,4 @@
-"""Who is calling and what they may do.
-
-Principals and refusals, scopes, policy, request resolution and the data-plane authorizer.
+"""The vocabulary of access, shared by the domains and the decisions above them: who a caller
+is (a principal, or a refusal saying why not), the scopes, who may manage keys and
+workspaces, and a key's IP allow-list.
 """

@@ -12,7 +12,7 @@ from chalice import Response
 
 from chalicelib.api import edge
 from chalicelib.dashboard import assets
-from chalicelib.dashboard.login import DashboardLogin, parse_dashboard_login
+from chalicelib.dashboard.sign_in import DashboardLogin, parse_dashboard_login
 from chalicelib.errors import DASHBOARD_NOT_CONFIGURED, NOT_FOUND, ServiceError
 from chalicelib.logs import logger
 from chalicelib.runtime import services

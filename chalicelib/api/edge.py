@@ -16,7 +16,7 @@ from typing import Any
 from chalice import Blueprint
 from chalice.app import ChaliceUnhandledError, Request, Response
 
-from chalicelib import errors, idempotency, logs, parsing
+from chalicelib import errors, idempotency, logs, strict_parsing
 from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import DependencyUnavailable, OAuthError, Problem, ServiceError
@@ -123,8 +123,8 @@ def read_json(request: Request, fields: set[str], required: bool = True) -> dict
     if media_type(request) != JSON:
         raise errors.UNSUPPORTED_MEDIA_TYPE.error()
     try:
-        body = parsing.json_value(raw)
-    except parsing.MalformedJson:
+        body = strict_parsing.json_value(raw)
+    except strict_parsing.MalformedJson:
         raise errors.INVALID_JSON.error("The request body is not valid JSON.") from None
     if not isinstance(body, dict):
         raise errors.INVALID_JSON.error()
@@ -154,10 +154,10 @@ def query(request: Request, allowed: set[str]) -> dict[str, str]:
 
 
 def clean_text(value: Any, problem: Problem, name: str) -> str:
-    """A label or a name by the one rule (`parsing.clean_text`), else 400 `problem`."""
+    """A label or a name by the one rule (`strict_parsing.clean_text`), else 400 `problem`."""
     try:
-        return parsing.clean_text(value)
-    except parsing.InvalidText as invalid:
+        return strict_parsing.clean_text(value)
+    except strict_parsing.InvalidText as invalid:
         raise problem.error(f"{name} {invalid}.") from None
 
 

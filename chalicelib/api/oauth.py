@@ -26,7 +26,7 @@ from urllib.parse import parse_qsl
 from chalice import Response
 from chalice.app import Request
 
-from chalicelib import errors, parsing
+from chalicelib import errors, strict_parsing
 from chalicelib.api import edge
 from chalicelib.errors import OAuthError, ServiceError
 from chalicelib.oauth import metadata, pages
@@ -175,8 +175,8 @@ def register() -> Response:
         )
     raw = edge.read_body(request)
     try:
-        body: Any = parsing.json_value(raw) if raw.strip() else None
-    except parsing.MalformedJson:
+        body: Any = strict_parsing.json_value(raw) if raw.strip() else None
+    except strict_parsing.MalformedJson:
         body = None
     if not isinstance(body, dict):
         return _registration_error("invalid_client_metadata", "The body must be a JSON object.")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import errors, parsing
+from chalicelib import errors, strict_parsing
 from chalicelib.access.allow_list import MAX_CIDRS
 from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES
 from chalicelib.errors import Problem
@@ -45,7 +45,7 @@ NULLABLE_TIME = {"type": ["string", "null"], "format": "date-time"}
 
 
 def _unprintable_ranges() -> str:
-    """The characters `parsing.clean_text` refuses, as a regex class body, from this
+    """The characters `strict_parsing.clean_text` refuses, as a regex class body, from this
     interpreter's Unicode tables so the two never disagree: control characters and
     bidirectional controls of the BMP. Not lone surrogates: no UTF-8 body can carry one, and
     regex engines that generate test data refuse a class that names them."""
@@ -53,7 +53,7 @@ def _unprintable_ranges() -> str:
     for point in range(0x10000):
         if 0xD800 <= point <= 0xDFFF:
             continue
-        if not parsing.is_label_character(chr(point)):
+        if not strict_parsing.is_label_character(chr(point)):
             if ranges and ranges[-1][1] == point - 1:
                 ranges[-1] = (ranges[-1][0], point)
             else:

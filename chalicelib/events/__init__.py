@@ -1,5 +1,3 @@
-"""Audit events: every key and workspace change, stored in the table and put on EventBridge.
-
-model.py (the event and its types), store.py (events in DynamoDB, listed per user),
-publisher.py (the stage's EventBridge bus, best effort), log.py (what the services call).
+"""Audit events: every key and workspace change, stored in the table in the change's own
+transaction, put on the stage's EventBridge bus, and listed to the user they concern.
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from chalicelib import ids, parsing
+from chalicelib import ids, strict_parsing
 from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Origin, Principal
 from chalicelib.clock import Clock
@@ -88,7 +88,7 @@ class EventLog:
         require_manager(principal)
         after = None
         if cursor is not None:
-            after = parsing.decode_cursor(cursor, ids.is_event_id)
+            after = strict_parsing.decode_cursor(cursor, ids.is_event_id)
             if after is None:
                 raise INVALID_PARAMETER.error("cursor is not a cursor this API issued.")
         if type is not None and type not in TYPES:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import items, parsing
+from chalicelib import items, strict_parsing
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
 from chalicelib.events.model import RETENTION, Event
 from chalicelib.table import (
@@ -97,5 +97,6 @@ class EventStore:
             limit=limit,
             start=items.event(user_id, after) if after else None,
         )
-        cursor = parsing.encode_cursor(found[-1].id) if found and len(found) == limit else None
+        full = found and len(found) == limit
+        cursor = strict_parsing.encode_cursor(found[-1].id) if full else None
         return EventPage(found, cursor)

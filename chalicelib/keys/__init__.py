@@ -1,5 +1,3 @@
-"""API keys.
-
-The record and its lifetimes, the plaintext format, the store, the vault (plaintexts at
-rest) and the lifecycle service.
+"""API keys: the record and its lifetimes, the plaintext format, the store, the plaintexts at
+rest, and the lifecycle from creation to expiry.
 """

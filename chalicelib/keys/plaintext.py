@@ -19,11 +19,12 @@ without a database read. The body comes in two shapes, told apart by its length:
 
 from __future__ import annotations
 
-import hashlib
 import re
 import secrets
 import zlib
 from dataclasses import dataclass, field
+
+from chalicelib.hashing import hash_secret
 
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 PREFIX = "svc_"
@@ -58,7 +59,7 @@ class ParsedKey:
 
     @property
     def digest(self) -> str:
-        return hash_key(self.plaintext)
+        return hash_secret(self.plaintext)
 
     @property
     def located(self) -> bool:
@@ -149,11 +150,6 @@ def parse_key(candidate: str) -> ParsedKey | None:
 
 def looks_like_key(candidate: str) -> bool:
     return candidate.startswith((PREFIX, LEGACY_PREFIX))
-
-
-def hash_key(plaintext: str) -> str:
-    """The lookup key: SHA-256 of the whole plaintext, hex. Secrets are compared only this way."""
-    return hashlib.sha256(plaintext.encode("utf-8")).hexdigest()
 
 
 # ASCII, so that a hint reads (and greps) the same in every terminal and log viewer.

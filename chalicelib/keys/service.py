@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
-from chalicelib import errors, ids, parsing
+from chalicelib import errors, ids, strict_parsing
 from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
 from chalicelib.access.scopes import ADMIN, CATEGORIES, SCOPES_BY_CATEGORY, WORKSPACE, ordered
@@ -19,9 +19,10 @@ from chalicelib.clock import Clock, rfc3339
 from chalicelib.errors import DependencyUnavailable, ServiceError
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
+from chalicelib.hashing import hash_secret
 from chalicelib.idempotency import IdempotencyStore, IdempotentRequest, Recorder
 from chalicelib.keys.model import MAX_LIFETIME_DAYS, ApiKey
-from chalicelib.keys.plaintext import generate_key, hash_key, hint
+from chalicelib.keys.plaintext import generate_key, hint
 from chalicelib.keys.store import (
     KeyNotActive,
     KeyNotCreated,
@@ -124,7 +125,7 @@ class KeyService:
             category=category,
             workspace_id=workspace_id,
             scopes=tuple(ordered(scopes)),
-            key_hash=hash_key(plaintext),
+            key_hash=hash_secret(plaintext),
             hint=hint(plaintext),
             created_at=self._clock.now(),
             revealable=True,
@@ -220,7 +221,7 @@ class KeyService:
         require_manager(principal)
         after = None
         if cursor is not None:
-            after = parsing.decode_cursor(cursor, ids.is_key_id)
+            after = strict_parsing.decode_cursor(cursor, ids.is_key_id)
             if after is None:
                 raise errors.INVALID_PARAMETER.error("cursor is not a cursor this API issued.")
         if status is not None and status not in STATUSES:

@@ -23,7 +23,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from chalicelib import items, parsing
+from chalicelib import items, strict_parsing
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.keys.model import EXPIRY_WARNING, MAX_LIFETIME_DAYS, ApiKey
@@ -329,7 +329,8 @@ class KeyStore:
             start=items.api_key(owner_id, after) if after else None,
             projection=_LISTED,
         )
-        cursor = parsing.encode_cursor(found[-1].id) if found and len(found) == limit else None
+        full = found and len(found) == limit
+        cursor = strict_parsing.encode_cursor(found[-1].id) if full else None
         return KeyPage(self.with_last_use(found) if found else [], cursor)
 
     def revoke(

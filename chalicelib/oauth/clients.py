@@ -22,8 +22,8 @@ from chalicelib import ids, items
 from chalicelib.clock import epoch, rfc3339
 from chalicelib.errors import INVALID_CLIENT_METADATA as _METADATA
 from chalicelib.errors import INVALID_REDIRECT_URI as _REDIRECT
-from chalicelib.oauth.fetch import FetchRefused
-from chalicelib.parsing import is_printable
+from chalicelib.fetch import FetchRefused
+from chalicelib.strict_parsing import is_printable
 from chalicelib.table import TTL_ATTRIBUTE, get_consistent, put, to_item, update, write
 
 REGISTERED_PREFIX = "cli_"

@@ -19,7 +19,7 @@ from typing import Any
 
 from chalicelib import items
 from chalicelib.clock import epoch, rfc3339
-from chalicelib.keys.plaintext import hash_key
+from chalicelib.hashing import hash_secret
 from chalicelib.table import (
     EXISTS,
     TTL_ATTRIBUTE,
@@ -86,14 +86,14 @@ class CodeStore:
                 TTL_ATTRIBUTE: epoch(now + KEPT_FOR_REUSE_DETECTION),
             }
         )
-        item.update(items.oauth_code(hash_key(code)))
+        item.update(items.oauth_code(hash_secret(code)))
         return code, put_if_absent(self._table, item)
 
     def find(self, code: str) -> AuthorizationCode | None:
         """The stored code (used or not, expired or not), or None."""
         if not code or len(code) > MAX_CODE_LENGTH:
             return None
-        digest = hash_key(code)
+        digest = hash_secret(code)
         values = get_consistent(self._client, self._table, items.oauth_code(digest))
         if values is None:
             return None

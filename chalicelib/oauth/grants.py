@@ -1,6 +1,6 @@
 """Whether an MCP grant is still in force: the read the authorizer makes per MCP token.
 
-A grant is a refresh-token family (chalicelib/login/refresh.py) bound to a client, a resource
+A grant is a refresh-token family (chalicelib/sessions/refresh.py) bound to a client, a resource
 and a workspace; its access tokens name it in `sid`. Revoking the family (the user, a reused
 code, a reused refresh token) refuses its access tokens on the very next request.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 from chalicelib import items
 from chalicelib.clock import epoch
-from chalicelib.login.refresh import GRANT_CLIENT
+from chalicelib.sessions.refresh import GRANT_CLIENT
 from chalicelib.table import TTL_ATTRIBUTE, get_consistent
 
 

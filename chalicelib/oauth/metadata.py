@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES
-from chalicelib.oauth.settings import McpResource
+from chalicelib.config import McpResource
 
 AUTHORIZE_PATH = "/v1/oauth/authorize"
 TOKEN_PATH = "/v1/oauth/token"

@@ -16,7 +16,7 @@ from typing import Any
 
 from chalicelib import items
 from chalicelib.clock import epoch
-from chalicelib.oauth.settings import DEFAULT_REGISTRATION_LIMIT
+from chalicelib.config import DEFAULT_REGISTRATION_LIMIT
 from chalicelib.table import update, write_once
 
 LIMIT = DEFAULT_REGISTRATION_LIMIT

@@ -8,7 +8,7 @@ provider refused, the person denied) do errors go back to the client (`Redirect`
 
 The token grants answer RFC 6749 errors (`OAuthError`). Like the login flows, they mint the
 access token before they write, so a KMS failure (503) leaves the code or refresh token
-unused. A grant is a refresh-token family of `chalicelib/login/refresh.py` bound to client,
+unused. A grant is a refresh-token family of `chalicelib/sessions/refresh.py` bound to client,
 resource, workspace and scope; its access tokens name it (`sid`), and the resource reads it
 on every request (`grants.py`).
 """
@@ -28,21 +28,13 @@ from botocore.exceptions import ClientError
 from chalicelib import errors, ids
 from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES, ordered
 from chalicelib.clock import Clock, epoch
+from chalicelib.config import LoginProvider, McpResource, canonical_resource
 from chalicelib.errors import OAuthError
-from chalicelib.login.access_tokens import MintedToken, TokenRejected, TokenSigner, TokenVerifier
-from chalicelib.login.openid import IdTokenRejected, IdTokenVerifier
-from chalicelib.login.refresh import (
-    GRANT_CLIENT,
-    RefreshRejected,
-    RefreshTokenStore,
-    looks_like_refresh_token,
-)
-from chalicelib.login.successors import RefreshSuccessors
-from chalicelib.login.users import UserStore
 from chalicelib.logs import logger
 from chalicelib.oauth import browser, metadata
 from chalicelib.oauth.clients import Client, ClientRejected, ClientStore
 from chalicelib.oauth.codes import AuthorizationCode, CodeStore
+from chalicelib.oauth.login_provider import LoginProviderClient, SignInFailed, s256
 from chalicelib.oauth.pending import (
     CONSENTING,
     LIFETIME,
@@ -51,8 +43,16 @@ from chalicelib.oauth.pending import (
     PendingStore,
     new_request_id,
 )
-from chalicelib.oauth.settings import LoginProvider, McpResource, canonical_resource
-from chalicelib.oauth.signin import LoginProviderClient, SignInFailed, s256
+from chalicelib.sessions.access_tokens import MintedToken, TokenRejected, TokenSigner, TokenVerifier
+from chalicelib.sessions.openid import IdTokenRejected, IdTokenVerifier
+from chalicelib.sessions.refresh import (
+    GRANT_CLIENT,
+    RefreshRejected,
+    RefreshTokenStore,
+    looks_like_refresh_token,
+)
+from chalicelib.sessions.successors import RefreshSuccessors
+from chalicelib.sessions.users import UserStore
 from chalicelib.table import dynamodb_errors, is_condition_failure
 from chalicelib.workspaces.model import Workspace
 from chalicelib.workspaces.store import WorkspaceStore
@@ -514,7 +514,7 @@ class OAuthService:
         if not self._workspaces.is_member(grant["workspaceId"], current.user_id):
             raise invalid_grant("You are no longer a member of the granted workspace.")
         # As at /v1/auth/refresh: the successor is derived from the presented token, so a
-        # client retrying a refresh whose answer it lost gets it again (login/refresh.py).
+        # client retrying a refresh whose answer it lost gets it again (sessions/refresh.py).
         successor = self._successors.successor_of(presented)
         access = self._mint(current.user_id, {**grant, "scope": scope}, current.family_id)
         self._refresh_tokens.rotate(current, successor, now)

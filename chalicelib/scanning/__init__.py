@@ -1,5 +1,3 @@
-"""Leaked-key reports: GitHub's secret scanning partner program.
-
-github.py (the published key list, fetched with oauth/fetch.py's SSRF-safe fetcher; the
-report's signature and its parsing), service.py (revoking what a report names).
+"""Leaked-key reports from GitHub's secret scanning partner program: the report's signature
+checked against GitHub's published keys, then the active keys it names revoked.
 """

@@ -4,7 +4,7 @@ GitHub signs each report with ECDSA P-256 over SHA-256 of the raw body, names th
 `Github-Public-Key-Identifier` and puts the base64 DER signature in
 `Github-Public-Key-Signature`. Its public keys are published as JSON
 (`{"public_keys": [{"key_identifier", "key" (PEM), "is_current"}]}`) at the configured URL,
-fetched without SSRF (oauth/fetch.py's fetcher: https, public addresses, no redirects, 3 s,
+fetched without SSRF (fetch.py's fetcher: https, public addresses, no redirects, 3 s,
 64 KiB) and cached here: an hour, and refetched once (at most every 30 s) when a report
 names a key identifier the cache does not know.
 """
@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib.clock import monotonic
-from chalicelib.oauth.fetch import FetchRefused
-from chalicelib.parsing import MalformedJson, json_value
+from chalicelib.fetch import FetchRefused, SafeFetcher
+from chalicelib.strict_parsing import MalformedJson, json_value
 
 IDENTIFIER_HEADER = "github-public-key-identifier"
 SIGNATURE_HEADER = "github-public-key-signature"
@@ -90,8 +90,6 @@ class PublishedKeys:
 
 def fetch_key_list(url: str, local_mode: bool) -> Any:
     """GitHub's published key list at `url`, parsed; FetchRefused if it cannot be had."""
-    from chalicelib.oauth.fetch import SafeFetcher
-
     return SafeFetcher(local_mode, max_bytes=KEY_LIST_MAX_BYTES).fetch_json(url).body
 
 

@@ -12,7 +12,8 @@ from chalicelib.access.principal import Origin
 from chalicelib.clock import Clock
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
-from chalicelib.keys.plaintext import PREFIX, hash_key, parse_key
+from chalicelib.hashing import hash_secret
+from chalicelib.keys.plaintext import PREFIX, parse_key
 from chalicelib.keys.store import KeyStore
 from chalicelib.logs import logger
 from chalicelib.scanning.github import ReportedToken
@@ -31,7 +32,7 @@ class LeakReports:
         return [self._one(reported, origin) for reported in report]
 
     def _one(self, reported: ReportedToken, origin: Origin) -> dict[str, str]:
-        digest = hash_key(reported.token)
+        digest = hash_secret(reported.token)
         answer = {"token_hash": digest, "token_type": reported.type, "label": FALSE_POSITIVE}
         parsed = parse_key(reported.token) if reported.token.startswith(PREFIX) else None
         if parsed is None:  # a look-alike: its checksum fails, no read needed

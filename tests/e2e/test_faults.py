@@ -102,8 +102,8 @@ def authenticated_requests(f: Fixture) -> dict[str, Callable[[httpx.Client], htt
 
 def data_plane_authorizer(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The authorizer's decision function, in this process, on the stack's moto."""
-    from chalicelib.access import authorizer
     from chalicelib.config import Settings
+    from chalicelib.decisions import authorizer
     from chalicelib.runtime import Services
     from local.stack import stage_environment
 

@@ -6,7 +6,7 @@ ends, so that the infrastructure tests can hold each function's IAM policy again
 code really calls. Only calls made by the deployed code (`app.py`, `chalicelib/`) count: a
 test reading the table directly, or an operator tool, does not run with the service's roles.
 Each operation is attributed to the Lambda function that would perform it: to `Authorizer`
-while the authorizer's handler (`app.authorizer`, `chalicelib/access/authorizer.py`) is on
+while the authorizer's handler (`app.authorizer`, `chalicelib/decisions/authorizer.py`) is on
 the call stack, to `ExpirySweep` while the sweep's (`app.expiry_sweep`,
 `chalicelib/keys/expiry.py`) is, to `APIHandler` otherwise. The file reads
 

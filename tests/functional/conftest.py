@@ -168,7 +168,7 @@ class Api:
         whatever the frozen clock that drives key expiry says. The user exists from then on,
         as after a first login (so it can be added to workspaces)."""
         from chalicelib.clock import Clock
-        from chalicelib.login.access_tokens import TokenSigner
+        from chalicelib.sessions.access_tokens import TokenSigner
 
         register_user(self.services, user_id)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from chalicelib.login.openid import IdTokenVerifier
 from chalicelib.runtime import Services
+from chalicelib.sessions.openid import IdTokenVerifier
 from tests.functional.conftest import Answer, Api
 from tests.oidc_issuer import FakeIssuer, jwks_clients
 

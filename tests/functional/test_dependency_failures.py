@@ -70,7 +70,7 @@ def test_signing_key_unavailable_means_user_tokens_are_refused_with_503(
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     token = api.token("usr_alice")
-    from chalicelib.login.access_tokens import SigningKeys
+    from chalicelib.sessions.access_tokens import SigningKeys
 
     cold = SigningKeys(api.services.kms, api.services.settings.signing_key_ids)
     monkeypatch.setattr(api.services.kms, "get_public_key", broken)
@@ -130,7 +130,7 @@ def test_a_request_we_built_wrongly_is_a_bug_500_not_a_503(
 def test_a_dependency_failure_on_a_token_endpoint_is_temporarily_unavailable(
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(api.services.login_service, "refresh", broken)
+    monkeypatch.setattr(api.services.session_service, "refresh", broken)
     answer = api.call("POST", "/v1/auth/refresh", body={"refresh_token": "r" + "t_" + "A" * 43})
     assert answer.status == 503
     assert answer.json["error"] == "temporarily_unavailable"

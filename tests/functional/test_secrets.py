@@ -75,7 +75,7 @@ def test_ciphertext_decrypts_only_with_its_own_records_encryption_context(
 ) -> None:
     mine = api.create_key(alice)
     other = api.create_key(alice)
-    found = api.services.keys.get_with_ciphertext("usr_alice", mine["id"])
+    found = api.services.key_store.get_with_ciphertext("usr_alice", mine["id"])
     assert found is not None
     _, ciphertext = found
     assert ciphertext is not None
@@ -92,7 +92,7 @@ def test_ciphertext_decrypts_only_with_its_own_records_encryption_context(
 def test_a_ciphertext_moved_onto_another_record_is_not_revealed(api: Api, alice: str) -> None:
     victim = api.create_key(alice, label="victim")
     decoy = api.create_key(alice, label="decoy")
-    found = api.services.keys.get_with_ciphertext("usr_alice", victim["id"])
+    found = api.services.key_store.get_with_ciphertext("usr_alice", victim["id"])
     assert found is not None
     api.services.dynamodb.update_item(
         TableName="memory-auth-dev",

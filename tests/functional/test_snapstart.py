@@ -101,7 +101,7 @@ def test_a_restored_copy_decides(function_environment: None) -> None:
     svc = runtime.services()
     create_all(svc.dynamodb, svc.kms, "dev")
     workspace = Workspace("ws_01HZY3K9R2S4T6V8W0X2Y4Z6AB", "Team", "usr_alice", svc.clock.now())
-    svc.workspaces.create(workspace)
+    svc.workspace_store.create(workspace)
     owner = Principal("usr_alice", "user_token", frozenset(ALL_SCOPES))
     issued = svc.key_service.create(
         owner, NewKey(label="restored", category="workspace", workspace_id=workspace.id)

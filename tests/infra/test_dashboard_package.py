@@ -9,7 +9,7 @@ import zipfile
 
 from chalicelib.config import parse_trusted_issuers
 from chalicelib.dashboard import assets
-from chalicelib.dashboard.login import parse_dashboard_login
+from chalicelib.dashboard.sign_in import parse_dashboard_login
 from tests.infra.conftest import Packaged
 from tools.package import package_dir
 

@@ -21,8 +21,8 @@ import pytest
 
 from chalicelib.keys.store import NOTICE_INDEX
 from chalicelib.keys.vault import encryption_context
-from chalicelib.login.access_tokens import _KMS_ALGORITHM
-from chalicelib.login.successors import MAC_ALGORITHM
+from chalicelib.sessions.access_tokens import _KMS_ALGORITHM
+from chalicelib.sessions.successors import MAC_ALGORITHM
 from infra.template import NO_PREVIOUS_SLOT, SIGNING_KEY_SLOTS, Stack, load_template
 from tests.functional import aws_operations
 from tests.functional.aws_operations import OPERATIONS_FILE, Operations

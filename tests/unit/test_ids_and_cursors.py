@@ -4,8 +4,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from chalicelib import ids
-from chalicelib.parsing import decode_cursor as decode_any
-from chalicelib.parsing import encode_cursor
+from chalicelib.strict_parsing import decode_cursor as decode_any
+from chalicelib.strict_parsing import encode_cursor
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 from chalicelib.keys.model import ApiKey
 from chalicelib.keys.plaintext import generate_key, parse_key
 from chalicelib.keys.service import IssuedKey
-from chalicelib.login.access_tokens import MintedToken
+from chalicelib.sessions.access_tokens import MintedToken
 
 
 def test_parsed_key_repr_hides_the_plaintext() -> None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from chalicelib.config import parse_allowed_origins
-from chalicelib.login.refresh import looks_like_refresh_token
 from chalicelib.oauth.browser import cookie_name, secret_from
+from chalicelib.sessions.refresh import looks_like_refresh_token
 
 REFRESH = "rt" "_" + "a" * 43
 COOKIE_SECRET = "b" * 43

@@ -65,7 +65,7 @@ def test_401_expired_user_token(api: Api) -> None:
     from datetime import UTC, datetime, timedelta
 
     from chalicelib.clock import FrozenClock
-    from chalicelib.login.access_tokens import TokenSigner
+    from chalicelib.sessions.access_tokens import TokenSigner
 
     svc = api.services
     two_hours_ago = FrozenClock(datetime.now(UTC) - timedelta(hours=2))
@@ -76,7 +76,7 @@ def test_401_expired_user_token(api: Api) -> None:
 
 def test_401_user_token_for_another_issuer(api: Api) -> None:
     from chalicelib.clock import Clock
-    from chalicelib.login.access_tokens import TokenSigner
+    from chalicelib.sessions.access_tokens import TokenSigner
 
     svc = api.services
     foreign = TokenSigner(svc.kms, svc.signing_keys, "https://elsewhere.example", Clock())

@@ -154,17 +154,17 @@ def test_two_sweeps_at_once_announce_once(
     clock.advance(days=84)
     first, second = another_container(services), another_container(services)
     read_by_first: list[Any] = []
-    read = first.keys.due_notices
+    read = first.key_store.due_notices
 
     def reading(shard: str, now: Any) -> Any:
         found = read(shard, now)
         read_by_first.extend(found)
         return found
 
-    monkeypatch.setattr(first.keys, "due_notices", reading)
+    monkeypatch.setattr(first.key_store, "due_notices", reading)
     # The second read the index before the first announced: it sees the same notice.
     monkeypatch.setattr(
-        second.keys, "due_notices",
+        second.key_store, "due_notices",
         lambda shard, now: tuple(n for n in read_by_first if notice_shard(n.key_id) == shard),
     )
 

@@ -197,7 +197,7 @@ def test_two_concurrent_rotations_with_one_key_commit_one_successor(
     api: Api, alice: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     old = api.create_key(alice)
-    keys, store = api.services.keys, api.services.idempotency
+    keys, store = api.services.key_store, api.services.idempotency
     active = keys.get_with_ciphertext("usr_alice", old["id"])
     first = rotate(api, alice, old["id"], "race")
     # The second request read the old key while it was still active, and found no record.

@@ -33,7 +33,7 @@ def moment(text: str) -> Any:
 
 def owned_key(api: Api, key_id: str) -> ApiKey:
     """Alice's key as the store reads it now: a stale copy once something else changed it."""
-    found = api.services.keys.get_with_ciphertext("usr_alice", key_id)
+    found = api.services.key_store.get_with_ciphertext("usr_alice", key_id)
     assert found is not None
     return found[0]
 

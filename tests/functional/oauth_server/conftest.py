@@ -20,9 +20,9 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
+from chalicelib.config import LoginProvider, parse_mcp_resources
+from chalicelib.fetch import FetchRefused
 from chalicelib.oauth.clients import ClientStore
-from chalicelib.oauth.fetch import FetchRefused
-from chalicelib.oauth.settings import LoginProvider, parse_mcp_resources
 from chalicelib.runtime import Services
 from local.idp import DevIdentityProvider
 from tests.functional.conftest import ISSUER, Answer, Api

@@ -12,7 +12,7 @@ import pytest
 from chalice.test import Client
 
 from chalicelib import runtime
-from chalicelib.access.authorizer import Unauthorized
+from chalicelib.decisions.authorizer import Unauthorized
 from tests.fixtures.events import bearer, request_event
 from tests.functional.conftest import ISSUER, another_container
 from tests.functional.oauth_server.conftest import (

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.oauth.fetch import FetchRefused
+from chalicelib.fetch import FetchRefused
 from chalicelib.scanning.github import KEY_LIST_MAX_BYTES, fetch_key_list
 
 

@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 import pytest
 
 from chalicelib import ids
+from chalicelib.hashing import hash_secret
 from chalicelib.keys import plaintext
 
 SVC = "sv" + "c_"
@@ -145,7 +146,7 @@ def test_altered_ids_with_a_recomputed_checksum_still_parse_for_the_resolver_to_
 
     parsed = plaintext.parse_key(forged)
 
-    # The format cannot tell; the stored record does (tests/functional/access/).
+    # The format cannot tell; the stored record does (tests/functional/decisions/).
     assert parsed is not None and parsed.owner_id == "usr_" + "Z" * 26
 
 
@@ -155,11 +156,11 @@ def test_legacy_keys_parse_without_checksum() -> None:
     assert parsed.legacy and not parsed.located
 
 
-def test_hash_is_sha256_hex_of_whole_plaintext() -> None:
+def test_the_hash_of_a_key_is_sha256_hex_of_the_whole_plaintext() -> None:
     import hashlib
 
     key = plaintext.generate_key(OWNER, WORKSPACE)
-    assert plaintext.hash_key(key) == hashlib.sha256(key.encode()).hexdigest()
+    assert hash_secret(key) == hashlib.sha256(key.encode()).hexdigest()
 
 
 def test_hint_shows_prefix_and_last_four_only() -> None:

@@ -9,7 +9,7 @@ import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-from chalicelib.oauth.fetch import FetchRefused
+from chalicelib.fetch import FetchRefused
 from chalicelib.scanning.github import (
     MalformedReport,
     PublishedKeys,

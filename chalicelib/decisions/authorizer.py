@@ -1,0 +1,208 @@
+"""The data-plane REQUEST authorizer: an API Gateway event to an IAM policy.
+
+One straight sequence: the first path segment after `/v1/` names the scope; the two identity
+headers go to `Resolver.resolve` (the same rules as our own routes); the principal
+must hold the scope, and a data-plane call must name a workspace. Then:
+
+- Allow for the method ARN, with the principal in the context;
+- Deny with a `code` in the context, which API Gateway answers with 403;
+- `Unauthorized` raised, which API Gateway answers with 401;
+- anything else raised (`DependencyUnavailable` when DynamoDB fails), which API Gateway
+  answers with 500: a failed dependency never yields Allow.
+
+A path under an MCP resource (MCP_RESOURCES, e.g. `/mcp`) is the memory service's MCP
+endpoint: it accepts API keys and the access tokens issued for that resource (never user
+tokens, never another resource's tokens), needs `MCP_SCOPE` and a workspace, and every Deny
+there carries the `WWW-Authenticate` value its gateway response sends (`wwwAuthenticate`:
+`resource_metadata`, and for a missing scope `error="insufficient_scope"` with the scope).
+
+This module is on the authorizer's cold-start path: it imports only what the API-key path
+needs (no Chalice routes, no logging framework, no PyJWT).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from chalicelib.access.principal import Origin, Principal, Refusal
+from chalicelib.access.scopes import (
+    DATA_PLANE_SCOPES,
+    MCP_SCOPE,
+    SCOPE_BY_PATH_SEGMENT,
+    ordered,
+)
+from chalicelib.config import McpResource, resource_for_path
+from chalicelib.errors import INSUFFICIENT_SCOPE, WORKSPACE_REQUIRED
+
+API_PREFIX = "/v1/"
+AUTHORIZATION = "authorization"
+WORKSPACE_HEADER = "x-workspace-id"
+
+Event = dict[str, Any]
+Answer = dict[str, Any]
+
+
+class Unauthorized(Exception):
+    """API Gateway answers 401 when a REQUEST authorizer fails with exactly this message."""
+
+    def __init__(self) -> None:
+        super().__init__("Unauthorized")
+
+
+class Resolves(Protocol):
+    def resolve(
+        self,
+        authorization: str | None,
+        workspace_id: str | None,
+        resource: McpResource | None = None,
+        origin: Origin | None = None,
+    ) -> Principal | Refusal: ...
+
+
+def required_scope(path: str | None) -> str | None:
+    """The scope the first path segment after /v1/ needs, or None: nothing grants it."""
+    if not path or not path.startswith(API_PREFIX):
+        return None
+    segment = path[len(API_PREFIX) :].partition("/")[0]
+    return SCOPE_BY_PATH_SEGMENT.get(segment)
+
+
+def identity(event: Event) -> tuple[str | None, str | None]:
+    """`Authorization` and `X-Workspace-Id`, matched without regard to case.
+
+    A header sent twice is ambiguous: the downstream service might read the other value
+    than the one we checked, so the request is refused as unauthenticated.
+    """
+    found: dict[str, str] = {}
+    multi = event.get("multiValueHeaders")
+    if multi:
+        for name, values in multi.items():
+            wanted = name.lower()
+            if wanted != AUTHORIZATION and wanted != WORKSPACE_HEADER:
+                continue
+            if wanted in found or not values or len(values) != 1:
+                raise Unauthorized()
+            found[wanted] = values[0]
+    else:
+        for name, value in (event.get("headers") or {}).items():
+            wanted = name.lower()
+            if wanted != AUTHORIZATION and wanted != WORKSPACE_HEADER:
+                continue
+            if wanted in found:
+                raise Unauthorized()
+            found[wanted] = value
+    return found.get(AUTHORIZATION), found.get(WORKSPACE_HEADER)
+
+
+def origin(event: Event) -> Origin:
+    """The caller's address and user agent as API Gateway saw them (not from headers, which
+    the caller writes): what a key's allow-list is checked against."""
+    seen = (event.get("requestContext") or {}).get("identity") or {}
+    source_ip, user_agent = seen.get("sourceIp"), seen.get("userAgent")
+    return Origin(
+        source_ip if isinstance(source_ip, str) else None,
+        user_agent if isinstance(user_agent, str) else None,
+    )
+
+
+def authorize(
+    event: Event, resolver: Resolves, resources: tuple[McpResource, ...] = ()
+) -> Answer:
+    method_arn: str = event["methodArn"]
+    resource = resource_for_path(event.get("path"), resources)
+    if resource is not None:
+        return authorize_mcp(event, resolver, resource)
+    scope = required_scope(event.get("path"))
+    if scope is None:
+        return deny(method_arn, "anonymous", INSUFFICIENT_SCOPE.code)
+    authorization, workspace_id = identity(event)
+    resolved = resolver.resolve(authorization, workspace_id, origin=origin(event))
+    if isinstance(resolved, Refusal):
+        if resolved.status == 401:
+            raise Unauthorized()
+        return deny(method_arn, "anonymous", resolved.code)
+    if scope not in resolved.scopes:
+        return deny(method_arn, resolved.user_id, INSUFFICIENT_SCOPE.code)
+    if scope in DATA_PLANE_SCOPES and resolved.workspace_id is None:
+        return deny(method_arn, resolved.user_id, WORKSPACE_REQUIRED.code)
+    return allow(method_arn, resolved)
+
+
+def authorize_mcp(event: Event, resolver: Resolves, resource: McpResource) -> Answer:
+    """A request to an MCP endpoint: the same checks, with its own audience and answers."""
+    method_arn: str = event["methodArn"]
+    authorization, workspace_id = identity(event)
+    resolved = resolver.resolve(authorization, workspace_id, resource, origin(event))
+    if isinstance(resolved, Refusal):
+        if resolved.status == 401:
+            raise Unauthorized()
+        return deny(method_arn, "anonymous", resolved.code, challenge(resource))
+    if MCP_SCOPE not in resolved.scopes:
+        return deny(
+            method_arn,
+            resolved.user_id,
+            INSUFFICIENT_SCOPE.code,
+            challenge(resource, error=INSUFFICIENT_SCOPE.code, scope=MCP_SCOPE),
+        )
+    if resolved.workspace_id is None:  # an admin key without X-Workspace-Id
+        return deny(method_arn, resolved.user_id, WORKSPACE_REQUIRED.code, challenge(resource))
+    return allow(method_arn, resolved)
+
+
+def challenge(resource: McpResource, error: str | None = None, scope: str | None = None) -> str:
+    """The WWW-Authenticate value at an MCP resource (RFC 6750 §3, RFC 9728 §5.1)."""
+    parts = [f'error="{error}"'] if error else []
+    if scope:
+        parts.append(f'scope="{scope}"')
+    parts.append(f'resource_metadata="{resource.metadata_url}"')
+    return "Bearer " + ", ".join(parts)
+
+
+def unauthorized_challenge(resource: McpResource, presented: bool) -> str:
+    """The WWW-Authenticate value of a 401 at an MCP resource: `invalid_token` when a
+    credential was sent but is bad, expired or revoked (RFC 6750 §3.1; none when nothing was
+    sent), and the scopes a new authorization should ask for (MCP authorization: clients ask
+    for exactly these), the resource's own, as its metadata's `scopes_supported`."""
+    return challenge(
+        resource,
+        error="invalid_token" if presented else None,
+        scope=" ".join(DATA_PLANE_SCOPES),
+    )
+
+
+def policy(effect: str, method_arn: str) -> dict[str, Any]:
+    return {
+        "Version": "2012-10-17",
+        "Statement": [{"Action": "execute-api:Invoke", "Effect": effect, "Resource": method_arn}],
+    }
+
+
+def allow(method_arn: str, principal: Principal) -> Answer:
+    # API Gateway context values are strings, numbers or booleans only: no null, no list.
+    return {
+        "principalId": principal.user_id,
+        "policyDocument": policy("Allow", method_arn),
+        "context": {
+            "userId": principal.user_id,
+            "credential": principal.credential,
+            "keyId": principal.key_id or "",
+            "category": principal.category or "",
+            "workspaceId": principal.workspace_id or "",
+            "scopes": " ".join(ordered(principal.scopes)),
+            "clientId": principal.client_id or "",
+        },
+    }
+
+
+def deny(
+    method_arn: str, principal_id: str, code: str, www_authenticate: str | None = None
+) -> Answer:
+    context = {"code": code}
+    if www_authenticate is not None:
+        context["wwwAuthenticate"] = www_authenticate
+    return {
+        "principalId": principal_id,
+        "policyDocument": policy("Deny", method_arn),
+        "context": context,
+    }
+

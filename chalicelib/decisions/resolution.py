@@ -1,0 +1,272 @@
+"""Request resolution: `Authorization` + `X-Workspace-Id` to a principal, or a refusal.
+
+The resolution rules 1–8 (docs/architecture.md) live here once. The service's routes and the
+data-plane authorizer both call `Resolver.resolve`. One straight sequence: parse, hash, one
+strongly consistent read, ordered checks (a key's IP allow-list among them), then (when a
+workspace is named or bound) the membership. A key that names its owner (a located key,
+keys/plaintext.py) has its membership read in the same round trip as its record; a plain or
+legacy key takes a second read, and a user token (its signature is checked locally) only the
+membership read. A bad credential is a `Refusal` (a result); only a broken dependency
+raises. After a key resolved, its use is recorded (`lastUsedAt`), which never changes the
+result.
+
+A JWT is judged by where it is presented (its audience): without a `resource`, only this
+service's user tokens resolve; at an MCP resource, only the access tokens issued for that
+resource do. Those are bound to their workspace like a workspace key, and their grant is
+read on every request, so revoking it takes effect on the next one.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+from chalicelib import errors, ids
+from chalicelib.access.allow_list import allows
+from chalicelib.access.principal import Origin, Principal, Refusal
+from chalicelib.access.scopes import ALL_SCOPES, WORKSPACE
+from chalicelib.clock import Clock
+from chalicelib.keys.model import ApiKey
+from chalicelib.keys.plaintext import ParsedKey, looks_like_key, parse_key
+from chalicelib.keys.store import KeyStore
+from chalicelib.workspaces.store import WorkspaceStore
+
+if TYPE_CHECKING:
+    from chalicelib.config import McpResource
+
+MISSING = Refusal(errors.MISSING_CREDENTIALS)
+INVALID = Refusal(errors.INVALID_CREDENTIALS)
+EXPIRED = Refusal(errors.EXPIRED_CREDENTIALS)
+REVOKED = Refusal(errors.REVOKED_CREDENTIALS)
+MISMATCH = Refusal(errors.WORKSPACE_MISMATCH)
+NOT_A_MEMBER = Refusal(errors.NOT_A_MEMBER)
+IP_NOT_ALLOWED = Refusal(errors.IP_NOT_ALLOWED)
+# A key pasted as the whole header is the commonest first mistake: say what to send.
+SCHEME_MISSING = Refusal(
+    errors.INVALID_CREDENTIALS, "Send the key with its scheme: 'Authorization: Bearer <key>'."
+)
+# Checked once the credential is known good: a typo in X-Workspace-Id is a bad request, not a
+# refusal that sends the caller looking for a membership problem.
+INVALID_WORKSPACE_ID = Refusal(
+    errors.INVALID_WORKSPACE_ID, "X-Workspace-Id must be a workspace id (ws_ and 26 characters)."
+)
+
+
+class VerifiesTokens(Protocol):
+    """Checks a token of ours for an audience (default: this service, i.e. a user token):
+    its claims, or `TokenRejected`; `DependencyUnavailable` when the signing keys cannot be
+    loaded. Any callable of this shape will do: the runtime passes one that builds the
+    verifier (KMS client, PyJWT) only when the first token arrives."""
+
+    def __call__(self, token: str, audience: str | None = None) -> dict[str, Any]: ...
+
+
+class GrantStatus(Protocol):
+    """Whether an MCP grant (the `sid` of an MCP access token) is still in force."""
+
+    def is_active(self, grant_id: str, now: datetime) -> bool: ...
+
+
+class RecordsUse(Protocol):
+    def record(self, api_key: ApiKey, now: datetime) -> None: ...
+
+
+def bearer_token(authorization: str | None) -> str | Refusal:
+    if authorization is None or not authorization.strip():
+        return MISSING
+    scheme, _, token = authorization.strip().partition(" ")
+    token = token.strip()
+    if not token and looks_like_key(scheme):
+        return SCHEME_MISSING
+    if scheme.lower() != "bearer" or not token or " " in token:
+        return INVALID
+    return token
+
+
+class Resolver:
+    def __init__(
+        self,
+        keys: KeyStore,
+        workspaces: WorkspaceStore,
+        clock: Clock,
+        verify_token: VerifiesTokens,
+        grants: GrantStatus | None = None,
+        last_use: RecordsUse | None = None,
+    ):
+        self._keys = keys
+        self._workspaces = workspaces
+        self._clock = clock
+        self._verify_token = verify_token
+        self._grants = grants
+        self._last_use = last_use
+
+    def resolve(
+        self,
+        authorization: str | None,
+        workspace_id: str | None,
+        resource: McpResource | None = None,
+        origin: Origin | None = None,
+    ) -> Principal | Refusal:
+        """`resource`: the MCP resource the request is for, if any (the authorizer knows);
+        `origin`: where the request came from (a key's allow-list is checked against it)."""
+        token = bearer_token(authorization)
+        if isinstance(token, Refusal):
+            return token
+        if workspace_id is not None:
+            # Sent but blank is not "no workspace": it is a malformed one (400 below).
+            workspace_id = workspace_id.strip()
+        record = None
+        member: bool | None = None  # the membership, when read with the key
+        found: Principal | Refusal
+        if looks_like_key(token):
+            resolved = self._resolve_key(token, workspace_id, origin)
+            if isinstance(resolved, Refusal):
+                return resolved
+            found, record, member = resolved
+        elif resource is not None:
+            found = self._resolve_mcp_token(token, workspace_id, resource, origin)
+        else:
+            found = self._resolve_user_token(token, workspace_id, origin)
+        if isinstance(found, Refusal):
+            return found
+        checked = self._check_membership(found, member)
+        if record is not None and self._last_use is not None and isinstance(checked, Principal):
+            self._last_use.record(record, self._clock.now())
+        return checked
+
+    def _resolve_key(
+        self, token: str, workspace_id: str | None, origin: Origin | None
+    ) -> tuple[Principal, ApiKey, bool | None] | Refusal:
+        parsed = parse_key(token)
+        if parsed is None:  # checksum or shape wrong: no read needed
+            return INVALID
+        membership = _membership_named_by(parsed, workspace_id)
+        member: bool | None = None
+        if membership is None:
+            record = self._keys.find_by_hash(parsed.digest)
+        else:
+            record, member = self._keys.find_by_hash_with_membership(parsed.digest, *membership)
+        now = self._clock.now()
+        if record is None or record.gone(now):
+            return INVALID
+        if parsed.located and (parsed.owner_id, parsed.workspace_id) != (
+            record.owner_id,
+            record.workspace_id,
+        ):
+            # The hash decides; ids that disagree with the record it found mean the plaintext
+            # was not minted for it (tampered, then given a valid checksum).
+            return INVALID
+        status = record.status(now)
+        if status == "revoked":  # rule 7: effective on the next request
+            return REVOKED
+        if status == "expired":  # rule 8
+            return EXPIRED
+        if record.allowed_cidrs is not None and not allows(
+            record.allowed_cidrs, origin.source_ip if origin else None
+        ):
+            return IP_NOT_ALLOWED
+        if workspace_id is not None and not ids.is_workspace_id(workspace_id):
+            return INVALID_WORKSPACE_ID
+        if record.category == WORKSPACE:
+            # Rules 1 and 2: a bound key is never retargeted.
+            if workspace_id is not None and workspace_id != record.workspace_id:
+                return MISMATCH
+            workspace_id = record.workspace_id
+        principal = Principal(
+            user_id=record.owner_id,
+            credential="api_key",
+            scopes=frozenset(record.scopes),
+            workspace_id=workspace_id,
+            key_id=record.id,
+            category=record.category,
+            origin=origin,
+        )
+        return principal, record, member
+
+    def _resolve_user_token(
+        self, token: str, workspace_id: str | None, origin: Origin | None
+    ) -> Principal | Refusal:
+        # Imported only when a JWT arrives: the API-key path never loads the token modules.
+        from chalicelib.sessions.access_tokens import TokenRejected, looks_like_jwt
+
+        if not looks_like_jwt(token):
+            return INVALID
+        try:
+            claims = self._verify_token(token)
+        except TokenRejected as rejected:
+            return EXPIRED if rejected.expired else INVALID
+        if workspace_id is not None and not ids.is_workspace_id(workspace_id):
+            return INVALID_WORKSPACE_ID
+        return Principal(
+            user_id=claims["sub"],
+            credential="user_token",
+            scopes=frozenset(ALL_SCOPES),  # a user token carries every scope of its user
+            workspace_id=workspace_id,
+            origin=origin,
+        )
+
+    def _resolve_mcp_token(
+        self,
+        token: str,
+        workspace_id: str | None,
+        resource: McpResource,
+        origin: Origin | None,
+    ) -> Principal | Refusal:
+        # As for a user token: the token modules load only when a JWT arrives.
+        from chalicelib.sessions.access_tokens import TokenRejected, looks_like_jwt
+
+        if self._grants is None or not looks_like_jwt(token):
+            return INVALID
+        try:
+            claims = self._verify_token(token, resource.uri)
+        except TokenRejected as rejected:
+            return EXPIRED if rejected.expired else INVALID
+        grant_id, bound, scope, client_id = (
+            claims.get(name) for name in ("sid", "workspace_id", "scope", "client_id")
+        )
+        if not all(isinstance(v, str) and v for v in (grant_id, bound, scope, client_id)):
+            return INVALID  # signed by us for this resource, yet not an MCP access token
+        assert isinstance(grant_id, str) and isinstance(bound, str) and isinstance(scope, str)
+        if not self._grants.is_active(grant_id, self._clock.now()):
+            return REVOKED  # the user revoked the grant, or a reused code or token did
+        if workspace_id is not None and workspace_id != bound:
+            return MISMATCH  # bound to its workspace, like a workspace key
+        return Principal(
+            user_id=claims["sub"],
+            credential="mcp_token",
+            scopes=frozenset(scope.split()) & frozenset(ALL_SCOPES),
+            workspace_id=bound,
+            client_id=str(client_id),
+            origin=origin,
+        )
+
+    def _check_membership(self, principal: Principal, member: bool | None) -> Principal | Refusal:
+        """Rule 3: the caller (the key's owner) must be a member of the resolved workspace.
+
+        `member` is the membership of exactly this workspace and user when it was read with
+        the key (the ids the key names are the record's, checked above), else None.
+        """
+        workspace_id = principal.workspace_id
+        if workspace_id is None:
+            return principal
+        if not ids.is_workspace_id(workspace_id):
+            # No workspace we could have issued: refused without a read (and never sent to
+            # DynamoDB as part of a key).
+            return NOT_A_MEMBER
+        if member is None:
+            member = self._workspaces.is_member(workspace_id, principal.user_id)
+        if not member:
+            return NOT_A_MEMBER
+        return principal
+
+
+def _membership_named_by(parsed: ParsedKey, workspace_id: str | None) -> tuple[str, str] | None:
+    """(workspace, user) of the membership a located key's decision needs, known before its
+    record is read: its owner in its bound workspace, or (an admin key) in the one the request
+    names. None when no membership will be needed or the key does not name its owner."""
+    if parsed.owner_id is None:
+        return None
+    workspace = parsed.workspace_id or workspace_id
+    if workspace is None or not ids.is_workspace_id(workspace):
+        return None
+    return workspace, parsed.owner_id

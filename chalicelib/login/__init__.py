@@ -1,5 +1,0 @@
-"""Sign-in.
-
-OpenID Connect ID-token verification, users, refresh tokens, access-token signing and the
-exchange service.
-"""

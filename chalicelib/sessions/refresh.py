@@ -1,0 +1,303 @@
+"""Refresh tokens: opaque, stored only as their SHA-256, single use, rotated on every use.
+
+Every exchange starts a family (one sign-in); every refresh consumes one token of the
+family and issues the next. Presenting a token that was already used means two parties
+hold it (OAuth 2.0 Security BCP §4.14): the whole family is revoked, so neither the thief
+nor the victim can refresh again, and the user signs in anew.
+
+With one exception, so that a lost answer never logs anyone out: a token presented again
+within RETRY_WINDOW (60 s) of its use, while its successor has not been used yet, is a
+client retrying a refresh whose answer it never got. The successor is derived from the
+token itself (`successors.py`, a keyed MAC in KMS), so the retry is answered that same
+successor, and the family lives on. Once the successor has been used, or after the window,
+a presented used token is reuse as before. (Within the window, a thief presenting a copied
+token gets the same successor as its holder; whichever of them moves on first, the other's
+next use of an old token revokes the family.) The MCP OAuth refresh grant follows the same
+rule.
+
+Items (see `items.py`):
+  REFRESH#<sha256>     REFRESH   one token: userId, familyId, issuedAt, expiresAt, usedAt,
+                                 replacedBy (its successor's digest), ttl
+  RFAMILY#<familyId>   FAMILY    its family: userId, createdAt, revokedAt, ttl, and for an
+                                 MCP grant (chalicelib/oauth/) its binding: clientId,
+                                 resource, scope, workspaceId
+
+A used token is kept until its own expiry, so that its reuse is still recognised. DynamoDB's
+TTL deletes lazily (expired items still come back from reads), so expiry is checked here.
+Every write here may have been applied although its answer was lost (and botocore's retry
+then meets it): each one recognises its own write when it reads it back.
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any, NoReturn
+
+from botocore.exceptions import ClientError
+
+from chalicelib import ids, items
+from chalicelib.clock import epoch, parse_rfc3339, rfc3339
+from chalicelib.hashing import hash_secret
+from chalicelib.logs import logger
+from chalicelib.table import (
+    EXISTS,
+    TTL_ATTRIBUTE,
+    Item,
+    get_consistent,
+    is_condition_failure,
+    put_if_absent,
+    to_item,
+    transact,
+    update,
+    write_once,
+)
+
+REFRESH_TOKEN_LIFETIME = timedelta(days=30)
+# How long after its use a token may still be presented by a client retrying a refresh
+# whose answer was lost: a client's whole retry budget fits, a stolen copy rarely does.
+RETRY_WINDOW = timedelta(seconds=60)
+PREFIX = "rt_"  # lets secret scanners (and people) tell a refresh token from an API key
+_SHAPE = re.compile(r"^rt_[A-Za-z0-9_-]{43}$")  # 32 random bytes, base64url without padding
+GRANT_CLIENT = "clientId"  # present on a family only when it is an MCP grant
+GRANT_FIELDS = (GRANT_CLIENT, "resource", "scope", "workspaceId")
+
+
+def new_refresh_token() -> str:
+    return PREFIX + secrets.token_urlsafe(32)
+
+
+def looks_like_refresh_token(candidate: str) -> bool:
+    return bool(_SHAPE.fullmatch(candidate))
+
+
+def token_hash(plaintext: str) -> str:
+    return hash_secret(plaintext)  # SHA-256, as for API keys: stored and compared only hashed
+
+
+class RefreshRejected(Exception):
+    """The refresh token cannot be used. `description` is safe to show."""
+
+    def __init__(self, description: str):
+        super().__init__(description)
+        self.description = description
+
+
+UNKNOWN = "The refresh token is not valid."
+EXPIRED = "The refresh token has expired."
+REUSED = "The refresh token was already used; this sign-in has been revoked. Sign in again."
+REVOKED = "This sign-in has been revoked. Sign in again."
+
+
+@dataclass(frozen=True)
+class RefreshToken:
+    """A stored refresh token, as found by the hash of its plaintext."""
+
+    digest: str
+    user_id: str
+    family_id: str
+    expires_at: datetime
+    used_at: datetime | None = None
+    successor_digest: str | None = None  # set when it was used
+    # The family's binding when it is an MCP grant (clientId, resource, scope, workspaceId);
+    # None for a sign-in of the service itself.
+    grant: Mapping[str, Any] | None = field(default=None, compare=False)
+
+    def __repr__(self) -> str:  # the digest is not a secret, but it has no business in logs
+        return f"RefreshToken(user_id={self.user_id!r}, family_id={self.family_id!r})"
+
+
+class RefreshTokenStore:
+    def __init__(self, client: Any, table_name: str):
+        self._client = client
+        self._table = table_name
+
+    # -- items -----------------------------------------------------------------------------
+
+    def _token_item(self, digest: str, user_id: str, family_id: str, now: datetime) -> Any:
+        expires = now + REFRESH_TOKEN_LIFETIME
+        item = to_item(
+            {
+                "userId": user_id,
+                "familyId": family_id,
+                "issuedAt": rfc3339(now),
+                "expiresAt": rfc3339(expires),
+                TTL_ATTRIBUTE: epoch(expires),
+            }
+        )
+        item.update(items.refresh_token(digest))
+        # A fresh 256-bit token never collides; the condition makes that an error, not a merge.
+        return put_if_absent(self._table, item)
+
+    # -- operations ------------------------------------------------------------------------
+
+    def start_family(
+        self,
+        user_id: str,
+        now: datetime,
+        family_id: str | None = None,
+        grant: Mapping[str, str] | None = None,
+        together_with: Sequence[dict[str, Any]] = (),
+    ) -> str:
+        """A new sign-in's first refresh token (plaintext, returned once, never stored).
+
+        An MCP grant names its `family_id` (its access tokens carry it) and its `grant`
+        binding; `together_with` are transaction members written atomically with it (the
+        authorization code it consumes). A failed condition raises the ClientError, unless
+        it failed because an earlier attempt of this very write was applied.
+        """
+        family_id = family_id or ids.ulid(now)
+        plaintext = new_refresh_token()
+        digest = token_hash(plaintext)
+        family = to_item(
+            {
+                **(grant or {}),
+                "userId": user_id,
+                "familyId": family_id,
+                "createdAt": rfc3339(now),
+                TTL_ATTRIBUTE: epoch(now + REFRESH_TOKEN_LIFETIME),
+            }
+        )
+        family.update(items.refresh_family(family_id))
+        try:
+            transact(
+                self._client,
+                [
+                    *together_with,
+                    put_if_absent(self._table, family),
+                    self._token_item(digest, user_id, family_id, now),
+                ],
+            )
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            # A 256-bit token never collides: if it is there, an earlier attempt of this
+            # same write was applied and its answer lost. Otherwise a member of
+            # `together_with` (or a family id given twice) failed: the caller's to settle.
+            found = self._get(items.refresh_token(digest))
+            if found is None or found.get("familyId") != family_id:
+                raise
+        return plaintext
+
+    def find(self, plaintext: str, now: datetime) -> RefreshToken:
+        """The stored, unexpired token of a live family, or RefreshRejected.
+
+        A token that was already used revokes its family here, before the rejection, unless
+        it is a retry (see `_retrying`): then it is returned, still marked used.
+        """
+        if not looks_like_refresh_token(plaintext):
+            raise RefreshRejected(UNKNOWN)
+        digest = token_hash(plaintext)
+        item = self._get(items.refresh_token(digest))
+        if item is None:
+            raise RefreshRejected(UNKNOWN)
+        token = self._token(digest, item)
+        if now >= token.expires_at:
+            raise RefreshRejected(EXPIRED)
+        family = self._get(items.refresh_family(token.family_id))
+        if family is None or family.get("revokedAt"):
+            raise RefreshRejected(REVOKED)
+        if GRANT_CLIENT in family:
+            token = replace(token, grant={n: family[n] for n in GRANT_FIELDS if n in family})
+        if token.used_at is not None and not self._retrying(token, now):
+            self._reused(token, now)
+        return token
+
+    @staticmethod
+    def _token(digest: str, item: dict[str, Any]) -> RefreshToken:
+        expires = parse_rfc3339(item["expiresAt"])
+        assert expires is not None
+        return RefreshToken(
+            digest=digest,
+            user_id=item["userId"],
+            family_id=item["familyId"],
+            expires_at=expires,
+            used_at=parse_rfc3339(item.get("usedAt")),
+            successor_digest=item.get("replacedBy"),
+        )
+
+    def _retrying(self, token: RefreshToken, now: datetime) -> bool:
+        """A used token presented again by a client whose refresh answer was lost: within
+        RETRY_WINDOW of its use, and its successor not used yet (else the successor's
+        holder, whoever that is, has moved on, and this is reuse)."""
+        assert token.used_at is not None
+        if now - token.used_at > RETRY_WINDOW or token.successor_digest is None:
+            return False
+        successor = self._get(items.refresh_token(token.successor_digest))
+        return successor is not None and not successor.get("usedAt")
+
+    def rotate(self, token: RefreshToken, successor_plaintext: str, now: datetime) -> None:
+        """Consumes `token` and issues its successor in one transaction; RefreshRejected if
+        the token was consumed otherwise (or its family revoked) since it was read.
+
+        `successor_plaintext` is the one successor of `token` (`successors.py`). A token
+        `find` let through as a retry was consumed by this same rotation before: nothing is
+        written again, and the caller answers the same successor.
+        """
+        successor = token_hash(successor_plaintext)
+        if token.used_at is not None:
+            if not self._is_successor(token, successor):
+                self._reused(token, now)
+            return
+        consume = update(
+            self._table,
+            items.refresh_token(token.digest),
+            "SET #usedAt = :now, #replacedBy = :next",
+            # Single use: of two concurrent refreshes with one token, exactly one passes.
+            f"{EXISTS} AND attribute_not_exists(#usedAt)",
+            {"now": rfc3339(now), "next": successor},
+        )
+        extend_family = update(
+            self._table,
+            items.refresh_family(token.family_id),
+            "SET #ttl = :ttl, #lastRefreshedAt = :now",
+            # A family revoked between our read and this write stays revoked.
+            f"{EXISTS} AND attribute_not_exists(#revokedAt)",
+            {"ttl": epoch(now + REFRESH_TOKEN_LIFETIME), "now": rfc3339(now)},
+        )
+        successor_item = self._token_item(successor, token.user_id, token.family_id, now)
+        try:
+            transact(self._client, [consume, extend_family, successor_item])
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            # Either this very rotation was applied by an earlier attempt whose answer was
+            # lost (or by a concurrent retry of the same token): the token now names our
+            # successor. Or someone else used the token in the meantime: reuse, seen late.
+            item = self._get(items.refresh_token(token.digest))
+            if item is None or not self._is_successor(self._token(token.digest, item), successor):
+                self._reused(token, now)
+
+    @staticmethod
+    def _is_successor(token: RefreshToken, successor_digest: str) -> bool:
+        return token.successor_digest is not None and hmac.compare_digest(
+            token.successor_digest, successor_digest
+        )
+
+    def _reused(self, token: RefreshToken, now: datetime) -> NoReturn:
+        logger.warning(
+            "refresh token reused; revoking its family",
+            extra={"user_id": token.user_id, "family_id": token.family_id},
+        )
+        self.revoke_family(token.family_id, now, reason="reuse")
+        raise RefreshRejected(REUSED)
+
+    def revoke_family(self, family_id: str, now: datetime, reason: str) -> None:
+        """Revokes every token of the family, now and later. Revoking twice is harmless."""
+        revoked = update(
+            self._table,
+            items.refresh_family(family_id),
+            "SET #revokedAt = if_not_exists(#revokedAt, :now),"
+            " #revokedReason = if_not_exists(#revokedReason, :reason)",
+            EXISTS,
+            {"now": rfc3339(now), "reason": reason},
+        )
+        # False: no family item (already deleted by TTL), nothing is left to revoke.
+        write_once(self._client, revoked)
+
+    def _get(self, item_key: Item) -> dict[str, Any] | None:
+        return get_consistent(self._client, self._table, item_key)
