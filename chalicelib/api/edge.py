@@ -113,8 +113,11 @@ def media_type(request: Request) -> str:
     return header.split(";", 1)[0].strip().lower()
 
 
-def read_json(request: Request, fields: set[str], required: bool = True) -> dict[str, Any]:
-    """The JSON object body, or 400/413/415. Unknown fields are refused, not ignored."""
+def read_json(
+    request: Request, fields: set[str] | None, required: bool = True
+) -> dict[str, Any]:
+    """The JSON object body, or 400/413/415. Unknown fields are refused, not ignored (by the
+    body's model where `fields` is None)."""
     raw = read_body(request)
     if not raw.strip():
         if required:
@@ -128,7 +131,7 @@ def read_json(request: Request, fields: set[str], required: bool = True) -> dict
         raise errors.INVALID_JSON.error("The request body is not valid JSON.") from None
     if not isinstance(body, dict):
         raise errors.INVALID_JSON.error()
-    unknown = sorted(set(body) - fields)
+    unknown = sorted(set(body) - fields) if fields is not None else []
     if unknown:
         raise errors.UNKNOWN_FIELD.error(f"Unknown field: {unknown[0][:64]!r}.")
     return body
