@@ -31,8 +31,11 @@ from chalicelib.access.principal import Principal as Caller
 from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES, ordered
 from chalicelib.clock import rfc3339
 from chalicelib.errors import Problem
+from chalicelib.events import model as events
+from chalicelib.events.model import TYPES as EVENT_TYPES
 from chalicelib.keys import model as keys
 from chalicelib.keys.model import MAX_GRACE_PERIOD, MAX_LIFETIME_DAYS
+from chalicelib.workspaces import model as workspaces
 
 
 @dataclass(frozen=True)
@@ -166,12 +169,14 @@ def _cidrs(value: Any) -> tuple[str, ...] | None:
 
 
 # 1 to 20 networks in CIDR notation (a bare address is its own /32 or /128); host bits set,
-# like `10.0.0.1/24`, are refused (invalid_cidr), a rule no pattern here states.
+# like `10.0.0.1/24`, are refused (invalid_cidr), a rule no pattern can state: the format
+# `cidr` names it.
 ALLOWED_CIDRS = {
     "type": ["array", "null"],
     "minItems": 1,
     "maxItems": MAX_CIDRS,
-    "items": {"type": "string", "minLength": 1, "maxLength": 64},
+    # `cidr`: an IPv4 or IPv6 network with its host bits zero (JSON Schema has no such format).
+    "items": {"type": "string", "format": "cidr", "minLength": 1, "maxLength": 64},
     "description": f"1 to {MAX_CIDRS} IPv4 or IPv6 CIDRs, host bits zero; null: any address.",
     "examples": [["203.0.113.0/24", "2001:db8::/32"]],
 }
@@ -445,3 +450,133 @@ class Principal(Resource):
             workspace_id=caller.workspace_id,
             scopes=ordered(caller.scopes),
         )
+
+
+# -- workspaces ----------------------------------------------------------------------------
+
+Role = Annotated[str, WithJsonSchema({"type": "string", "enum": ["owner", "member"]})]
+
+
+class Workspace(Resource):
+    id: WorkspaceId
+    name: Annotated[str, Field(examples=["Research"])]
+    owner_id: UserId
+    created_at: Time
+
+    @classmethod
+    def of(cls, workspace: workspaces.Workspace) -> Workspace:
+        return cls.model_validate(
+            {
+                "id": workspace.id,
+                "name": workspace.name,
+                "owner_id": workspace.owner_id,
+                "created_at": rfc3339(workspace.created_at),
+            }
+        )
+
+
+class WorkspaceWithRole(Workspace):
+    """A workspace in the caller's list: with the caller's role in it."""
+
+    role: Role
+
+    @classmethod
+    def of(cls, workspace: workspaces.Workspace) -> WorkspaceWithRole:
+        return cls(**Workspace.of(workspace).model_dump(), role=workspace.role)
+
+
+class WorkspaceList(Resource):
+    workspaces: list[WorkspaceWithRole]
+
+
+class NewWorkspace(Request):
+    name: Annotated[Name, Invalid(errors.INVALID_NAME)]
+
+
+class Member(Resource):
+    workspace_id: WorkspaceId
+    user_id: UserId
+    role: Role
+    added_at: Time
+
+    @classmethod
+    def of(cls, member: workspaces.Member) -> Member:
+        return cls.model_validate(
+            {
+                "workspace_id": member.workspace_id,
+                "user_id": member.user_id,
+                "role": member.role,
+                "added_at": rfc3339(member.added_at),
+            }
+        )
+
+
+class MemberList(Resource):
+    members: list[Member]
+
+
+class Nothing(Request):
+    """A body that may be absent or an empty object."""
+
+
+# -- audit events --------------------------------------------------------------------------
+
+
+class Event(Resource):
+    id: Annotated[str, WithJsonSchema(_id("evt"))]
+    type: Annotated[str, WithJsonSchema({"type": "string", "enum": list(EVENT_TYPES)})]
+    occurred_at: Time
+    actor: Annotated[
+        dict[str, Any],
+        WithJsonSchema(
+            {
+                "type": "object",
+                "description": "The caller (`userId`, `credential`, `keyId`), or "
+                '`{"system": "expiry"}` / `{"system": "github-secret-scanning"}`.',
+                "properties": {
+                    "userId": USER_ID,
+                    "credential": {"type": "string", "enum": ["user_token", "api_key"]},
+                    "keyId": _id("key", nullable=True),
+                    "system": {"type": "string"},
+                },
+            }
+        ),
+    ]
+    key_id: Annotated[str | None, WithJsonSchema(_id("key", nullable=True))]
+    workspace_id: Annotated[str | None, WithJsonSchema(_id("ws", nullable=True))]
+    source_ip: Annotated[str | None, WithJsonSchema({"type": ["string", "null"]})]
+    user_agent: Annotated[str | None, WithJsonSchema({"type": ["string", "null"]})]
+    data: Annotated[
+        dict[str, Any],
+        WithJsonSchema({"type": "object", "description": "What the event type records."}),
+    ]
+
+    @classmethod
+    def of(cls, event: events.Event) -> Event:
+        """The event as the API and the event bus carry it (`events.Event.detail`)."""
+        return cls.model_validate(event.detail())
+
+
+class EventPage(Resource):
+    events: list[Event]
+    next_cursor: NextCursor
+
+
+class EventQuery(Query):
+    limit: Limit = 50
+    cursor: Cursor = None
+    # Which types and key ids are valid the event log says (invalid_parameter).
+    type: Annotated[
+        str | None,
+        WithJsonSchema(
+            {
+                "type": "string",
+                "enum": list(EVENT_TYPES),
+                "description": "Only events of this type.",
+            }
+        ),
+    ] = None
+    key_id: Annotated[
+        str | None, WithJsonSchema({**KEY_ID, "description": "Only this key's events."})
+    ] = Field(None, alias="keyId")
+    workspace_id: WorkspaceQuery = None

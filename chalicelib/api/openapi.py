@@ -16,11 +16,12 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 
 from chalicelib import errors
-from chalicelib.api import identity, keys
-from chalicelib.api.models import KEY_ID, TEXT, TIME, ULID, USER_ID, WORKSPACE_ID
+from chalicelib.access.scopes import ALL_SCOPES
+from chalicelib.api import events, identity, keys, workspaces
+from chalicelib.api.models import KEY_ID, USER_ID, WORKSPACE_ID
 from chalicelib.api.operations import Operation
 from chalicelib.errors import Problem
-from chalicelib.events.model import TYPES as EVENT_TYPES
+from chalicelib.oauth.service import MAX_STATE_LENGTH, OFFLINE_ACCESS, PKCE_CHALLENGE
 from chalicelib.scanning.github import MAX_TOKENS as MAX_REPORTED_TOKENS
 
 Schema = dict[str, Any]
@@ -182,7 +183,9 @@ EMPTY_OBJECT = {"type": "object", "additionalProperties": False}
 
 # -- the declared operations (api/operations.py) -----------------------------------------
 
-DECLARED: tuple[Operation, ...] = (*keys.blueprint.operations, *identity.blueprint.operations)
+DECLARED: tuple[Operation, ...] = tuple(
+    op for routes in (keys, events, identity, workspaces) for op in routes.blueprint.operations
+)
 PATH_PARAMETERS = {
     "key_id": KEY_ID_PATH, "workspace_id": WORKSPACE_ID_PATH, "user_id": USER_ID_PATH
 }
@@ -247,7 +250,7 @@ def _success(op: Operation) -> Schema:
     if op.response is None:
         return NO_CONTENT
     headers: dict[str, Schema] = {}
-    if op.status == 201:
+    if op.status == 201 and op.method == "POST":  # created: its path
         headers["Location"] = LOCATION_HEADER
     if op.secret:
         headers["Cache-Control"] = NO_STORE_HEADER
@@ -259,7 +262,7 @@ def _success(op: Operation) -> Schema:
 def declared(op: Operation) -> Schema:
     """An operation's entry, from its declaration and the error catalogue."""
     problems = list(op.problems)
-    if op.query is not None:
+    if op.query is not None and set(op.query.model_fields) - {"workspace_id"}:
         problems.append(errors.INVALID_PARAMETER)
     if op.idempotent:
         problems += [errors.INVALID_IDEMPOTENCY_KEY, errors.IDEMPOTENCY_KEY_REUSED]
@@ -271,8 +274,11 @@ def declared(op: Operation) -> Schema:
         for status, entries in by_status.items()
         if status not in (400, 403)
     }
+    successes = {str(op.status): _success(op)}
+    for status, meaning in op.also.items():
+        successes[str(status)] = ok(meaning, ref(op.response.__name__)) if op.response else {}
     responses = answers(
-        {str(op.status): _success(op)},
+        successes,
         bad_request=tuple(by_status.get(400, ())),
         forbidden=(*op.policy.problems, *WORKSPACE_403, *by_status.get(403, ())),
         extra=extra,
@@ -299,54 +305,6 @@ def declared_paths() -> dict[str, Schema]:
 
 
 # -- the operations written by hand ---------------------------------------------------------
-
-
-def event_operations() -> dict[str, Schema]:
-    return {
-        EVENTS: {
-            "get": operation(
-                "listEvents",
-                "The audit events of the caller's keys and of the workspaces it owns",
-                "Audit events",
-                answers(
-                    {"200": ok("A page of events, newest first.", ref("EventPage"))},
-                    bad_request=(errors.INVALID_PARAMETER,),
-                    forbidden=MANAGER_403,
-                ),
-                parameters=[
-                    {
-                        "name": "limit",
-                        "in": "query",
-                        "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50},
-                    },
-                    {
-                        "name": "cursor",
-                        "in": "query",
-                        "description": "`nextCursor` of the previous page.",
-                        "schema": {"type": "string", "minLength": 1},
-                    },
-                    {
-                        "name": "type",
-                        "in": "query",
-                        "description": "Only events of this type.",
-                        "schema": {"type": "string", "enum": list(EVENT_TYPES)},
-                    },
-                    {
-                        "name": "keyId",
-                        "in": "query",
-                        "description": "Only this key's events.",
-                        "schema": KEY_ID,
-                    },
-                    WORKSPACE_QUERY,
-                    WORKSPACE_HEADER,
-                ],
-                description=(
-                    "With a workspace named (header or `workspace_id`), only that workspace's "
-                    "events. Events are kept 400 days."
-                ),
-            ),
-        },
-    }
 
 
 def secret_scanning_operations() -> dict[str, Schema]:
@@ -515,94 +473,6 @@ def token_operations() -> dict[str, Schema]:
     }
 
 
-def workspace_operations() -> dict[str, Schema]:
-    member_of = (errors.INSUFFICIENT_SCOPE, errors.NOT_A_MEMBER, errors.WORKSPACE_MISMATCH)
-    owner = (*member_of, errors.OWNER_REQUIRED)
-    return {
-        WORKSPACES: {
-            "post": operation(
-                "createWorkspace",
-                "Create a workspace (the caller owns it)",
-                "Workspaces",
-                answers(
-                    {
-                        "201": ok(
-                            "The workspace; the same one again for a retry with the same "
-                            "Idempotency-Key.",
-                            ref("Workspace"),
-                            {"Location": LOCATION_HEADER, "Idempotent-Replayed": REPLAYED_HEADER},
-                        )
-                    },
-                    bad_request=(errors.INVALID_NAME, errors.INVALID_IDEMPOTENCY_KEY),
-                    forbidden=MANAGER_403,
-                    extra=KEY_REUSED_422,
-                    body=True,
-                ),
-                parameters=[WORKSPACE_HEADER, IDEMPOTENCY_KEY],
-                body=json_body(ref("NewWorkspace")),
-            ),
-            "get": operation(
-                "listWorkspaces",
-                "The caller's workspaces",
-                "Workspaces",
-                answers(
-                    {"200": ok("Every workspace the caller belongs to.", ref("WorkspaceList"))},
-                    forbidden=MANAGER_403,
-                ),
-                parameters=[WORKSPACE_HEADER],
-            ),
-        },
-        WORKSPACES + "/{workspace_id}/members": {
-            "get": operation(
-                "listMembers",
-                "A workspace's members (members only)",
-                "Workspaces",
-                answers(
-                    {"200": ok("The members.", ref("MemberList"))}, forbidden=member_of
-                ),
-                parameters=[WORKSPACE_ID_PATH, WORKSPACE_HEADER],
-            ),
-        },
-        WORKSPACES + "/{workspace_id}/members/{user_id}": {
-            "put": operation(
-                "addMember",
-                "Add a member (owner only)",
-                "Workspaces",
-                answers(
-                    {
-                        "200": ok("Already a member.", ref("Member")),
-                        "201": ok("Added.", ref("Member")),
-                    },
-                    bad_request=(errors.INVALID_USER_ID,),
-                    forbidden=owner,
-                    extra={
-                        "404": problem(
-                            "No user with this id has ever signed in.", errors.USER_NOT_FOUND
-                        )
-                    },
-                    body=True,
-                ),
-                parameters=[WORKSPACE_ID_PATH, USER_ID_PATH, WORKSPACE_HEADER],
-                body=json_body(EMPTY_OBJECT, required=False),
-            ),
-            "delete": operation(
-                "removeMember",
-                "Remove a member (owner only)",
-                "Workspaces",
-                answers(
-                    {"204": NO_CONTENT},
-                    forbidden=owner,
-                    extra={
-                        "404": problem("The user is not a member.", errors.NOT_FOUND),
-                        "409": problem("The owner cannot leave.", errors.OWNER_CANNOT_LEAVE),
-                    },
-                ),
-                parameters=[WORKSPACE_ID_PATH, USER_ID_PATH, WORKSPACE_HEADER],
-            ),
-        },
-    }
-
-
 def html(description: str) -> Schema:
     return {"description": description, "content": {"text/html": {"schema": {"type": "string"}}}}
 
@@ -611,6 +481,30 @@ REDIRECT = {
     "description": "To the next step of the sign-in (Location).",
     "headers": {"Location": LOCATION_HEADER},
 }
+
+
+_SPACE = "".join(f"\\u{ord(c):04x}" for c in map(chr, range(0x10000)) if c.isspace())
+
+
+def authorize_parameters() -> list[Schema]:
+    """The authorization request's query (RFC 6749 §4.1.1, RFC 7636, RFC 8707)."""
+    scopes = "|".join(re.escape(s) for s in (*ALL_SCOPES, OFFLINE_ACCESS))
+    # Space-separated scope names, any whitespace Python's `str.split` splits on.
+    scope_pattern = rf"^[{_SPACE}]*(?:(?:{scopes})(?:[{_SPACE}]+|$))*$"
+    return [
+        {"name": name, "in": "query", "required": required, "schema": schema}
+        for name, required, schema in (
+            ("response_type", True, {"type": "string", "enum": ["code"]}),
+            ("client_id", True, {"type": "string", "minLength": 1}),
+            ("redirect_uri", True, {"type": "string", "minLength": 1}),
+            ("code_challenge", True, {"type": "string", "pattern": PKCE_CHALLENGE.pattern}),
+            ("code_challenge_method", True, {"type": "string", "enum": ["S256"]}),
+            ("resource", True, {"type": "string", "minLength": 1}),
+            ("scope", False, {"type": "string", "pattern": scope_pattern}),
+            ("state", False, {"type": "string", "maxLength": MAX_STATE_LENGTH}),
+            ("login_hint", False, {"type": "string"}),
+        )
+    ]
 
 
 def oauth_operations() -> dict[str, Schema]:
@@ -710,7 +604,8 @@ def oauth_operations() -> dict[str, Schema]:
                 "authorize",
                 "Start an authorization (PKCE S256): on to the login provider",
                 "MCP authorization",
-                {
+                parameters=authorize_parameters(),
+                responses={
                     "302": REDIRECT,
                     "400": html(
                         "An error page naming the RFC 6749 error: every refusal before the "
@@ -870,46 +765,6 @@ def schemas() -> dict[str, Schema]:
             "required": ["error", "error_description"],
             "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}},
         },
-        "Event": {
-            "type": "object",
-            "required": [
-                "id", "type", "occurredAt", "actor", "keyId", "workspaceId", "sourceIp",
-                "userAgent", "data",
-            ],
-            "properties": {
-                "id": {
-                    "type": "string",
-                    "pattern": f"^evt_{ULID}$",
-                    "examples": ["evt_01JQ0000000000000000000000"],
-                },
-                "type": {"type": "string", "enum": list(EVENT_TYPES)},
-                "occurredAt": TIME,
-                "actor": {
-                    "type": "object",
-                    "description": 'The caller (`userId`, `credential`, `keyId`), or '
-                    '`{"system": "expiry"}` / `{"system": "github-secret-scanning"}`.',
-                    "properties": {
-                        "userId": USER_ID,
-                        "credential": {"type": "string", "enum": ["user_token", "api_key"]},
-                        "keyId": {**KEY_ID, "type": ["string", "null"]},
-                        "system": {"type": "string"},
-                    },
-                },
-                "keyId": {**KEY_ID, "type": ["string", "null"]},
-                "workspaceId": {**WORKSPACE_ID, "type": ["string", "null"]},
-                "sourceIp": {"type": ["string", "null"]},
-                "userAgent": {"type": ["string", "null"]},
-                "data": {"type": "object", "description": "What the event type records."},
-            },
-        },
-        "EventPage": {
-            "type": "object",
-            "required": ["events", "nextCursor"],
-            "properties": {
-                "events": {"type": "array", "items": ref("Event")},
-                "nextCursor": {"type": ["string", "null"]},
-            },
-        },
         "LeakReport": {
             "type": "array",
             "minItems": 1,
@@ -1013,51 +868,6 @@ def schemas() -> dict[str, Schema]:
                 "refresh_token": {"type": "string", "minLength": 1},
             },
         },
-        "Workspace": {
-            "type": "object",
-            "required": ["id", "name", "ownerId", "createdAt"],
-            "properties": {
-                "id": WORKSPACE_ID,
-                "name": {"type": "string", "examples": ["Research"]},
-                "ownerId": USER_ID,
-                "createdAt": TIME,
-            },
-        },
-        "NewWorkspace": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["name"],
-            "properties": {"name": {**TEXT, "examples": ["Research"]}},
-        },
-        "WorkspaceList": {
-            "type": "object",
-            "required": ["workspaces"],
-            "properties": {
-                "workspaces": {
-                    "type": "array",
-                    "items": {
-                        "allOf": [ref("Workspace")],
-                        "required": ["role"],
-                        "properties": {"role": {"type": "string", "enum": ["owner", "member"]}},
-                    },
-                }
-            },
-        },
-        "Member": {
-            "type": "object",
-            "required": ["workspaceId", "userId", "role", "addedAt"],
-            "properties": {
-                "workspaceId": WORKSPACE_ID,
-                "userId": USER_ID,
-                "role": {"type": "string", "enum": ["owner", "member"]},
-                "addedAt": TIME,
-            },
-        },
-        "MemberList": {
-            "type": "object",
-            "required": ["members"],
-            "properties": {"members": {"type": "array", "items": ref("Member")}},
-        },
     }
 
 
@@ -1159,8 +969,8 @@ errors); each code is explained at `/docs/errors`. Every path also answers CORS 
 
 def document(server_url: str | None = None) -> Schema:
     paths: dict[str, Schema] = {}
-    for group in (declared_paths(), event_operations(), secret_scanning_operations(),
-                  identity_operations(), token_operations(), workspace_operations(),
+    for group in (declared_paths(), secret_scanning_operations(),
+                  identity_operations(), token_operations(),
                   oauth_operations(), dashboard_operations()):
         paths.update(group)
     found: Schema = {

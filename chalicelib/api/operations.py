@@ -85,6 +85,8 @@ class Operation:
     idempotent: bool = False
     secret: bool = False
     answer: str = "Done."
+    # Other successes the view may answer (`Reply.status`), with what each means.
+    also: Mapping[int, str] = field(default_factory=dict)
     description: str | None = None
     operation_id: str | None = None
 
