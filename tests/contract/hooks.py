@@ -7,7 +7,10 @@ They give a generated request what no schema can describe, so that its logic is 
 - GitHub's signature on a leaked-key report, from the local stack's development signer
   (CONTRACT_SCAN_SIGNER), over the exact bytes sent: without it every report is rightly 401
   (a report sent without a signature header stays without it);
-- values of the format `cidr` (a network with its host bits zero), which no pattern states.
+- values of the format `cidr` (a network with its host bits zero), which no pattern states;
+- a key of its own for PATCH and DELETE of a key (CONTRACT_UPDATED_KEY_ID,
+  CONTRACT_REVOKED_KEY_ID): schemathesis keeps one configuration per path, so the config
+  file cannot give GET, PATCH and DELETE of `/v1/auth/api-keys/{key_id}` different keys.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from hypothesis import strategies as st
 IDEMPOTENCY_KEY = "Idempotency-Key"
 VALID_IDEMPOTENCY_KEY = re.compile(r"[ -~]{1,255}")
 SECRET_SCANNING = "/v1/auth/secret-scanning/github"
+KEY = "/v1/auth/api-keys/{key_id}"
+KEY_OF_METHOD = {"PATCH": "CONTRACT_UPDATED_KEY_ID", "DELETE": "CONTRACT_REVOKED_KEY_ID"}
 SIGNATURE_HEADERS = ("Github-Public-Key-Identifier", "Github-Public-Key-Signature")
 
 
@@ -49,6 +54,10 @@ def before_call(context: Any, case: Any, kwargs: dict[str, Any]) -> None:
             headers[IDEMPOTENCY_KEY] = str(uuid.uuid4())
     if case.operation.path == SECRET_SCANNING:
         _sign(case)
+    own = KEY_OF_METHOD.get(case.method.upper()) if case.operation.path == KEY else None
+    parameters = case.path_parameters
+    if own and parameters and parameters.get("key_id") == os.environ.get("CONTRACT_KEY_ID"):
+        parameters["key_id"] = os.environ[own]
 
 
 def _sign(case: Any) -> None:

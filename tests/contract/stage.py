@@ -41,6 +41,26 @@ def create_key(endpoint: str, token: str, **fields: str) -> dict[str, str]:
     return dict(answer.json())
 
 
+def add_member(endpoint: str, idp: str, owner_token: str, workspace_id: str) -> str:
+    """A second user (signed in once at the development issuer), made a member."""
+    id_token = httpx.post(f"{idp}/token", json={"sub": "contract-member"}, timeout=60).json()
+    pair = httpx.post(
+        f"{endpoint}/v1/auth/exchange", json={"id_token": id_token["id_token"]}, timeout=60
+    ).json()
+    who = httpx.get(
+        f"{endpoint}/v1/auth/whoami",
+        headers={"Authorization": f"Bearer {pair['access_token']}"},
+        timeout=60,
+    ).json()
+    answer = httpx.put(
+        f"{endpoint}/v1/workspaces/{workspace_id}/members/{who['userId']}",
+        headers={"Authorization": f"Bearer {owner_token}"},
+        timeout=60,
+    )
+    answer.raise_for_status()
+    return str(who["userId"])
+
+
 def register_client(endpoint: str) -> str:
     answer = httpx.post(
         f"{endpoint}/v1/oauth/register",
@@ -92,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
             "CONTRACT_USER_ID": info["userId"],
             "CONTRACT_SCAN_SIGNER": info["scanSignerEndpoint"],
             "CONTRACT_CLIENT_ID": register_client(endpoint),
+            "CONTRACT_MEMBER_ID": add_member(
+                endpoint, info["idpEndpoint"], token, info["workspaceId"]
+            ),
             "CONTRACT_REDIRECT_URI": REDIRECT_URI,
             "CONTRACT_RESOURCE": info["mcpResource"],
             **{f"CONTRACT_{name}_ID": key_id for name, key_id in keys.items()},
