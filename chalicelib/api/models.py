@@ -452,6 +452,28 @@ class Principal(Resource):
         )
 
 
+# -- the token endpoints (RFC 6749 names) -------------------------------------------------
+
+
+class TokenPair(BaseModel):
+    """A user token and its refresh token, as `/v1/auth/exchange` and `/refresh` answer."""
+
+    access_token: Annotated[str, Field(examples=["<user token (JWT)>"])]
+    token_type: Annotated[str, WithJsonSchema({"const": "Bearer"})]
+    expires_in: Annotated[int, Field(examples=[3600])]
+    refresh_token: Annotated[str, Field(examples=["<refresh token>"])]
+    # Only in the answer to an RFC 8693 form (§2.2.1: required there); absent otherwise.
+    issued_token_type: Annotated[
+        str | None,
+        WithJsonSchema(
+            {
+                "const": "urn:ietf:params:oauth:token-type:access_token",
+                "description": "Only in the answer to an RFC 8693 form.",
+            }
+        ),
+    ] = None
+
+
 # -- workspaces ----------------------------------------------------------------------------
 
 Role = Annotated[str, WithJsonSchema({"type": "string", "enum": ["owner", "member"]})]

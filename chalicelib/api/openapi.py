@@ -1,10 +1,14 @@
 """The published contract: an OpenAPI 3.1 document of every route, served at /openapi.json.
 
-Every status an operation can answer is listed, each error with the codes of the error
-catalogue (`chalicelib/errors.py`) it may carry, so that a client generated from this
-document, and the property-based tests that hold the running service against it
-(`tests/contract/`), know exactly what to expect. `tests/functional/api/test_openapi.py`
-holds the document against the app's routes both ways. Examples are placeholders.
+The operations declared once (`api/operations.py`: the key, workspace, event and whoami
+routes) are generated from their declarations: parameters from the query model, the body and
+response schemas from the pydantic models (`api/models.py`, under their class names), every
+status with the codes of the error catalogue (`chalicelib/errors.py`) it may carry. The routes
+with an edge of their own (the token endpoints, the MCP authorization server, the pages, the
+leaked-key reports) are still written here by hand. A client generated from this document,
+and the property-based tests that hold the running service against it (`tests/contract/`),
+know exactly what to expect; `tests/unit/api/test_openapi.py` holds the document against the
+app's routes both ways. Examples are placeholders.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 from chalicelib import errors
 from chalicelib.access.scopes import ALL_SCOPES
 from chalicelib.api import events, identity, keys, workspaces
-from chalicelib.api.models import KEY_ID, USER_ID, WORKSPACE_ID
+from chalicelib.api.models import KEY_ID, USER_ID, WORKSPACE_ID, TokenPair
 from chalicelib.api.operations import Operation
 from chalicelib.errors import Problem
 from chalicelib.oauth.service import MAX_STATE_LENGTH, OFFLINE_ACCESS, PKCE_CHALLENGE
@@ -26,10 +30,7 @@ from chalicelib.scanning.github import MAX_TOKENS as MAX_REPORTED_TOKENS
 
 Schema = dict[str, Any]
 
-KEYS = "/v1/auth/api-keys"
-EVENTS = "/v1/auth/events"
 SECRET_SCANNING = "/v1/auth/secret-scanning/github"
-WORKSPACES = "/v1/workspaces"
 PROBLEM_JSON = "application/problem+json"
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"
@@ -88,13 +89,6 @@ NO_CONTENT = {"description": "Done. No body and no Content-Type."}
 NO_STORE_HEADER = {"$ref": "#/components/headers/CacheControlNoStore"}
 LOCATION_HEADER = {"$ref": "#/components/headers/Location"}
 REPLAYED_HEADER = {"$ref": "#/components/headers/IdempotentReplayed"}
-# What a create or a rotation answers when its Idempotency-Key was used for another request.
-KEY_REUSED_422 = {
-    "422": problem(
-        "This Idempotency-Key was used for another request in the last 24 hours.",
-        errors.IDEMPOTENCY_KEY_REUSED,
-    )
-}
 
 # What every authenticated operation may answer, whatever it does.
 REQUEST_400 = (
@@ -113,7 +107,6 @@ UNAUTHENTICATED = (
 WORKSPACE_403 = (errors.WORKSPACE_MISMATCH, errors.NOT_A_MEMBER)
 # An API key with an allow-list is refused from any other address, whatever the route.
 ADDRESS_403 = (errors.IP_NOT_ALLOWED,)
-MANAGER_403 = (errors.INSUFFICIENT_SCOPE, *WORKSPACE_403)
 
 
 def answers(
@@ -178,7 +171,6 @@ def json_body(schema: Schema, required: bool = True) -> Schema:
     return {"required": required, "content": {JSON: {"schema": schema}}}
 
 
-EMPTY_OBJECT = {"type": "object", "additionalProperties": False}
 
 
 # -- the declared operations (api/operations.py) -----------------------------------------
@@ -199,8 +191,9 @@ class _Schemas(GenerateJsonSchema):
 
 
 def model_schemas() -> dict[str, Schema]:
-    """The schema of every model a declared operation takes or gives, by class name."""
-    models: dict[type[BaseModel], str] = {}
+    """The schema of every model a declared operation takes or gives, by class name (and of
+    the token endpoints' answer, which those routes write by hand)."""
+    models: dict[type[BaseModel], str] = {TokenPair: "serialization"}
     for op in DECLARED:
         for model in (op.body, op.response):
             if model is not None:
@@ -811,20 +804,6 @@ def schemas() -> dict[str, Schema]:
                         },
                     },
                 }
-            },
-        },
-        "TokenPair": {
-            "type": "object",
-            "required": ["access_token", "token_type", "expires_in", "refresh_token"],
-            "properties": {
-                "access_token": {"type": "string", "examples": ["<user token (JWT)>"]},
-                "token_type": {"const": "Bearer"},
-                "expires_in": {"type": "integer", "examples": [3600]},
-                "refresh_token": {"type": "string", "examples": ["<refresh token>"]},
-                "issued_token_type": {
-                    "const": "urn:ietf:params:oauth:token-type:access_token",
-                    "description": "Only in the answer to an RFC 8693 form.",
-                },
             },
         },
         "ExchangeRequest": {
