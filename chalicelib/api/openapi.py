@@ -225,8 +225,7 @@ def _parameters(op: Operation) -> list[Schema]:
                 found.append(WORKSPACE_QUERY)
             else:
                 found.append({"name": wire, "in": "query", "schema": _not_null(schema[wire])})
-    if op.policy.authenticated:
-        found.append(WORKSPACE_HEADER)
+    found.append(WORKSPACE_HEADER)
     if op.idempotent:
         found.append(IDEMPOTENCY_KEY)
     return found
@@ -285,7 +284,6 @@ def declared(op: Operation) -> Schema:
         responses,
         parameters=_parameters(op),
         body=body,
-        secured=op.policy.authenticated,
         description=op.description,
     )
 

@@ -29,15 +29,14 @@ from chalicelib.idempotency import IdempotentRequest
 
 @dataclass(frozen=True)
 class Policy:
-    """Who may call an operation; `check` raises its 403 (None: any authenticated caller)."""
+    """Who may call an operation, once authenticated; `check` raises its 403 (None: anyone
+    with a credential)."""
 
     name: str
-    authenticated: bool = True
     check: Callable[[Principal], None] | None = None
     problems: tuple[Problem, ...] = ()
 
 
-PUBLIC = Policy("public", authenticated=False)
 ANY_CALLER = Policy("any caller")
 MANAGER = Policy("manager", check=require_manager, problems=(errors.INSUFFICIENT_SCOPE,))
 
