@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from chalicelib.access.scopes import ordered
 from chalicelib.errors import Problem, ServiceError
 
 # An `mcp_token` is an access token this service issued to an MCP client: it is resolved only
@@ -37,16 +36,6 @@ class Principal:
     client_id: str | None = None  # the MCP client an mcp_token was issued to
     # Not part of who the caller is: the same caller from another address is the same principal.
     origin: Origin | None = field(default=None, compare=False)
-
-    def resource(self) -> dict[str, object]:
-        return {
-            "userId": self.user_id,
-            "credential": self.credential,
-            "keyId": self.key_id,
-            "category": self.category,
-            "workspaceId": self.workspace_id,
-            "scopes": ordered(self.scopes),
-        }
 
 
 @dataclass(frozen=True)

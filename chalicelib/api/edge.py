@@ -17,6 +17,7 @@ from chalice import Blueprint
 from chalice.app import ChaliceUnhandledError, Request, Response
 
 from chalicelib import errors, idempotency, logs, strict_parsing
+from chalicelib.access.headers import Sent, identity_headers
 from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import DependencyUnavailable, OAuthError, Problem, ServiceError
@@ -113,8 +114,11 @@ def media_type(request: Request) -> str:
     return header.split(";", 1)[0].strip().lower()
 
 
-def read_json(request: Request, fields: set[str], required: bool = True) -> dict[str, Any]:
-    """The JSON object body, or 400/413/415. Unknown fields are refused, not ignored."""
+def read_json(
+    request: Request, fields: set[str] | None, required: bool = True
+) -> dict[str, Any]:
+    """The JSON object body, or 400/413/415. Unknown fields are refused, not ignored (by the
+    body's model where `fields` is None)."""
     raw = read_body(request)
     if not raw.strip():
         if required:
@@ -128,7 +132,7 @@ def read_json(request: Request, fields: set[str], required: bool = True) -> dict
         raise errors.INVALID_JSON.error("The request body is not valid JSON.") from None
     if not isinstance(body, dict):
         raise errors.INVALID_JSON.error()
-    unknown = sorted(set(body) - fields)
+    unknown = sorted(set(body) - fields) if fields is not None else []
     if unknown:
         raise errors.UNKNOWN_FIELD.error(f"Unknown field: {unknown[0][:64]!r}.")
     return body
@@ -168,18 +172,10 @@ def one_of_spellings(body: Mapping[str, Any], camel: str, snake: str) -> Any:
     return body[camel] if camel in body else body.get(snake)
 
 
-def header_copies(request: Request, name: str) -> int:
-    """How many times the request carried header `name` (API Gateway keeps every copy in
-    the event's `multiValueHeaders`; `headers` holds only one of them)."""
-    multi = request.to_original_event().get("multiValueHeaders") or {}
-    copies = sum(len(values or ()) for key, values in multi.items() if key.lower() == name)
-    return copies or (1 if name in request.headers else 0)
-
-
-def requested_workspace(request: Request, allow_query: bool) -> str | None:
-    if header_copies(request, "x-workspace-id") > 1:
+def requested_workspace(request: Request, sent: Sent, allow_query: bool) -> str | None:
+    if sent.copies > 1:
         raise errors.CONFLICTING_WORKSPACE_ID.error("Send one X-Workspace-Id header.")
-    header = request.headers.get("x-workspace-id")
+    header = sent.value
     if not allow_query:
         return header
     params: dict[str, str] = dict(request.query_params or {})
@@ -208,12 +204,13 @@ REPEATED_AUTHORIZATION = Refusal(errors.INVALID_CREDENTIALS, "Send one Authoriza
 def authenticate(request: Request, allow_query_workspace: bool = False) -> Principal:
     """Resolve the caller (README, "API reference") or raise its refusal."""
     refuse_credentials_in_url(request)
-    if header_copies(request, "authorization") > 1:
+    headers = identity_headers(request.to_original_event())
+    if headers.authorization.copies > 1:
         raise REPEATED_AUTHORIZATION.error(credential_sent=True)
-    authorization = request.headers.get("authorization")
+    authorization = headers.authorization.value
     credential_sent = bool(authorization and authorization.strip())
     try:
-        workspace = requested_workspace(request, allow_query_workspace)
+        workspace = requested_workspace(request, headers.workspace, allow_query_workspace)
     except ServiceError as conflict:
         # Two different workspaces named is a malformed request, but a caller first learns
         # whether its credential is good (401 and 403 come before 400).

@@ -2,31 +2,31 @@
 
 from __future__ import annotations
 
-import re
-
-from chalice import Response
-
-from chalicelib import errors
-from chalicelib.access.policy import require_manager
-from chalicelib.api import edge
+from chalicelib.api import models
+from chalicelib.api.operations import MANAGER, Call, Operations
 from chalicelib.runtime import services
 
-blueprint = edge.Routes(__name__)
-COLLECTION = "/v1/auth/events"
+blueprint = Operations(__name__)
 
 
-@blueprint.route(COLLECTION, methods=["GET"], content_types=edge.ANY_MEDIA_TYPE)
-def list_events() -> Response:
-    request = blueprint.current_request
-    principal = edge.authenticate(request, allow_query_workspace=True)
-    require_manager(principal)
-    params = edge.query(request, {"limit", "cursor", "type", "keyId", "workspace_id"})
-    limit_text = params.get("limit", "50")
-    if not re.fullmatch(r"[0-9]{1,3}", limit_text) or not 1 <= int(limit_text) <= 100:
-        raise errors.INVALID_PARAMETER.error("limit must be a whole number from 1 to 100.")
+@blueprint.operation(
+    "GET",
+    "/v1/auth/events",
+    summary="The audit events of the caller's keys and of the workspaces it owns",
+    tag="Audit events",
+    policy=MANAGER,
+    query=models.EventQuery,
+    response=models.EventPage,
+    status=200,
+    answer="A page of events, newest first.",
+    description="With a workspace named (header or `workspace_id`), only that workspace's "
+    "events. Events are kept 400 days.",
+)
+def list_events(call: Call) -> models.EventPage:
+    query: models.EventQuery = call.query
     page = services().event_log.history(
-        principal, int(limit_text), params.get("cursor"), params.get("type"), params.get("keyId")
+        call.principal, query.limit, query.cursor, query.type, query.key_id
     )
-    return edge.json_response(
-        {"events": [e.resource() for e in page.events], "nextCursor": page.next_cursor}
+    return models.EventPage(
+        events=[models.Event.of(e) for e in page.events], next_cursor=page.next_cursor
     )

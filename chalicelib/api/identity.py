@@ -4,18 +4,25 @@ from __future__ import annotations
 
 from chalice import Response
 
-from chalicelib.api import edge
+from chalicelib.api import edge, models
+from chalicelib.api.operations import ANY_CALLER, Call, Operations
 from chalicelib.runtime import services
 
-blueprint = edge.Routes(__name__)
+blueprint = Operations(__name__)
 
 
-@blueprint.route("/v1/auth/whoami", methods=["GET"], content_types=edge.ANY_MEDIA_TYPE)
-def whoami() -> Response:
-    request = blueprint.current_request
-    principal = edge.authenticate(request)
-    edge.query(request, set())
-    return edge.json_response(principal.resource())
+@blueprint.operation(
+    "GET",
+    "/v1/auth/whoami",
+    summary="Who the credential resolves to",
+    tag="Identity",
+    policy=ANY_CALLER,
+    response=models.Principal,
+    status=200,
+    answer="The resolved caller.",
+)
+def whoami(call: Call) -> models.Principal:
+    return models.Principal.of(call.principal)
 
 
 @blueprint.route("/.well-known/jwks.json", methods=["GET"])

@@ -1,87 +1,39 @@
 """The published contract: an OpenAPI 3.1 document of every route, served at /openapi.json.
 
-Every status an operation can answer is listed, each error with the codes of the error
-catalogue (`chalicelib/errors.py`) it may carry, so that a client generated from this
-document, and the property-based tests that hold the running service against it
-(`tests/contract/`), know exactly what to expect. `tests/functional/api/test_openapi.py`
-holds the document against the app's routes both ways. Examples are placeholders.
+The operations declared once (`api/operations.py`: the key, workspace, event and whoami
+routes) are generated from their declarations: parameters from the query model, the body and
+response schemas from the pydantic models (`api/models.py`, under their class names), every
+status with the codes of the error catalogue (`chalicelib/errors.py`) it may carry. The routes
+with an edge of their own (the token endpoints, the MCP authorization server, the pages, the
+leaked-key reports) are still written here by hand. A client generated from this document,
+and the property-based tests that hold the running service against it (`tests/contract/`),
+know exactly what to expect; `tests/unit/api/test_openapi.py` holds the document against the
+app's routes both ways. Examples are placeholders.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from chalicelib import errors, strict_parsing
-from chalicelib.access.allow_list import MAX_CIDRS
-from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES
+from pydantic import BaseModel
+from pydantic.json_schema import GenerateJsonSchema, models_json_schema
+
+from chalicelib import errors
+from chalicelib.access.scopes import ALL_SCOPES
+from chalicelib.api import events, identity, keys, workspaces
+from chalicelib.api.models import KEY_ID, USER_ID, WORKSPACE_ID, TokenPair
+from chalicelib.api.operations import Operation
 from chalicelib.errors import Problem
-from chalicelib.events.model import TYPES as EVENT_TYPES
-from chalicelib.keys.model import MAX_GRACE_PERIOD, MAX_LIFETIME_DAYS
+from chalicelib.oauth.service import MAX_STATE_LENGTH, OFFLINE_ACCESS, PKCE_CHALLENGE
 from chalicelib.scanning.github import MAX_TOKENS as MAX_REPORTED_TOKENS
 
 Schema = dict[str, Any]
 
-KEYS = "/v1/auth/api-keys"
-EVENTS = "/v1/auth/events"
 SECRET_SCANNING = "/v1/auth/secret-scanning/github"
-WORKSPACES = "/v1/workspaces"
 PROBLEM_JSON = "application/problem+json"
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"
-ULID = "[0-9A-HJKMNP-TV-Z]{26}"
-KEY_ID = {
-    "type": "string",
-    "pattern": f"^key_{ULID}$",
-    "examples": ["key_01JQ0000000000000000000000"],
-}
-WORKSPACE_ID = {
-    "type": "string",
-    "pattern": f"^ws_{ULID}$",
-    "examples": ["ws_01JQ0000000000000000000000"],
-}
-USER_ID = {"type": "string", "pattern": "^usr_[0-9A-Za-z]{1,40}$", "examples": ["usr_01JQ0000"]}
-TIME = {"type": "string", "format": "date-time", "examples": ["2026-11-21T12:00:00Z"]}
-NULLABLE_TIME = {"type": ["string", "null"], "format": "date-time"}
-
-
-def _unprintable_ranges() -> str:
-    """The characters `strict_parsing.clean_text` refuses, as a regex class body, from this
-    interpreter's Unicode tables so the two never disagree: control characters and
-    bidirectional controls of the BMP. Not lone surrogates: no UTF-8 body can carry one, and
-    regex engines that generate test data refuse a class that names them."""
-    ranges: list[tuple[int, int]] = []
-    for point in range(0x10000):
-        if 0xD800 <= point <= 0xDFFF:
-            continue
-        if not strict_parsing.is_label_character(chr(point)):
-            if ranges and ranges[-1][1] == point - 1:
-                ranges[-1] = (ranges[-1][0], point)
-            else:
-                ranges.append((point, point))
-    return "".join(
-        f"\\u{a:04x}" + (f"-\\u{b:04x}" if b != a else "") for a, b in ranges
-    )
-
-
-_UNPRINTABLE = _unprintable_ranges()
-# A label or a name: 1 to 100 characters once trimmed (so the trimmed text starts and ends
-# with a visible character), none of them a control character or a bidirectional control.
-_VISIBLE = rf"[^\s{_UNPRINTABLE}]"
-TEXT = {
-    "type": "string",
-    "pattern": rf"^\s*(?:{_VISIBLE}[^{_UNPRINTABLE}]{{0,98}}{_VISIBLE}|{_VISIBLE})\s*$",
-    "description": "1 to 100 characters after trimming; no control characters.",
-}
-# 1 to 20 networks in CIDR notation (a bare address is its own /32 or /128); host bits set,
-# like `10.0.0.1/24`, are refused (invalid_cidr), a rule no pattern here states.
-ALLOWED_CIDRS = {
-    "type": ["array", "null"],
-    "minItems": 1,
-    "maxItems": MAX_CIDRS,
-    "items": {"type": "string", "minLength": 1, "maxLength": 64},
-    "description": f"1 to {MAX_CIDRS} IPv4 or IPv6 CIDRs, host bits zero; null: any address.",
-    "examples": [["203.0.113.0/24", "2001:db8::/32"]],
-}
 SECURED: list[Schema] = [{"apiKey": []}, {"userToken": []}]
 
 
@@ -137,13 +89,6 @@ NO_CONTENT = {"description": "Done. No body and no Content-Type."}
 NO_STORE_HEADER = {"$ref": "#/components/headers/CacheControlNoStore"}
 LOCATION_HEADER = {"$ref": "#/components/headers/Location"}
 REPLAYED_HEADER = {"$ref": "#/components/headers/IdempotentReplayed"}
-# What a create or a rotation answers when its Idempotency-Key was used for another request.
-KEY_REUSED_422 = {
-    "422": problem(
-        "This Idempotency-Key was used for another request in the last 24 hours.",
-        errors.IDEMPOTENCY_KEY_REUSED,
-    )
-}
 
 # What every authenticated operation may answer, whatever it does.
 REQUEST_400 = (
@@ -162,7 +107,6 @@ UNAUTHENTICATED = (
 WORKSPACE_403 = (errors.WORKSPACE_MISMATCH, errors.NOT_A_MEMBER)
 # An API key with an allow-list is refused from any other address, whatever the route.
 ADDRESS_403 = (errors.IP_NOT_ALLOWED,)
-MANAGER_403 = (errors.INSUFFICIENT_SCOPE, *WORKSPACE_403)
 
 
 def answers(
@@ -227,246 +171,131 @@ def json_body(schema: Schema, required: bool = True) -> Schema:
     return {"required": required, "content": {JSON: {"schema": schema}}}
 
 
-EMPTY_OBJECT = {"type": "object", "additionalProperties": False}
 
 
-# -- the operations ---------------------------------------------------------------------
+# -- the declared operations (api/operations.py) -----------------------------------------
+
+DECLARED: tuple[Operation, ...] = tuple(
+    op for routes in (keys, events, identity, workspaces) for op in routes.blueprint.operations
+)
+PATH_PARAMETERS = {
+    "key_id": KEY_ID_PATH, "workspace_id": WORKSPACE_ID_PATH, "user_id": USER_ID_PATH
+}
 
 
-def key_operations() -> dict[str, Schema]:
-    not_found = {"404": problem("No key with this id is yours.", errors.NOT_FOUND)}
-    return {
-        KEYS: {
-            "post": operation(
-                "createApiKey",
-                "Create an API key",
-                "API keys",
-                answers(
-                    {
-                        "201": ok(
-                            "The key, with its plaintext `key` (shown here and on reveal); "
-                            "the same key again for a retry with the same Idempotency-Key.",
-                            ref("ApiKeyWithSecret"),
-                            {
-                                "Location": LOCATION_HEADER,
-                                "Cache-Control": NO_STORE_HEADER,
-                                "Idempotent-Replayed": REPLAYED_HEADER,
-                            },
-                        )
-                    },
-                    bad_request=(
-                        errors.INVALID_LABEL,
-                        errors.INVALID_CATEGORY,
-                        errors.INVALID_SCOPE,
-                        errors.WORKSPACE_ID_REQUIRED,
-                        errors.WORKSPACE_ID_NOT_ALLOWED,
-                        errors.INVALID_LIFETIME,
-                        errors.INVALID_CIDR,
-                        errors.INVALID_IDEMPOTENCY_KEY,
-                    ),
-                    forbidden=MANAGER_403,
-                    extra=KEY_REUSED_422,
-                    body=True,
-                ),
-                parameters=[WORKSPACE_HEADER, IDEMPOTENCY_KEY],
-                body=json_body(ref("NewApiKey")),
-            ),
-            "get": operation(
-                "listApiKeys",
-                "List the caller's keys",
-                "API keys",
-                answers(
-                    {"200": ok("A page of keys, newest first, without plaintext.", ref("KeyPage"))},
-                    bad_request=(errors.INVALID_PARAMETER,),
-                    forbidden=MANAGER_403,
-                ),
-                parameters=[
-                    {
-                        "name": "limit",
-                        "in": "query",
-                        "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50},
-                    },
-                    {
-                        "name": "cursor",
-                        "in": "query",
-                        "description": "`nextCursor` of the previous page.",
-                        "schema": {"type": "string", "minLength": 1},
-                    },
-                    {
-                        "name": "status",
-                        "in": "query",
-                        "schema": {"type": "string", "enum": ["active", "revoked", "expired"]},
-                    },
-                    WORKSPACE_QUERY,
-                    WORKSPACE_HEADER,
-                ],
-            ),
-        },
-        KEYS + "/{key_id}": {
-            "get": operation(
-                "getApiKey",
-                "Get one of the caller's keys",
-                "API keys",
-                answers(
-                    {"200": ok("The key, without plaintext.", ref("ApiKey"))},
-                    forbidden=MANAGER_403,
-                    extra=not_found,
-                ),
-                parameters=[KEY_ID_PATH, WORKSPACE_HEADER],
-            ),
-            "patch": operation(
-                "updateApiKey",
-                "Change a key's label or IP allow-list",
-                "API keys",
-                answers(
-                    {"200": ok("The key, without plaintext.", ref("ApiKey"))},
-                    bad_request=(errors.INVALID_LABEL, errors.INVALID_CIDR),
-                    forbidden=MANAGER_403,
-                    extra={
-                        **not_found,
-                        "409": problem(
-                            "The key is revoked, or its rotation's grace period ended.",
-                            errors.KEY_NOT_ACTIVE,
-                        ),
-                    },
-                    body=True,
-                ),
-                parameters=[KEY_ID_PATH, WORKSPACE_HEADER],
-                body=json_body(ref("ApiKeyChanges")),
-                description="Effective on the next request. `allowedCidrs: null` removes the list.",
-            ),
-            "delete": operation(
-                "revokeApiKey",
-                "Revoke a key",
-                "API keys",
-                answers(
-                    {"204": NO_CONTENT},
-                    forbidden=MANAGER_403,
-                    extra=not_found,
-                ),
-                parameters=[KEY_ID_PATH, WORKSPACE_HEADER],
-                description=(
-                    "Revocation takes effect on the very next request. A revoked key stays "
-                    "readable (status `revoked`) for 30 days; revoking it again is 204."
-                ),
-            ),
-        },
-        KEYS + "/{key_id}/reveal": {
-            "get": operation(
-                "revealApiKey",
-                "Show a key's plaintext again",
-                "API keys",
-                answers(
-                    {
-                        "200": ok(
-                            "The key with its plaintext `key`.",
-                            ref("ApiKeyWithSecret"),
-                            {"Cache-Control": NO_STORE_HEADER},
-                        )
-                    },
-                    forbidden=MANAGER_403,
-                    extra={
-                        **not_found,
-                        "410": problem(
-                            "The plaintext cannot be shown.",
-                            errors.KEY_REVOKED,
-                            errors.KEY_NOT_REVEALABLE,
-                        ),
-                    },
-                ),
-                parameters=[KEY_ID_PATH, WORKSPACE_QUERY, WORKSPACE_HEADER],
-            ),
-        },
-        KEYS + "/{key_id}/rotate": {
-            "post": operation(
-                "rotateApiKey",
-                "Replace a key by a new one",
-                "API keys",
-                answers(
-                    {
-                        "201": ok(
-                            "The successor, with its plaintext `key`; the old key is revoked. "
-                            "The same successor again for a retry with the same "
-                            "Idempotency-Key.",
-                            ref("ApiKeyWithSecret"),
-                            {
-                                "Location": LOCATION_HEADER,
-                                "Cache-Control": NO_STORE_HEADER,
-                                "Idempotent-Replayed": REPLAYED_HEADER,
-                            },
-                        )
-                    },
-                    bad_request=(errors.INVALID_GRACE_PERIOD, errors.INVALID_IDEMPOTENCY_KEY),
-                    forbidden=MANAGER_403,
-                    extra={
-                        **not_found,
-                        "409": problem(
-                            "The key is not active, already has a successor, or a concurrent "
-                            "rotation won.",
-                            errors.KEY_NOT_ACTIVE,
-                        ),
-                        **KEY_REUSED_422,
-                    },
-                    body=True,
-                ),
-                parameters=[KEY_ID_PATH, WORKSPACE_HEADER, IDEMPOTENCY_KEY],
-                body=json_body(ref("Rotation"), required=False),
-                description=(
-                    "The successor inherits label, category, workspace, scopes, lifetime and "
-                    "`allowedCidrs`. Without a grace period the old key is revoked at once; "
-                    "with one it keeps working until the grace ends."
-                ),
-            ),
-        },
+class _Schemas(GenerateJsonSchema):
+    """Pydantic's JSON Schema without a `title` on every property."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+
+def model_schemas() -> dict[str, Schema]:
+    """The schema of every model a declared operation takes or gives, by class name (and of
+    the token endpoints' answer, which those routes write by hand)."""
+    models: dict[type[BaseModel], str] = {TokenPair: "serialization"}
+    for op in DECLARED:
+        for model in (op.body, op.response):
+            if model is not None:
+                models[model] = "validation" if model is op.body else "serialization"
+    _, found = models_json_schema(
+        [(m, mode) for m, mode in models.items()],  # type: ignore[misc]
+        ref_template="#/components/schemas/{model}",
+        schema_generator=_Schemas,
+    )
+    return {name: _no_null_defaults(schema) for name, schema in found.get("$defs", {}).items()}
+
+
+def _no_null_defaults(schema: Schema) -> Schema:
+    """Without pydantic's `default: null` for an optional field: absent is not null."""
+    properties = {
+        name: {k: v for k, v in spec.items() if not (k == "default" and v is None)}
+        for name, spec in schema.get("properties", {}).items()
     }
+    return {**schema, "properties": properties} if properties else schema
 
 
-def event_operations() -> dict[str, Schema]:
-    return {
-        EVENTS: {
-            "get": operation(
-                "listEvents",
-                "The audit events of the caller's keys and of the workspaces it owns",
-                "Audit events",
-                answers(
-                    {"200": ok("A page of events, newest first.", ref("EventPage"))},
-                    bad_request=(errors.INVALID_PARAMETER,),
-                    forbidden=MANAGER_403,
-                ),
-                parameters=[
-                    {
-                        "name": "limit",
-                        "in": "query",
-                        "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50},
-                    },
-                    {
-                        "name": "cursor",
-                        "in": "query",
-                        "description": "`nextCursor` of the previous page.",
-                        "schema": {"type": "string", "minLength": 1},
-                    },
-                    {
-                        "name": "type",
-                        "in": "query",
-                        "description": "Only events of this type.",
-                        "schema": {"type": "string", "enum": list(EVENT_TYPES)},
-                    },
-                    {
-                        "name": "keyId",
-                        "in": "query",
-                        "description": "Only this key's events.",
-                        "schema": KEY_ID,
-                    },
-                    WORKSPACE_QUERY,
-                    WORKSPACE_HEADER,
-                ],
-                description=(
-                    "With a workspace named (header or `workspace_id`), only that workspace's "
-                    "events. Events are kept 400 days."
-                ),
-            ),
-        },
+def _parameters(op: Operation) -> list[Schema]:
+    found: list[Schema] = [PATH_PARAMETERS[name] for name in re.findall(r"{(\w+)}", op.path)]
+    if op.query is not None:
+        schema = op.query.model_json_schema(schema_generator=_Schemas)["properties"]
+        for name, info in op.query.model_fields.items():
+            wire = info.alias or name
+            if wire == "workspace_id":
+                found.append(WORKSPACE_QUERY)
+            else:
+                found.append({"name": wire, "in": "query", "schema": _not_null(schema[wire])})
+    found.append(WORKSPACE_HEADER)
+    if op.idempotent:
+        found.append(IDEMPOTENCY_KEY)
+    return found
+
+
+def _not_null(schema: Schema) -> Schema:
+    """A query parameter's schema: a parameter is absent or a string, never null."""
+    schema = {k: v for k, v in schema.items() if not (k == "default" and v is None)}
+    branches = [b for b in schema.pop("anyOf", ()) if b != {"type": "null"}]
+    return {**branches[0], **schema} if len(branches) == 1 else schema
+
+
+def _success(op: Operation) -> Schema:
+    if op.response is None:
+        return NO_CONTENT
+    headers: dict[str, Schema] = {}
+    if op.status == 201 and op.method == "POST":  # created: its path
+        headers["Location"] = LOCATION_HEADER
+    if op.secret:
+        headers["Cache-Control"] = NO_STORE_HEADER
+    if op.idempotent:
+        headers["Idempotent-Replayed"] = REPLAYED_HEADER
+    return ok(op.answer, ref(op.response.__name__), headers)
+
+
+def declared(op: Operation) -> Schema:
+    """An operation's entry, from its declaration and the error catalogue."""
+    problems = list(op.problems)
+    if op.query is not None and set(op.query.model_fields) - {"workspace_id"}:
+        problems.append(errors.INVALID_PARAMETER)
+    if op.idempotent:
+        problems += [errors.INVALID_IDEMPOTENCY_KEY, errors.IDEMPOTENCY_KEY_REUSED]
+    by_status: dict[int, list[Problem]] = {}
+    for entry in problems:
+        by_status.setdefault(entry.status, []).append(entry)
+    extra = {
+        str(status): problem(" ".join(dict.fromkeys(e.detail for e in entries)), *entries)
+        for status, entries in by_status.items()
+        if status not in (400, 403)
     }
+    successes = {str(op.status): _success(op)}
+    for status, meaning in op.also.items():
+        successes[str(status)] = ok(meaning, ref(op.response.__name__)) if op.response else {}
+    responses = answers(
+        successes,
+        bad_request=tuple(by_status.get(400, ())),
+        forbidden=(*op.policy.problems, *WORKSPACE_403, *by_status.get(403, ())),
+        extra=extra,
+        body=op.body is not None,
+    )
+    body = json_body(ref(op.body.__name__), op.body_required) if op.body is not None else None
+    return operation(
+        op.name,
+        op.summary,
+        op.tag,
+        responses,
+        parameters=_parameters(op),
+        body=body,
+        description=op.description,
+    )
+
+
+def declared_paths() -> dict[str, Schema]:
+    paths: dict[str, Schema] = {}
+    for op in DECLARED:
+        paths.setdefault(op.path, {})[op.method.lower()] = declared(op)
+    return paths
+
+
+# -- the operations written by hand ---------------------------------------------------------
 
 
 def secret_scanning_operations() -> dict[str, Schema]:
@@ -532,15 +361,6 @@ def secret_scanning_operations() -> dict[str, Schema]:
 
 def identity_operations() -> dict[str, Schema]:
     return {
-        "/v1/auth/whoami": {
-            "get": operation(
-                "whoami",
-                "Who the credential resolves to",
-                "Identity",
-                answers({"200": ok("The resolved caller.", ref("Principal"))}),
-                parameters=[WORKSPACE_HEADER],
-            ),
-        },
         "/.well-known/jwks.json": {
             "get": operation(
                 "jwks",
@@ -644,94 +464,6 @@ def token_operations() -> dict[str, Schema]:
     }
 
 
-def workspace_operations() -> dict[str, Schema]:
-    member_of = (errors.INSUFFICIENT_SCOPE, errors.NOT_A_MEMBER, errors.WORKSPACE_MISMATCH)
-    owner = (*member_of, errors.OWNER_REQUIRED)
-    return {
-        WORKSPACES: {
-            "post": operation(
-                "createWorkspace",
-                "Create a workspace (the caller owns it)",
-                "Workspaces",
-                answers(
-                    {
-                        "201": ok(
-                            "The workspace; the same one again for a retry with the same "
-                            "Idempotency-Key.",
-                            ref("Workspace"),
-                            {"Location": LOCATION_HEADER, "Idempotent-Replayed": REPLAYED_HEADER},
-                        )
-                    },
-                    bad_request=(errors.INVALID_NAME, errors.INVALID_IDEMPOTENCY_KEY),
-                    forbidden=MANAGER_403,
-                    extra=KEY_REUSED_422,
-                    body=True,
-                ),
-                parameters=[WORKSPACE_HEADER, IDEMPOTENCY_KEY],
-                body=json_body(ref("NewWorkspace")),
-            ),
-            "get": operation(
-                "listWorkspaces",
-                "The caller's workspaces",
-                "Workspaces",
-                answers(
-                    {"200": ok("Every workspace the caller belongs to.", ref("WorkspaceList"))},
-                    forbidden=MANAGER_403,
-                ),
-                parameters=[WORKSPACE_HEADER],
-            ),
-        },
-        WORKSPACES + "/{workspace_id}/members": {
-            "get": operation(
-                "listMembers",
-                "A workspace's members (members only)",
-                "Workspaces",
-                answers(
-                    {"200": ok("The members.", ref("MemberList"))}, forbidden=member_of
-                ),
-                parameters=[WORKSPACE_ID_PATH, WORKSPACE_HEADER],
-            ),
-        },
-        WORKSPACES + "/{workspace_id}/members/{user_id}": {
-            "put": operation(
-                "addMember",
-                "Add a member (owner only)",
-                "Workspaces",
-                answers(
-                    {
-                        "200": ok("Already a member.", ref("Member")),
-                        "201": ok("Added.", ref("Member")),
-                    },
-                    bad_request=(errors.INVALID_USER_ID,),
-                    forbidden=owner,
-                    extra={
-                        "404": problem(
-                            "No user with this id has ever signed in.", errors.USER_NOT_FOUND
-                        )
-                    },
-                    body=True,
-                ),
-                parameters=[WORKSPACE_ID_PATH, USER_ID_PATH, WORKSPACE_HEADER],
-                body=json_body(EMPTY_OBJECT, required=False),
-            ),
-            "delete": operation(
-                "removeMember",
-                "Remove a member (owner only)",
-                "Workspaces",
-                answers(
-                    {"204": NO_CONTENT},
-                    forbidden=owner,
-                    extra={
-                        "404": problem("The user is not a member.", errors.NOT_FOUND),
-                        "409": problem("The owner cannot leave.", errors.OWNER_CANNOT_LEAVE),
-                    },
-                ),
-                parameters=[WORKSPACE_ID_PATH, USER_ID_PATH, WORKSPACE_HEADER],
-            ),
-        },
-    }
-
-
 def html(description: str) -> Schema:
     return {"description": description, "content": {"text/html": {"schema": {"type": "string"}}}}
 
@@ -740,6 +472,30 @@ REDIRECT = {
     "description": "To the next step of the sign-in (Location).",
     "headers": {"Location": LOCATION_HEADER},
 }
+
+
+_SPACE = "".join(f"\\u{ord(c):04x}" for c in map(chr, range(0x10000)) if c.isspace())
+
+
+def authorize_parameters() -> list[Schema]:
+    """The authorization request's query (RFC 6749 §4.1.1, RFC 7636, RFC 8707)."""
+    scopes = "|".join(re.escape(s) for s in (*ALL_SCOPES, OFFLINE_ACCESS))
+    # Space-separated scope names, any whitespace Python's `str.split` splits on.
+    scope_pattern = rf"^[{_SPACE}]*(?:(?:{scopes})(?:[{_SPACE}]+|$))*$"
+    return [
+        {"name": name, "in": "query", "required": required, "schema": schema}
+        for name, required, schema in (
+            ("response_type", True, {"type": "string", "enum": ["code"]}),
+            ("client_id", True, {"type": "string", "minLength": 1}),
+            ("redirect_uri", True, {"type": "string", "minLength": 1}),
+            ("code_challenge", True, {"type": "string", "pattern": PKCE_CHALLENGE.pattern}),
+            ("code_challenge_method", True, {"type": "string", "enum": ["S256"]}),
+            ("resource", True, {"type": "string", "minLength": 1}),
+            ("scope", False, {"type": "string", "pattern": scope_pattern}),
+            ("state", False, {"type": "string", "maxLength": MAX_STATE_LENGTH}),
+            ("login_hint", False, {"type": "string"}),
+        )
+    ]
 
 
 def oauth_operations() -> dict[str, Schema]:
@@ -839,7 +595,8 @@ def oauth_operations() -> dict[str, Schema]:
                 "authorize",
                 "Start an authorization (PKCE S256): on to the login provider",
                 "MCP authorization",
-                {
+                parameters=authorize_parameters(),
+                responses={
                     "302": REDIRECT,
                     "400": html(
                         "An error page naming the RFC 6749 error: every refusal before the "
@@ -975,55 +732,6 @@ def dashboard_operations() -> dict[str, Schema]:
 
 
 def schemas() -> dict[str, Schema]:
-    all_scopes = list(ALL_SCOPES)
-    api_key = {
-        "type": "object",
-        "required": [
-            "id", "label", "category", "workspaceId", "scopes", "status", "hint",
-            "createdAt", "expiresAt", "revokedAt", "replacedBy", "revealable", "lastUsedAt",
-            "allowedCidrs",
-        ],
-        "properties": {
-            "id": KEY_ID,
-            "label": {"type": "string", "examples": ["ci deploys"]},
-            "category": {"type": "string", "enum": ["workspace", "admin"]},
-            "workspaceId": {**WORKSPACE_ID, "type": ["string", "null"]},
-            "scopes": {"type": "array", "items": {"type": "string", "enum": all_scopes}},
-            "status": {"type": "string", "enum": ["active", "revoked", "expired"]},
-            "hint": {
-                "type": ["string", "null"],
-                "description": "The prefix, `...` and the last 4 characters (ASCII).",
-                "examples": ["svc_...abcd"],
-            },
-            "createdAt": TIME,
-            "expiresAt": TIME,
-            "revokedAt": NULLABLE_TIME,
-            "replacedBy": {**KEY_ID, "type": ["string", "null"]},
-            "revealable": {
-                "type": "boolean",
-                "description": "Whether reveal can show the plaintext (never after revocation).",
-            },
-            "lastUsedAt": {
-                **NULLABLE_TIME,
-                "description": "The last successful use, to 5 minutes; null until first used.",
-            },
-            "allowedCidrs": {
-                **ALLOWED_CIDRS,
-                "description": "The networks it may be used from, canonical; null: any address.",
-            },
-        },
-    }
-    with_secret = {
-        "allOf": [ref("ApiKey")],
-        "required": ["key"],
-        "properties": {
-            "key": {
-                "type": "string",
-                "description": "The plaintext key. Store it in a secrets manager; never log it.",
-                "examples": ["<the API key, svc_ and 50 characters>"],
-            }
-        },
-    }
     return {
         "Problem": {
             "type": "object",
@@ -1047,131 +755,6 @@ def schemas() -> dict[str, Schema]:
             "description": "RFC 6749 §5.2 error.",
             "required": ["error", "error_description"],
             "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}},
-        },
-        "ApiKey": api_key,
-        "ApiKeyWithSecret": with_secret,
-        "NewApiKey": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["label"],
-            "properties": {
-                "label": {**TEXT, "examples": ["ci deploys"]},
-                "category": {
-                    "type": ["string", "null"],
-                    "enum": ["admin", "workspace", None],
-                    "default": "admin",
-                    "description": "null, like omitting it, means `admin`.",
-                },
-                "workspaceId": {
-                    **WORKSPACE_ID,
-                    "type": ["string", "null"],
-                    "description": "Workspace keys only (null: none).",
-                },
-                "workspace_id": {
-                    **WORKSPACE_ID,
-                    "type": ["string", "null"],
-                    "description": "Older clients' spelling of `workspaceId`; sent beside it, "
-                    "it must name the same workspace (else 400 `conflicting_workspace_id`).",
-                    "deprecated": True,
-                },
-                "scopes": {
-                    "type": ["array", "null"],
-                    "minItems": 1,
-                    "items": {"type": "string", "enum": all_scopes},
-                    "description": "A subset of the category's scopes; omitted or null: all.",
-                },
-                "expiresInDays": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_LIFETIME_DAYS,
-                    "default": MAX_LIFETIME_DAYS,
-                },
-                "allowedCidrs": ALLOWED_CIDRS,
-            },
-            # A workspace key names its workspace (either spelling, or both alike: no schema
-            # can say "equal") and takes only data-plane scopes; an admin key names none.
-            "if": {"required": ["category"], "properties": {"category": {"const": "workspace"}}},
-            "then": {
-                "anyOf": [
-                    {"required": [name], "properties": {name: {"type": "string"}}}
-                    for name in ("workspaceId", "workspace_id")
-                ],
-                "properties": {
-                    "scopes": {"items": {"enum": list(DATA_PLANE_SCOPES)}},
-                },
-            },
-            "else": {
-                "properties": {"workspaceId": {"type": "null"}, "workspace_id": {"type": "null"}},
-            },
-        },
-        "ApiKeyChanges": {
-            "type": "object",
-            "additionalProperties": False,
-            "properties": {
-                "label": {**TEXT, "examples": ["ci deploys"]},
-                "allowedCidrs": ALLOWED_CIDRS,
-            },
-        },
-        "Rotation": {
-            "type": "object",
-            "additionalProperties": False,
-            "properties": {
-                "gracePeriodSeconds": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "maximum": int(MAX_GRACE_PERIOD.total_seconds()),
-                    "default": 0,
-                    "description": "How long the old key keeps working (0: revoked at once).",
-                },
-            },
-        },
-        "KeyPage": {
-            "type": "object",
-            "required": ["keys", "nextCursor"],
-            "properties": {
-                "keys": {"type": "array", "items": ref("ApiKey")},
-                "nextCursor": {"type": ["string", "null"]},
-            },
-        },
-        "Event": {
-            "type": "object",
-            "required": [
-                "id", "type", "occurredAt", "actor", "keyId", "workspaceId", "sourceIp",
-                "userAgent", "data",
-            ],
-            "properties": {
-                "id": {
-                    "type": "string",
-                    "pattern": f"^evt_{ULID}$",
-                    "examples": ["evt_01JQ0000000000000000000000"],
-                },
-                "type": {"type": "string", "enum": list(EVENT_TYPES)},
-                "occurredAt": TIME,
-                "actor": {
-                    "type": "object",
-                    "description": 'The caller (`userId`, `credential`, `keyId`), or '
-                    '`{"system": "expiry"}` / `{"system": "github-secret-scanning"}`.',
-                    "properties": {
-                        "userId": USER_ID,
-                        "credential": {"type": "string", "enum": ["user_token", "api_key"]},
-                        "keyId": {**KEY_ID, "type": ["string", "null"]},
-                        "system": {"type": "string"},
-                    },
-                },
-                "keyId": {**KEY_ID, "type": ["string", "null"]},
-                "workspaceId": {**WORKSPACE_ID, "type": ["string", "null"]},
-                "sourceIp": {"type": ["string", "null"]},
-                "userAgent": {"type": ["string", "null"]},
-                "data": {"type": "object", "description": "What the event type records."},
-            },
-        },
-        "EventPage": {
-            "type": "object",
-            "required": ["events", "nextCursor"],
-            "properties": {
-                "events": {"type": "array", "items": ref("Event")},
-                "nextCursor": {"type": ["string", "null"]},
-            },
         },
         "LeakReport": {
             "type": "array",
@@ -1200,18 +783,6 @@ def schemas() -> dict[str, Schema]:
                 },
             },
         },
-        "Principal": {
-            "type": "object",
-            "required": ["userId", "credential", "keyId", "category", "workspaceId", "scopes"],
-            "properties": {
-                "userId": USER_ID,
-                "credential": {"type": "string", "enum": ["user_token", "api_key"]},
-                "keyId": {**KEY_ID, "type": ["string", "null"]},
-                "category": {"type": ["string", "null"], "enum": ["workspace", "admin", None]},
-                "workspaceId": {**WORKSPACE_ID, "type": ["string", "null"]},
-                "scopes": {"type": "array", "items": {"type": "string", "enum": all_scopes}},
-            },
-        },
         "JwkSet": {
             "type": "object",
             "required": ["keys"],
@@ -1231,20 +802,6 @@ def schemas() -> dict[str, Schema]:
                         },
                     },
                 }
-            },
-        },
-        "TokenPair": {
-            "type": "object",
-            "required": ["access_token", "token_type", "expires_in", "refresh_token"],
-            "properties": {
-                "access_token": {"type": "string", "examples": ["<user token (JWT)>"]},
-                "token_type": {"const": "Bearer"},
-                "expires_in": {"type": "integer", "examples": [3600]},
-                "refresh_token": {"type": "string", "examples": ["<refresh token>"]},
-                "issued_token_type": {
-                    "const": "urn:ietf:params:oauth:token-type:access_token",
-                    "description": "Only in the answer to an RFC 8693 form.",
-                },
             },
         },
         "ExchangeRequest": {
@@ -1287,51 +844,6 @@ def schemas() -> dict[str, Schema]:
                 "grant_type": {"const": "refresh_token"},
                 "refresh_token": {"type": "string", "minLength": 1},
             },
-        },
-        "Workspace": {
-            "type": "object",
-            "required": ["id", "name", "ownerId", "createdAt"],
-            "properties": {
-                "id": WORKSPACE_ID,
-                "name": {"type": "string", "examples": ["Research"]},
-                "ownerId": USER_ID,
-                "createdAt": TIME,
-            },
-        },
-        "NewWorkspace": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["name"],
-            "properties": {"name": {**TEXT, "examples": ["Research"]}},
-        },
-        "WorkspaceList": {
-            "type": "object",
-            "required": ["workspaces"],
-            "properties": {
-                "workspaces": {
-                    "type": "array",
-                    "items": {
-                        "allOf": [ref("Workspace")],
-                        "required": ["role"],
-                        "properties": {"role": {"type": "string", "enum": ["owner", "member"]}},
-                    },
-                }
-            },
-        },
-        "Member": {
-            "type": "object",
-            "required": ["workspaceId", "userId", "role", "addedAt"],
-            "properties": {
-                "workspaceId": WORKSPACE_ID,
-                "userId": USER_ID,
-                "role": {"type": "string", "enum": ["owner", "member"]},
-                "addedAt": TIME,
-            },
-        },
-        "MemberList": {
-            "type": "object",
-            "required": ["members"],
-            "properties": {"members": {"type": "array", "items": ref("Member")}},
         },
     }
 
@@ -1417,7 +929,7 @@ def components() -> Schema:
                 "schema": {"type": "string", "pattern": '^Bearer realm="svc"'},
             },
         },
-        "schemas": schemas(),
+        "schemas": {**schemas(), **model_schemas()},
     }
 
 
@@ -1434,8 +946,8 @@ errors); each code is explained at `/docs/errors`. Every path also answers CORS 
 
 def document(server_url: str | None = None) -> Schema:
     paths: dict[str, Schema] = {}
-    for group in (key_operations(), event_operations(), secret_scanning_operations(),
-                  identity_operations(), token_operations(), workspace_operations(),
+    for group in (declared_paths(), secret_scanning_operations(),
+                  identity_operations(), token_operations(),
                   oauth_operations(), dashboard_operations()):
         paths.update(group)
     found: Schema = {

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 from urllib.parse import parse_qsl
 
 from chalice import Response
 from chalice.app import Request
 
 from chalicelib import errors, logs, strict_parsing
-from chalicelib.api import edge
+from chalicelib.api import edge, models
 from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import OAuthError, ServiceError
 from chalicelib.runtime import services
@@ -109,15 +108,16 @@ def required(parameters: dict[str, str], name: str) -> str:
 
 
 def token_response(pair: TokenPair, issued_token_type: bool = False) -> Response:
-    body: dict[str, Any] = {
-        "access_token": pair.access.token,
-        "token_type": "Bearer",
-        "expires_in": pair.access.expires_in,
-        "refresh_token": pair.refresh_token,
-    }
-    if issued_token_type:
-        body["issued_token_type"] = ACCESS_TOKEN_TYPE  # RFC 8693 §2.2.1: required there
-    return edge.json_response(body, headers=_TOKEN_HEADERS, secret=True)
+    body = models.TokenPair(
+        access_token=pair.access.token,
+        token_type="Bearer",
+        expires_in=pair.access.expires_in,
+        refresh_token=pair.refresh_token,
+        issued_token_type=ACCESS_TOKEN_TYPE if issued_token_type else None,
+    )
+    return edge.json_response(
+        body.model_dump(exclude_none=True), headers=_TOKEN_HEADERS, secret=True
+    )
 
 
 def _check_token_exchange_form(parameters: dict[str, str]) -> str:

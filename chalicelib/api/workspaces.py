@@ -1,86 +1,117 @@
 """`/v1/workspaces`: workspaces and their members.
 
-Each route authenticates (401), authorizes (403) and only then validates the request (400).
+Each operation is declared once (`api/operations.py`): the edge authenticates (401),
+authorizes (403), finds the workspace (403 for one the caller may not see or change), and only
+then validates the request (400).
 """
 
 from __future__ import annotations
 
-from chalice import Response
+from typing import Any
 
 from chalicelib import errors, idempotency
-from chalicelib.access.policy import require_manager
-from chalicelib.api import edge
+from chalicelib.access.principal import Principal
+from chalicelib.api import models
+from chalicelib.api.operations import MANAGER, Call, Operations, Reply
 from chalicelib.runtime import services
+from chalicelib.workspaces.model import Member, Workspace
 
-blueprint = edge.Routes(__name__)
+blueprint = Operations(__name__)
 COLLECTION = "/v1/workspaces"
+MEMBER = COLLECTION + "/{workspace_id}/members/{user_id}"
+# Managing workspaces needs a user token, or an admin key with workspace:admin.
+WORKSPACE_OPERATION: dict[str, Any] = {"tag": "Workspaces", "policy": MANAGER}
 
 
-@blueprint.route(COLLECTION, methods=["POST"], content_types=edge.ANY_MEDIA_TYPE)
-def create_workspace() -> Response:
-    request = blueprint.current_request
-    principal = edge.authenticate(request)
-    require_manager(principal)
-    edge.query(request, set())
-    body = edge.read_json(request, {"name"})
-    name = edge.clean_text(body.get("name"), errors.INVALID_NAME, "name")
-    idempotent = edge.idempotent_request(request, principal, "create-workspace", None, body)
-    workspace, replayed = services().workspace_service.create(principal, name, idempotent)
+def members(principal: Principal, workspace_id: str) -> list[Member]:
+    """The members of a workspace the caller belongs to (403 `not_a_member` otherwise)."""
+    return services().workspace_service.members(principal, workspace_id)
+
+
+def owned(principal: Principal, workspace_id: str, user_id: str) -> Workspace:
+    """A workspace the caller owns (403 `not_a_member` or `owner_required` otherwise)."""
+    return services().workspace_service.owned(principal, workspace_id)
+
+
+@blueprint.operation(
+    "POST",
+    COLLECTION,
+    summary="Create a workspace (the caller owns it)",
+    body=models.NewWorkspace,
+    response=models.Workspace,
+    status=201,
+    idempotent=True,
+    problems=(errors.INVALID_NAME,),
+    answer="The workspace; the same one again for a retry with the same Idempotency-Key.",
+    **WORKSPACE_OPERATION,
+)
+def create_workspace(call: Call) -> Reply:
+    body: models.NewWorkspace = call.body
+    workspace_service = services().workspace_service
+    workspace, replayed = workspace_service.create(call.principal, body.name, call.idempotent)
     headers = {"Location": f"{COLLECTION}/{workspace.id}"}
     if replayed:
         headers[idempotency.REPLAYED_HEADER] = "true"
-    return edge.json_response(workspace.resource(), status=201, headers=headers)
+    return Reply(models.Workspace.of(workspace), None, headers)
 
 
-@blueprint.route(COLLECTION, methods=["GET"], content_types=edge.ANY_MEDIA_TYPE)
-def list_workspaces() -> Response:
-    request = blueprint.current_request
-    principal = edge.authenticate(request)
-    require_manager(principal)
-    edge.query(request, set())
-    found = services().workspace_service.list_mine(principal)
-    return edge.json_response(
-        {"workspaces": [dict(w.resource(), role=w.role) for w in found]}
-    )
-
-
-@blueprint.route(
-    COLLECTION + "/{workspace_id}/members", methods=["GET"], content_types=edge.ANY_MEDIA_TYPE
+@blueprint.operation(
+    "GET",
+    COLLECTION,
+    summary="The caller's workspaces",
+    response=models.WorkspaceList,
+    status=200,
+    answer="Every workspace the caller belongs to.",
+    **WORKSPACE_OPERATION,
 )
-def list_members(workspace_id: str) -> Response:
-    request = blueprint.current_request
-    principal = edge.authenticate(request)
-    members = services().workspace_service.members(principal, workspace_id)
-    edge.query(request, set())
-    return edge.json_response({"members": [m.resource() for m in members]})
+def list_workspaces(call: Call) -> models.WorkspaceList:
+    found = services().workspace_service.list_mine(call.principal)
+    return models.WorkspaceList(workspaces=[models.WorkspaceWithRole.of(w) for w in found])
 
 
-@blueprint.route(
-    COLLECTION + "/{workspace_id}/members/{user_id}",
-    methods=["PUT"],
-    content_types=edge.ANY_MEDIA_TYPE,
+@blueprint.operation(
+    "GET",
+    COLLECTION + "/{workspace_id}/members",
+    summary="A workspace's members (members only)",
+    find=members,
+    response=models.MemberList,
+    status=200,
+    answer="The members.",
+    **WORKSPACE_OPERATION,
 )
-def add_member(workspace_id: str, user_id: str) -> Response:
-    request = blueprint.current_request
-    principal = edge.authenticate(request)
+def list_members(call: Call) -> models.MemberList:
+    return models.MemberList(members=[models.Member.of(m) for m in call.found])
+
+
+@blueprint.operation(
+    "PUT",
+    MEMBER,
+    summary="Add a member (owner only)",
+    find=owned,
+    body=models.Nothing,
+    body_required=False,
+    response=models.Member,
+    status=201,
+    problems=(errors.OWNER_REQUIRED, errors.INVALID_USER_ID, errors.USER_NOT_FOUND),
+    answer="Added.",
+    also={200: "Already a member."},
+    **WORKSPACE_OPERATION,
+)
+def add_member(call: Call) -> Reply:
     workspace_service = services().workspace_service
-    workspace = workspace_service.owned(principal, workspace_id)
-    edge.query(request, set())
-    edge.read_json(request, set(), required=False)
-    member, added = workspace_service.add_member(principal, workspace, user_id)
-    return edge.json_response(member.resource(), status=201 if added else 200)
+    member, added = workspace_service.add_member(call.principal, call.found, call.path["user_id"])
+    return Reply(models.Member.of(member), 201 if added else 200)
 
 
-@blueprint.route(
-    COLLECTION + "/{workspace_id}/members/{user_id}",
-    methods=["DELETE"],
-    content_types=edge.ANY_MEDIA_TYPE,
+@blueprint.operation(
+    "DELETE",
+    MEMBER,
+    summary="Remove a member (owner only)",
+    find=owned,
+    response=None,
+    status=204,
+    problems=(errors.OWNER_REQUIRED, errors.NOT_FOUND, errors.OWNER_CANNOT_LEAVE),
+    **WORKSPACE_OPERATION,
 )
-def remove_member(workspace_id: str, user_id: str) -> Response:
-    request = blueprint.current_request
-    principal = edge.authenticate(request)
-    workspace_service = services().workspace_service
-    workspace = workspace_service.owned(principal, workspace_id)
-    edge.query(request, set())
-    workspace_service.remove_member(principal, workspace, user_id)
-    return edge.empty_response(204)
+def remove_member(call: Call) -> None:
+    services().workspace_service.remove_member(call.principal, call.found, call.path["user_id"])

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from chalicelib.access.headers import identity_headers
 from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.access.scopes import (
     DATA_PLANE_SCOPES,
@@ -35,8 +36,6 @@ from chalicelib.config import McpResource, resource_for_path
 from chalicelib.errors import INSUFFICIENT_SCOPE, WORKSPACE_REQUIRED
 
 API_PREFIX = "/v1/"
-AUTHORIZATION = "authorization"
-WORKSPACE_HEADER = "x-workspace-id"
 
 Event = dict[str, Any]
 Answer = dict[str, Any]
@@ -68,30 +67,12 @@ def required_scope(path: str | None) -> str | None:
 
 
 def identity(event: Event) -> tuple[str | None, str | None]:
-    """`Authorization` and `X-Workspace-Id`, matched without regard to case.
-
-    A header sent twice is ambiguous: the downstream service might read the other value
-    than the one we checked, so the request is refused as unauthenticated.
-    """
-    found: dict[str, str] = {}
-    multi = event.get("multiValueHeaders")
-    if multi:
-        for name, values in multi.items():
-            wanted = name.lower()
-            if wanted != AUTHORIZATION and wanted != WORKSPACE_HEADER:
-                continue
-            if wanted in found or not values or len(values) != 1:
-                raise Unauthorized()
-            found[wanted] = values[0]
-    else:
-        for name, value in (event.get("headers") or {}).items():
-            wanted = name.lower()
-            if wanted != AUTHORIZATION and wanted != WORKSPACE_HEADER:
-                continue
-            if wanted in found:
-                raise Unauthorized()
-            found[wanted] = value
-    return found.get(AUTHORIZATION), found.get(WORKSPACE_HEADER)
+    """`Authorization` and `X-Workspace-Id` (`access/headers.py`); either sent twice is
+    refused as unauthenticated."""
+    headers = identity_headers(event)
+    if headers.authorization.copies > 1 or headers.workspace.copies > 1:
+        raise Unauthorized()
+    return headers.authorization.value, headers.workspace.value
 
 
 def origin(event: Event) -> Origin:

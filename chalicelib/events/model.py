@@ -76,7 +76,8 @@ class Event:
         """Older than 400 days: DynamoDB's TTL deletes lazily, so the code does not wait."""
         return now >= self.occurred_at + RETENTION
 
-    def resource(self) -> dict[str, Any]:
+    def detail(self) -> dict[str, Any]:
+        """The event as the bus carries it: the API answers the same (`api/models.Event`)."""
         return {
             "id": self.id,
             "type": self.type,

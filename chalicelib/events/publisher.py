@@ -24,7 +24,7 @@ def entry(event: Event, bus_name: str) -> dict[str, Any]:
     return {
         "Source": SOURCE,
         "DetailType": event.type,
-        "Detail": json.dumps(event.resource(), separators=(",", ":")),
+        "Detail": json.dumps(event.detail(), separators=(",", ":")),
         "EventBusName": bus_name,
         "Time": rfc3339(event.occurred_at),
     }

@@ -7,7 +7,6 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from chalicelib import ids
-from chalicelib.clock import rfc3339
 
 # The lifetimes of a key, here only: everything else asks the record.
 MAX_LIFETIME_DAYS = 90  # static keys live at most 90 days; a creator may choose fewer
@@ -131,31 +130,6 @@ class ApiKey:
     def needs_last_use(self, now: datetime) -> bool:
         """True when `lastUsedAt` does not yet record the 5-minute window of `now`."""
         return self.last_used_at is None or self.last_used_at < last_used_window(now)
-
-    def resource(self, now: datetime, plaintext: str | None = None) -> dict[str, object]:
-        """The public representation (README, "API keys"); `key` only when given."""
-        status = self.status(now)
-        body: dict[str, object] = {
-            "id": self.id,
-            "label": self.label,
-            "category": self.category,
-            "workspaceId": self.workspace_id,
-            "scopes": list(self.scopes),
-            "status": status,
-            # Hints stored before they were ASCII carry a one-character ellipsis.
-            "hint": self.hint.replace("\u2026", "...") if self.hint else self.hint,
-            "createdAt": rfc3339(self.created_at),
-            "expiresAt": rfc3339(self.expires_at),
-            "revokedAt": rfc3339(self.end()) if status == "revoked" else None,
-            "replacedBy": self.replaced_by,
-            # A revoked key can never be revealed again (410), whatever its ciphertext.
-            "revealable": self.revealable and self.revoked_at is None,
-            "lastUsedAt": rfc3339(self.last_used_at),
-            "allowedCidrs": list(self.allowed_cidrs) if self.allowed_cidrs is not None else None,
-        }
-        if plaintext is not None:
-            body["key"] = plaintext
-        return body
 
     def __repr__(self) -> str:  # the hash is not a secret, but it has no business in logs
         return f"ApiKey(id={self.id!r}, owner_id={self.owner_id!r}, category={self.category!r})"

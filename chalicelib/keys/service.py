@@ -1,4 +1,5 @@
-"""The API-key lifecycle (README, "API keys"), for a resolved principal.
+"""The API-key lifecycle (README, "API keys"), for a resolved principal the edge has
+already authorized (`api/operations.py`: key management is the `MANAGER` policy).
 
 Every change commits with its audit event in one DynamoDB transaction, and the event goes to
 the bus once it committed. The routes call `owned` before they read a request body, so that
@@ -12,7 +13,6 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
 from chalicelib import errors, ids, strict_parsing
-from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
 from chalicelib.access.scopes import ADMIN, CATEGORIES, SCOPES_BY_CATEGORY, WORKSPACE, ordered
 from chalicelib.clock import Clock, rfc3339
@@ -138,7 +138,6 @@ class KeyService:
     def create(
         self, principal: Principal, request: NewKey, idempotent: IdempotentRequest | None = None
     ) -> IssuedKey:
-        require_manager(principal)
         try:
             issued, _ = self._idempotency.run(
                 idempotent,
@@ -218,7 +217,6 @@ class KeyService:
     def list(
         self, principal: Principal, limit: int, cursor: str | None, status: str | None
     ) -> KeyPage:
-        require_manager(principal)
         after = None
         if cursor is not None:
             after = strict_parsing.decode_cursor(cursor, ids.is_key_id)
@@ -242,7 +240,6 @@ class KeyService:
         self, principal: Principal, key_id: str, last_use: bool = False
     ) -> tuple[ApiKey, bytes | None]:
         """The caller's own key, or 404: another user's key is indistinguishable from none."""
-        require_manager(principal)
         found = (
             self._keys.get_with_ciphertext(principal.user_id, key_id, last_use)
             if ids.is_key_id(key_id)

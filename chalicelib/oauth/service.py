@@ -57,7 +57,7 @@ from chalicelib.table import dynamodb_errors, is_condition_failure
 from chalicelib.workspaces.model import Workspace
 from chalicelib.workspaces.store import WorkspaceStore
 
-_PKCE = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")  # RFC 7636 §4.1 and §4.2 (S256 output)
+PKCE_CHALLENGE = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")  # RFC 7636 §4.1 and §4.2 (S256 output)
 MAX_STATE_LENGTH = 500
 MAX_HINT_LENGTH = 255
 OFFLINE_ACCESS = "offline_access"
@@ -214,7 +214,7 @@ class OAuthService:
                 "PKCE is required, with code_challenge_method S256.",
             )
         challenge = parameters.get("code_challenge", "")
-        if not _PKCE.fullmatch(challenge):
+        if not PKCE_CHALLENGE.fullmatch(challenge):
             refuse(errors.OAUTH_INVALID_REQUEST, "code_challenge must be an S256 challenge.")
         resource = self._served_resource(parameters.get("resource"))
         if resource is None:
@@ -457,7 +457,7 @@ class OAuthService:
         if parameters.get("redirect_uri") != code.redirect_uri:
             return invalid_grant("redirect_uri differs from the authorization request's.")
         verifier = parameters.get("code_verifier", "")
-        if not _PKCE.fullmatch(verifier) or not hmac.compare_digest(
+        if not PKCE_CHALLENGE.fullmatch(verifier) or not hmac.compare_digest(
             s256(verifier), code.code_challenge
         ):
             return invalid_grant("The code_verifier does not match the code_challenge.")

@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from chalicelib.clock import rfc3339
-
 
 @dataclass(frozen=True)
 class Workspace:
@@ -16,14 +14,6 @@ class Workspace:
     created_at: datetime
     role: str = "member"
 
-    def resource(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "ownerId": self.owner_id,
-            "createdAt": rfc3339(self.created_at),
-        }
-
 
 @dataclass(frozen=True)
 class Member:
@@ -31,11 +21,3 @@ class Member:
     user_id: str
     role: str
     added_at: datetime
-
-    def resource(self) -> dict[str, object]:
-        return {
-            "workspaceId": self.workspace_id,
-            "userId": self.user_id,
-            "role": self.role,
-            "addedAt": rfc3339(self.added_at),
-        }

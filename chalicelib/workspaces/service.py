@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Protocol
 
 from chalicelib import errors, ids
-from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
 from chalicelib.clock import Clock
 from chalicelib.errors import DependencyUnavailable
@@ -52,7 +51,6 @@ class WorkspaceService:
     ) -> tuple[Workspace, bool]:
         """The new workspace, and whether it is the answer to an earlier request with the
         same Idempotency-Key (then nothing was created)."""
-        require_manager(principal)
         try:
             return self._idempotency.run(
                 idempotent,
@@ -94,11 +92,9 @@ class WorkspaceService:
         return workspace
 
     def list_mine(self, principal: Principal) -> list[Workspace]:
-        require_manager(principal)
         return self._workspaces.list_for_user(principal.user_id)
 
     def _workspace_of_member(self, principal: Principal, workspace_id: str) -> Workspace:
-        require_manager(principal)
         if not ids.is_workspace_id(workspace_id):
             raise errors.INVALID_WORKSPACE_ID.error("A workspace id is ws_ and 26 characters.")
         if not self._workspaces.is_member(workspace_id, principal.user_id):

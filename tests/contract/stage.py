@@ -23,6 +23,9 @@ import httpx
 from local.running import running_stack
 
 HERE = Path(__file__).resolve().parent
+PROJECT = HERE.parent.parent
+HOOKS = "tests.contract.hooks"
+REDIRECT_URI = "http://127.0.0.1:9/callback"  # never followed: the run stops at the sign-in
 CONFIG = HERE / "schemathesis.toml"
 SCHEMATHESIS = Path(sys.executable).parent / "schemathesis"
 
@@ -38,9 +41,41 @@ def create_key(endpoint: str, token: str, **fields: str) -> dict[str, str]:
     return dict(answer.json())
 
 
+def add_member(endpoint: str, idp: str, owner_token: str, workspace_id: str) -> str:
+    """A second user (signed in once at the development issuer), made a member."""
+    id_token = httpx.post(f"{idp}/token", json={"sub": "contract-member"}, timeout=60).json()
+    pair = httpx.post(
+        f"{endpoint}/v1/auth/exchange", json={"id_token": id_token["id_token"]}, timeout=60
+    ).json()
+    who = httpx.get(
+        f"{endpoint}/v1/auth/whoami",
+        headers={"Authorization": f"Bearer {pair['access_token']}"},
+        timeout=60,
+    ).json()
+    answer = httpx.put(
+        f"{endpoint}/v1/workspaces/{workspace_id}/members/{who['userId']}",
+        headers={"Authorization": f"Bearer {owner_token}"},
+        timeout=60,
+    )
+    answer.raise_for_status()
+    return str(who["userId"])
+
+
+def register_client(endpoint: str) -> str:
+    answer = httpx.post(
+        f"{endpoint}/v1/oauth/register",
+        json={"redirect_uris": [REDIRECT_URI], "client_name": "contract tests"},
+        timeout=60,
+    )
+    answer.raise_for_status()
+    return str(answer.json()["client_id"])
+
+
 def schemathesis(
     endpoint: str, credential: str, max_examples: int, seed: int, env: dict[str, str]
 ) -> int:
+    """One run, with `credential` where the document asks for one (`[auth.openapi.*]` in
+    schemathesis.toml): the public endpoints get none, as their clients send none."""
     command = [
         str(SCHEMATHESIS), "--no-color", "--config-file", str(CONFIG), "run",
         f"{endpoint}/openapi.json",
@@ -49,10 +84,10 @@ def schemathesis(
         "--seed", str(seed),
         "--workers", "1",
         "--request-timeout", "30",
-        "--header", f"Authorization: Bearer {credential}",
     ]
+    env = {**os.environ, **env, "CONTRACT_CREDENTIAL": credential, "SCHEMATHESIS_HOOKS": HOOKS}
     # A fixed argument list, no shell.
-    return run(command, check=False, env={**os.environ, **env}).returncode  # noqa: S603
+    return run(command, check=False, env=env, cwd=PROJECT).returncode  # noqa: S603
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,11 +99,25 @@ def main(argv: list[str] | None = None) -> int:
     with running_stack() as info:
         endpoint, token = info["endpoint"], info["token"]
         admin = create_key(endpoint, token)["key"]
-        target = create_key(endpoint, token, category="workspace", workspaceId=info["workspaceId"])
+        # One key per operation that changes it: a key the run revoked or rotated is rightly
+        # 409 or 410 for the next, and would leave the others nothing valid to accept.
+        keys = {
+            name: create_key(
+                endpoint, token, category="workspace", workspaceId=info["workspaceId"]
+            )["id"]
+            for name in ("KEY", "ROTATED_KEY", "UPDATED_KEY", "REVOKED_KEY")
+        }
         identifiers = {
             "CONTRACT_WORKSPACE_ID": info["workspaceId"],
-            "CONTRACT_KEY_ID": target["id"],
             "CONTRACT_USER_ID": info["userId"],
+            "CONTRACT_SCAN_SIGNER": info["scanSignerEndpoint"],
+            "CONTRACT_CLIENT_ID": register_client(endpoint),
+            "CONTRACT_MEMBER_ID": add_member(
+                endpoint, info["idpEndpoint"], token, info["workspaceId"]
+            ),
+            "CONTRACT_REDIRECT_URI": REDIRECT_URI,
+            "CONTRACT_RESOURCE": info["mcpResource"],
+            **{f"CONTRACT_{name}_ID": key_id for name, key_id in keys.items()},
         }
         for name, credential in {"admin key": admin, "user token": token}.items():
             print(f"==> schemathesis, authenticated by an {name}", flush=True)

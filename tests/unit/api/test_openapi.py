@@ -116,3 +116,60 @@ def test_examples_hold_no_secret() -> None:
 
     assert "svc_" + "0" not in text and "eyJ" not in text
     assert "<the API key" in text  # a placeholder, not a key
+
+
+def declared_operations() -> list[Any]:
+    from chalicelib.api.openapi import DECLARED
+
+    return list(DECLARED)
+
+
+@pytest.mark.parametrize("op", declared_operations(), ids=lambda op: f"{op.method} {op.path}")
+def test_every_code_a_declared_model_refuses_with_is_documented_for_its_operation(op: Any) -> None:
+    from chalicelib.api.models import Invalid
+
+    entry = document()["paths"][op.path][op.method.lower()]
+    documented_400 = documented_codes(entry["responses"]["400"])
+    refused = {
+        marker.problem.code
+        for model in (op.body, op.query)
+        if model is not None
+        for info in model.model_fields.values()
+        for marker in info.metadata
+        if isinstance(marker, Invalid)
+    }
+
+    assert sorted(refused - documented_400) == []
+
+
+@pytest.mark.parametrize("op", declared_operations(), ids=lambda op: f"{op.method} {op.path}")
+def test_a_declared_operations_schemas_are_its_models(op: Any) -> None:
+    spec = document()
+    entry = spec["paths"][op.path][op.method.lower()]
+    schemas = spec["components"]["schemas"]
+
+    if op.body is not None:
+        name = entry["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        assert name.rsplit("/", 1)[-1] == op.body.__name__
+        assert set(schemas[op.body.__name__]["properties"]) == {
+            info.alias or field for field, info in op.body.model_fields.items()
+        }
+    if op.response is not None:
+        content = entry["responses"][str(op.status)]["content"]["application/json"]
+        assert content["schema"]["$ref"].rsplit("/", 1)[-1] == op.response.__name__
+
+
+def test_no_service_checks_the_manager_policy_again() -> None:
+    """Authorize once: the declared policy, at the edge (`api/operations.py`)."""
+    from pathlib import Path
+
+    import chalicelib
+
+    root = Path(str(chalicelib.__file__)).parent
+    callers = sorted(
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        if "require_manager(" in path.read_text()
+    )
+
+    assert callers == ["access/policy.py"]

@@ -33,11 +33,6 @@ def test_revoked_key_is_retained_thirty_days_then_gone() -> None:
     assert revoked.gone(NOW + REVOKED_RETENTION)
 
 
-def test_resource_has_no_key_unless_given() -> None:
-    assert "key" not in make_key().resource(NOW)
-    assert make_key().resource(NOW, plaintext="x")["key"] == "x"
-
-
 def test_repr_shows_no_hash() -> None:
     assert "0" * 64 not in repr(make_key())
 

@@ -1,0 +1,604 @@
+"""The wire shapes: every request and response body of the API as a pydantic model.
+
+A request model is strict and refuses unknown fields; each field names the catalogue problem
+that refuses it (`Invalid`), and a rule of the service is a type used everywhere it applies
+(`Label`, `Lifetime`, `Cidrs`). A response model is the resource itself: what a route answers
+is `model_dump(by_alias=True)` of one. The OpenAPI document's schemas are these models'
+JSON Schemas (`api/openapi.py`), under the class names.
+
+The API handler only: pydantic stays off the data-plane authorizer's cold start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+
+from chalicelib import errors, strict_parsing
+from chalicelib.access.allow_list import MAX_CIDRS, InvalidCidr, parse_cidrs
+from chalicelib.access.principal import Principal as Caller
+from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES, ordered
+from chalicelib.clock import rfc3339
+from chalicelib.errors import Problem
+from chalicelib.events import model as events
+from chalicelib.events.model import TYPES as EVENT_TYPES
+from chalicelib.keys import model as keys
+from chalicelib.keys.model import MAX_GRACE_PERIOD, MAX_LIFETIME_DAYS
+from chalicelib.workspaces import model as workspaces
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """A field's marker: the catalogue problem (and detail) that answers a bad value."""
+
+    problem: Problem
+    detail: str | None = None
+
+
+class Refused(ValueError):
+    """Raised by a validator with the exact problem and detail to answer."""
+
+    def __init__(self, problem: Problem, detail: str | None = None):
+        super().__init__(detail or problem.detail)
+        self.problem = problem
+        self.detail = detail
+
+
+class Request(BaseModel):
+    """A request body: strict (no coercion), unknown fields refused, wire names only."""
+
+    model_config = ConfigDict(
+        strict=True, extra="forbid", frozen=True, alias_generator=to_camel
+    )
+
+
+class Query(BaseModel):
+    """Query parameters: strings as sent, unknown names refused."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class Resource(BaseModel):
+    """A response body: built by the service's field names, answered by its wire names."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        validate_by_name=True,
+        json_schema_serialization_defaults_required=True,
+    )
+
+
+# -- the service's rules, as types ---------------------------------------------------------
+
+ULID = "[0-9A-HJKMNP-TV-Z]{26}"
+
+
+def _id(prefix: str, nullable: bool = False) -> dict[str, Any]:
+    schema: dict[str, Any] = {
+        "type": ["string", "null"] if nullable else "string",
+        "pattern": f"^{prefix}_{ULID}$",
+        "examples": [f"{prefix}_01JQ0000000000000000000000"],
+    }
+    return schema
+
+
+KEY_ID = _id("key")
+WORKSPACE_ID = _id("ws")
+USER_ID = {"type": "string", "pattern": "^usr_[0-9A-Za-z]{1,40}$", "examples": ["usr_01JQ0000"]}
+TIME = {"type": "string", "format": "date-time", "examples": ["2026-11-21T12:00:00Z"]}
+NULLABLE_TIME = {"type": ["string", "null"], "format": "date-time"}
+
+KeyId = Annotated[str, WithJsonSchema(KEY_ID)]
+WorkspaceId = Annotated[str, WithJsonSchema(WORKSPACE_ID)]
+UserId = Annotated[str, WithJsonSchema(USER_ID)]
+Time = Annotated[str, WithJsonSchema(TIME)]
+OptionalTime = Annotated[str | None, WithJsonSchema(NULLABLE_TIME)]
+SCOPES = {"type": "array", "items": {"type": "string", "enum": list(ALL_SCOPES)}}
+Scopes = Annotated[list[str], WithJsonSchema(SCOPES)]
+
+
+def _unprintable_ranges() -> str:
+    """The characters `strict_parsing.clean_text` refuses, as a regex class body, from this
+    interpreter's Unicode tables so the two never disagree: control characters and
+    bidirectional controls of the BMP. Not lone surrogates: no UTF-8 body can carry one, and
+    regex engines that generate test data refuse a class that names them."""
+    ranges: list[tuple[int, int]] = []
+    for point in range(0x10000):
+        if 0xD800 <= point <= 0xDFFF:
+            continue
+        if not strict_parsing.is_label_character(chr(point)):
+            if ranges and ranges[-1][1] == point - 1:
+                ranges[-1] = (ranges[-1][0], point)
+            else:
+                ranges.append((point, point))
+    return "".join(f"\\u{a:04x}" + (f"-\\u{b:04x}" if b != a else "") for a, b in ranges)
+
+
+_UNPRINTABLE = _unprintable_ranges()
+# 1 to 100 characters once trimmed (so the trimmed text starts and ends with a visible
+# character), none of them a control character or a bidirectional control.
+_VISIBLE = rf"[^\s{_UNPRINTABLE}]"
+TEXT = {
+    "type": "string",
+    "pattern": rf"^\s*(?:{_VISIBLE}[^{_UNPRINTABLE}]{{0,98}}{_VISIBLE}|{_VISIBLE})\s*$",
+    "description": "1 to 100 characters after trimming; no control characters.",
+}
+
+
+def _text(problem: Problem, name: str) -> BeforeValidator:
+    def clean(value: Any) -> str:
+        try:
+            return strict_parsing.clean_text(value)
+        except strict_parsing.InvalidText as invalid:
+            raise Refused(problem, f"{name} {invalid}.") from None
+
+    return BeforeValidator(clean)
+
+
+# A key's label and a workspace's name: one rule (`strict_parsing.clean_text`), stored trimmed.
+_LABEL = (
+    _text(errors.INVALID_LABEL, "label"),
+    WithJsonSchema({**TEXT, "examples": ["ci deploys"]}),
+)
+Label = Annotated[str, *_LABEL]
+# A label that may be left out; sent, even as null, it must be a label.
+LabelChange = Annotated[str | None, *_LABEL]
+Name = Annotated[
+    str, _text(errors.INVALID_NAME, "name"), WithJsonSchema({**TEXT, "examples": ["Research"]})
+]
+
+
+def _cidrs(value: Any) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    try:
+        return parse_cidrs(value)
+    except InvalidCidr as invalid:
+        raise Refused(errors.INVALID_CIDR, str(invalid)) from None
+
+
+# 1 to 20 networks in CIDR notation (a bare address is its own /32 or /128); host bits set,
+# like `10.0.0.1/24`, are refused (invalid_cidr), a rule no pattern can state: the format
+# `cidr` names it.
+ALLOWED_CIDRS = {
+    "type": ["array", "null"],
+    "minItems": 1,
+    "maxItems": MAX_CIDRS,
+    # `cidr`: an IPv4 or IPv6 network with its host bits zero (JSON Schema has no such format).
+    "items": {"type": "string", "format": "cidr", "minLength": 1, "maxLength": 64},
+    "description": f"1 to {MAX_CIDRS} IPv4 or IPv6 CIDRs, host bits zero; null: any address.",
+    "examples": [["203.0.113.0/24", "2001:db8::/32"]],
+}
+Cidrs = Annotated[tuple[str, ...] | None, BeforeValidator(_cidrs), WithJsonSchema(ALLOWED_CIDRS)]
+
+
+def _limit(value: Any) -> int:
+    digits = isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 3
+    if digits and 1 <= int(value) <= 100:
+        return int(value)
+    raise Refused(errors.INVALID_PARAMETER, "limit must be a whole number from 1 to 100.")
+
+
+# A page's size in a query: 1 to 100, 50 when not given.
+Limit = Annotated[
+    int,
+    BeforeValidator(_limit),
+    WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 100, "default": 50}),
+]
+Cursor = Annotated[
+    str | None,
+    WithJsonSchema(
+        {"type": "string", "minLength": 1, "description": "`nextCursor` of the previous page."}
+    ),
+]
+# The workspace named in a query (`?workspace_id=`): read with the credential (`authenticate`).
+WorkspaceQuery = Annotated[str | None, WithJsonSchema(WORKSPACE_ID)]
+
+
+# -- API keys ----------------------------------------------------------------------------
+
+KeyStatus = Literal["active", "revoked", "expired"]
+
+
+class ApiKey(Resource):
+    id: KeyId
+    label: Annotated[str, Field(examples=["ci deploys"])]
+    category: Literal["workspace", "admin"]
+    workspace_id: Annotated[str | None, WithJsonSchema(_id("ws", nullable=True))]
+    scopes: Scopes
+    status: KeyStatus
+    hint: Annotated[
+        str | None,
+        WithJsonSchema(
+            {
+                "type": ["string", "null"],
+                "description": "The prefix, `...` and the last 4 characters (ASCII).",
+                "examples": ["svc_...abcd"],
+            }
+        ),
+    ]
+    created_at: Time
+    expires_at: Time
+    revoked_at: OptionalTime
+    replaced_by: Annotated[str | None, WithJsonSchema(_id("key", nullable=True))]
+    revealable: Annotated[
+        bool, Field(description="Whether reveal can show the plaintext (never after revocation).")
+    ]
+    last_used_at: Annotated[
+        str | None,
+        WithJsonSchema(
+            {
+                **NULLABLE_TIME,
+                "description": "The last successful use, to 5 minutes; null until first used.",
+            }
+        ),
+    ]
+    allowed_cidrs: Annotated[
+        list[str] | None,
+        WithJsonSchema(
+            {
+                **ALLOWED_CIDRS,
+                "description": "The networks it may be used from, canonical; null: any address.",
+            }
+        ),
+    ]
+
+    @classmethod
+    def of(cls, api_key: keys.ApiKey, now: datetime) -> ApiKey:
+        """The public representation (README, "API keys")."""
+        return cls(**_key_fields(api_key, now))
+
+
+def _key_fields(api_key: keys.ApiKey, now: datetime) -> dict[str, Any]:
+    status = api_key.status(now)
+    return {
+        "id": api_key.id,
+        "label": api_key.label,
+        "category": api_key.category,
+        "workspace_id": api_key.workspace_id,
+        "scopes": list(api_key.scopes),
+        "status": status,
+        # Hints stored before they were ASCII carry a one-character ellipsis.
+        "hint": api_key.hint.replace("\u2026", "...") if api_key.hint else api_key.hint,
+        "created_at": rfc3339(api_key.created_at),
+        "expires_at": rfc3339(api_key.expires_at),
+        "revoked_at": rfc3339(api_key.end()) if status == "revoked" else None,
+        "replaced_by": api_key.replaced_by,
+        # A revoked key can never be revealed again (410), whatever its ciphertext.
+        "revealable": api_key.revealable and api_key.revoked_at is None,
+        "last_used_at": rfc3339(api_key.last_used_at),
+        "allowed_cidrs": list(api_key.allowed_cidrs) if api_key.allowed_cidrs is not None else None,
+    }
+
+
+class ApiKeyWithSecret(ApiKey):
+    """A key with its plaintext: only in the answer to create, rotate and reveal."""
+
+    key: Annotated[
+        str,
+        Field(
+            description="The plaintext key. Store it in a secrets manager; never log it.",
+            examples=["<the API key, svc_ and 50 characters>"],
+        ),
+    ]
+
+    @classmethod
+    def issued(cls, api_key: keys.ApiKey, now: datetime, plaintext: str) -> ApiKeyWithSecret:
+        return cls(**_key_fields(api_key, now), key=plaintext)
+
+
+NextCursor = Annotated[str | None, WithJsonSchema({"type": ["string", "null"]})]
+
+
+class KeyPage(Resource):
+    keys: list[ApiKey]
+    next_cursor: NextCursor
+
+
+class NewApiKey(Request):
+    """What creates a key (README, "API keys")."""
+
+    model_config = ConfigDict(
+        # A workspace key names its workspace (either spelling, or both alike: no schema can
+        # say "equal") and takes only data-plane scopes; an admin key names none.
+        json_schema_extra={
+            "if": {"required": ["category"], "properties": {"category": {"const": "workspace"}}},
+            "then": {
+                "anyOf": [
+                    {"required": [name], "properties": {name: {"type": "string"}}}
+                    for name in ("workspaceId", "workspace_id")
+                ],
+                "properties": {"scopes": {"items": {"enum": list(DATA_PLANE_SCOPES)}}},
+            },
+            "else": {
+                "properties": {"workspaceId": {"type": "null"}, "workspace_id": {"type": "null"}},
+            },
+        }
+    )
+
+    label: Annotated[Label, Invalid(errors.INVALID_LABEL)]
+    # Any other value the key service judges (invalid_category).
+    category: Annotated[
+        str | None,
+        Invalid(errors.INVALID_CATEGORY),
+        WithJsonSchema(
+            {
+                "type": ["string", "null"],
+                "enum": ["admin", "workspace", None],
+                "description": "null, like omitting it, means `admin`.",
+            }
+        ),
+    ] = Field(None, json_schema_extra={"default": "admin"})
+    workspace_id: Annotated[
+        str | None,
+        Invalid(errors.INVALID_WORKSPACE_ID),
+        WithJsonSchema(
+            {**_id("ws", nullable=True), "description": "Workspace keys only (null: none)."}
+        ),
+    ] = None
+    workspace_id_snake: Annotated[
+        str | None,
+        Invalid(errors.INVALID_WORKSPACE_ID),
+        WithJsonSchema(
+            {
+                **_id("ws", nullable=True),
+                "description": "Older clients' spelling of `workspaceId`; sent beside it, "
+                "it must name the same workspace (else 400 `conflicting_workspace_id`).",
+                "deprecated": True,
+            }
+        ),
+    ] = Field(None, alias="workspace_id")
+    scopes: Annotated[
+        list[str] | None,
+        Invalid(errors.INVALID_SCOPE, "scopes must be a list of strings."),
+        WithJsonSchema(
+            {
+                "type": ["array", "null"],
+                "minItems": 1,
+                "items": {"type": "string", "enum": list(ALL_SCOPES)},
+                "description": "A subset of the category's scopes; omitted or null: all.",
+            }
+        ),
+    ] = None
+    expires_in_days: Annotated[
+        int,
+        Invalid(errors.INVALID_LIFETIME),
+        Field(ge=1, le=MAX_LIFETIME_DAYS),
+    ] = MAX_LIFETIME_DAYS
+    allowed_cidrs: Cidrs = None
+
+    @model_validator(mode="after")
+    def _one_workspace(self) -> NewApiKey:
+        both = {"workspace_id", "workspace_id_snake"} <= self.model_fields_set
+        if both and self.workspace_id != self.workspace_id_snake:
+            disagree = "workspaceId and workspace_id disagree."
+            raise Refused(errors.CONFLICTING_WORKSPACE_ID, disagree)
+        return self
+
+    def workspace(self) -> str | None:
+        """The workspace named, in either spelling."""
+        if "workspace_id" in self.model_fields_set:
+            return self.workspace_id
+        return self.workspace_id_snake
+
+
+class ApiKeyChanges(Request):
+    label: Annotated[LabelChange, Invalid(errors.INVALID_LABEL)] = None
+    allowed_cidrs: Cidrs = None
+
+
+class Rotation(Request):
+    grace_period_seconds: Annotated[
+        int,
+        Invalid(errors.INVALID_GRACE_PERIOD),
+        Field(
+            ge=0,
+            le=int(MAX_GRACE_PERIOD.total_seconds()),
+            description="How long the old key keeps working (0: revoked at once).",
+        ),
+    ] = 0
+
+
+class KeyListQuery(Query):
+    limit: Limit = 50
+    cursor: Cursor = None
+    status: Annotated[
+        KeyStatus | None,
+        Invalid(errors.INVALID_PARAMETER, "status must be active, revoked or expired."),
+    ] = None
+    workspace_id: WorkspaceQuery = None
+
+
+class RevealQuery(Query):
+    workspace_id: WorkspaceQuery = None
+
+
+# -- who is calling ------------------------------------------------------------------------
+
+
+class Principal(Resource):
+    user_id: UserId
+    credential: Annotated[
+        str, WithJsonSchema({"type": "string", "enum": ["user_token", "api_key"]})
+    ]
+    key_id: Annotated[str | None, WithJsonSchema(_id("key", nullable=True))]
+    category: Annotated[
+        str | None,
+        WithJsonSchema({"type": ["string", "null"], "enum": ["workspace", "admin", None]}),
+    ]
+    workspace_id: Annotated[str | None, WithJsonSchema(_id("ws", nullable=True))]
+    scopes: Scopes
+
+    @classmethod
+    def of(cls, caller: Caller) -> Principal:
+        return cls(
+            user_id=caller.user_id,
+            credential=caller.credential,
+            key_id=caller.key_id,
+            category=caller.category,
+            workspace_id=caller.workspace_id,
+            scopes=ordered(caller.scopes),
+        )
+
+
+# -- the token endpoints (RFC 6749 names) -------------------------------------------------
+
+
+class TokenPair(BaseModel):
+    """A user token and its refresh token, as `/v1/auth/exchange` and `/refresh` answer."""
+
+    access_token: Annotated[str, Field(examples=["<user token (JWT)>"])]
+    token_type: Annotated[str, WithJsonSchema({"const": "Bearer"})]
+    expires_in: Annotated[int, Field(examples=[3600])]
+    refresh_token: Annotated[str, Field(examples=["<refresh token>"])]
+    # Only in the answer to an RFC 8693 form (§2.2.1: required there); absent otherwise.
+    issued_token_type: Annotated[
+        str | None,
+        WithJsonSchema(
+            {
+                "const": "urn:ietf:params:oauth:token-type:access_token",
+                "description": "Only in the answer to an RFC 8693 form.",
+            }
+        ),
+    ] = None
+
+
+# -- workspaces ----------------------------------------------------------------------------
+
+Role = Annotated[str, WithJsonSchema({"type": "string", "enum": ["owner", "member"]})]
+
+
+class Workspace(Resource):
+    id: WorkspaceId
+    name: Annotated[str, Field(examples=["Research"])]
+    owner_id: UserId
+    created_at: Time
+
+    @classmethod
+    def of(cls, workspace: workspaces.Workspace) -> Workspace:
+        return cls.model_validate(
+            {
+                "id": workspace.id,
+                "name": workspace.name,
+                "owner_id": workspace.owner_id,
+                "created_at": rfc3339(workspace.created_at),
+            }
+        )
+
+
+class WorkspaceWithRole(Workspace):
+    """A workspace in the caller's list: with the caller's role in it."""
+
+    role: Role
+
+    @classmethod
+    def of(cls, workspace: workspaces.Workspace) -> WorkspaceWithRole:
+        return cls(**Workspace.of(workspace).model_dump(), role=workspace.role)
+
+
+class WorkspaceList(Resource):
+    workspaces: list[WorkspaceWithRole]
+
+
+class NewWorkspace(Request):
+    name: Annotated[Name, Invalid(errors.INVALID_NAME)]
+
+
+class Member(Resource):
+    workspace_id: WorkspaceId
+    user_id: UserId
+    role: Role
+    added_at: Time
+
+    @classmethod
+    def of(cls, member: workspaces.Member) -> Member:
+        return cls.model_validate(
+            {
+                "workspace_id": member.workspace_id,
+                "user_id": member.user_id,
+                "role": member.role,
+                "added_at": rfc3339(member.added_at),
+            }
+        )
+
+
+class MemberList(Resource):
+    members: list[Member]
+
+
+class Nothing(Request):
+    """A body that may be absent or an empty object."""
+
+
+# -- audit events --------------------------------------------------------------------------
+
+
+class Event(Resource):
+    id: Annotated[str, WithJsonSchema(_id("evt"))]
+    type: Annotated[str, WithJsonSchema({"type": "string", "enum": list(EVENT_TYPES)})]
+    occurred_at: Time
+    actor: Annotated[
+        dict[str, Any],
+        WithJsonSchema(
+            {
+                "type": "object",
+                "description": "The caller (`userId`, `credential`, `keyId`), or "
+                '`{"system": "expiry"}` / `{"system": "github-secret-scanning"}`.',
+                "properties": {
+                    "userId": USER_ID,
+                    "credential": {"type": "string", "enum": ["user_token", "api_key"]},
+                    "keyId": _id("key", nullable=True),
+                    "system": {"type": "string"},
+                },
+            }
+        ),
+    ]
+    key_id: Annotated[str | None, WithJsonSchema(_id("key", nullable=True))]
+    workspace_id: Annotated[str | None, WithJsonSchema(_id("ws", nullable=True))]
+    source_ip: Annotated[str | None, WithJsonSchema({"type": ["string", "null"]})]
+    user_agent: Annotated[str | None, WithJsonSchema({"type": ["string", "null"]})]
+    data: Annotated[
+        dict[str, Any],
+        WithJsonSchema({"type": "object", "description": "What the event type records."}),
+    ]
+
+    @classmethod
+    def of(cls, event: events.Event) -> Event:
+        """The event as the API and the event bus carry it (`events.Event.detail`)."""
+        return cls.model_validate(event.detail())
+
+
+class EventPage(Resource):
+    events: list[Event]
+    next_cursor: NextCursor
+
+
+class EventQuery(Query):
+    limit: Limit = 50
+    cursor: Cursor = None
+    # Which types and key ids are valid the event log says (invalid_parameter).
+    type: Annotated[
+        str | None,
+        WithJsonSchema(
+            {
+                "type": "string",
+                "enum": list(EVENT_TYPES),
+                "description": "Only events of this type.",
+            }
+        ),
+    ] = None
+    key_id: Annotated[
+        str | None, WithJsonSchema({**KEY_ID, "description": "Only this key's events."})
+    ] = Field(None, alias="keyId")
+    workspace_id: WorkspaceQuery = None

@@ -1,0 +1,200 @@
+"""One declaration per operation: what a route takes and gives, who may call it, and the
+problems it may answer.
+
+`Operations.operation` registers a view with Chalice and runs every request through one
+order (README, "API reference"): authenticate (401), authorize by the declared policy (403,
+checked here and nowhere else), find the caller's own resource (404), validate the request
+with the declared models (400/413/415), then act. A caller without the right never learns a
+request's shape. The OpenAPI document is generated from the same declarations
+(`api/openapi.py`), so the document and the validation cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from chalice.app import Request, Response
+from pydantic import BaseModel, ValidationError
+
+from chalicelib import errors
+from chalicelib.access.policy import require_manager
+from chalicelib.access.principal import Principal
+from chalicelib.api import edge
+from chalicelib.api.models import Invalid, Refused
+from chalicelib.errors import Problem
+from chalicelib.idempotency import IdempotentRequest
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Who may call an operation, once authenticated; `check` raises its 403 (None: anyone
+    with a credential)."""
+
+    name: str
+    check: Callable[[Principal], None] | None = None
+    problems: tuple[Problem, ...] = ()
+
+
+ANY_CALLER = Policy("any caller")
+MANAGER = Policy("manager", check=require_manager, problems=(errors.INSUFFICIENT_SCOPE,))
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a view answers when the declared status and headers are not all: the body (a
+    response model, or None for no body), and a status or headers of its own."""
+
+    body: BaseModel | None
+    status: int | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request, checked: the view's only argument."""
+
+    request: Request
+    principal: Principal
+    path: Mapping[str, str]
+    found: Any = None  # what the declaration's `find` returned
+    query: Any = None  # an instance of the declared query model
+    body: Any = None  # an instance of the declared body model
+    idempotent: IdempotentRequest | None = None  # its Idempotency-Key, if declared and sent
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One route's declaration (see the module's docstring)."""
+
+    method: str
+    path: str
+    view: Callable[[Call], BaseModel | Reply | None]
+    summary: str
+    tag: str
+    response: type[BaseModel] | None
+    status: int
+    policy: Policy
+    problems: tuple[Problem, ...] = ()
+    query: type[BaseModel] | None = None
+    body: type[BaseModel] | None = None
+    body_required: bool = True
+    find: Callable[..., Any] | None = None
+    idempotent: bool = False
+    secret: bool = False
+    answer: str = "Done."
+    # Other successes the view may answer (`Reply.status`), with what each means.
+    also: Mapping[int, str] = field(default_factory=dict)
+    description: str | None = None
+    operation_id: str | None = None
+
+    @property
+    def name(self) -> str:
+        if self.operation_id:
+            return self.operation_id
+        first, *rest = self.view.__name__.split("_")
+        return first + "".join(part.capitalize() for part in rest)
+
+    @property
+    def workspace_in_query(self) -> bool:
+        return self.query is not None and "workspace_id" in self.query.model_fields
+
+    def run(self, request: Request, path: dict[str, str]) -> Response:
+        principal = edge.authenticate(request, allow_query_workspace=self.workspace_in_query)
+        if self.policy.check is not None:
+            self.policy.check(principal)
+        found = self.find(principal, **path) if self.find is not None else None
+        query = validated(self.query, edge.query(request, query_names(self.query)), query=True)
+        body, raw = None, {}
+        if self.body is not None:
+            raw = edge.read_json(request, None, required=self.body_required)
+            body = validated(self.body, raw)
+        elif self.method in ("PUT", "POST", "PATCH"):
+            edge.read_json(request, set(), required=False)  # no body, or an empty object
+        idempotent = None
+        if self.idempotent:
+            target = next(iter(path.values()), None)
+            kind = self.view.__name__.replace("_", "-")
+            idempotent = edge.idempotent_request(request, principal, kind, target, raw)
+        answer = self.view(Call(request, principal, path, found, query, body, idempotent))
+        return self.respond(answer)
+
+    def respond(self, answer: BaseModel | Reply | None) -> Response:
+        reply = answer if isinstance(answer, Reply) else Reply(answer)
+        status = reply.status or self.status
+        if reply.body is None:
+            return edge.empty_response(status)
+        return edge.json_response(
+            reply.body.model_dump(mode="json", by_alias=True),
+            status=status,
+            headers=reply.headers,
+            secret=self.secret,
+        )
+
+
+def query_names(model: type[BaseModel] | None) -> set[str]:
+    if model is None:
+        return set()
+    return {info.alias or name for name, info in model.model_fields.items()}
+
+
+def validated(model: type[BaseModel] | None, data: dict[str, Any], query: bool = False) -> Any:
+    """`data` as an instance of `model`, or the catalogue's 400 for the first field refused
+    (in the model's field order): never pydantic's own message."""
+    if model is None:
+        return None
+    try:
+        return model.model_validate(data)
+    except ValidationError as invalid:
+        raise refusal(model, invalid, query) from None
+
+
+def refusal(model: type[BaseModel], invalid: ValidationError, query: bool) -> errors.ServiceError:
+    found = invalid.errors(include_url=False, include_input=False)
+    unknown = sorted(str(e["loc"][0]) for e in found if e["type"] == "extra_forbidden")
+    if unknown:
+        if query:
+            return errors.UNKNOWN_PARAMETER.error(f"Unknown query parameter: {unknown[0][:64]!r}.")
+        return errors.UNKNOWN_FIELD.error(f"Unknown field: {unknown[0][:64]!r}.")
+    first = found[0]
+    cause = (first.get("ctx") or {}).get("error")
+    if isinstance(cause, Refused):
+        return cause.problem.error(cause.detail)
+    wire_name = str(first["loc"][0]) if first["loc"] else ""
+    marker = _marker(model, wire_name)
+    default = errors.INVALID_PARAMETER if query else errors.INVALID_REQUEST
+    if marker is None:
+        return default.error()
+    if first["type"] == "missing":
+        return marker.problem.error(f"{wire_name} is required.")
+    return marker.problem.error(marker.detail)
+
+
+def _marker(model: type[BaseModel], wire_name: str) -> Invalid | None:
+    for name, info in model.model_fields.items():
+        if wire_name in (name, info.alias):
+            return next((m for m in info.metadata if isinstance(m, Invalid)), None)
+    return None
+
+
+class Operations(edge.Routes):
+    """A route blueprint whose routes are declared operations (`operation`)."""
+
+    def __init__(self, import_name: str) -> None:
+        super().__init__(import_name)
+        self.operations: list[Operation] = []
+
+    def operation(self, method: str, path: str, **declared: Any) -> Callable[..., Any]:
+        def decorator(view: Callable[[Call], BaseModel | Reply | None]) -> Callable[..., Any]:
+            declaration = Operation(method, path, view, **declared)
+            self.operations.append(declaration)
+
+            def handler(**path_parameters: str) -> Response:
+                return declaration.run(self.current_request, path_parameters)
+
+            handler.__name__ = view.__name__
+            self.route(path, methods=[method], content_types=edge.ANY_MEDIA_TYPE)(handler)
+            return view
+
+        return decorator

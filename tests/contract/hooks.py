@@ -1,0 +1,76 @@
+"""schemathesis hooks for `make test-contract` (SCHEMATHESIS_HOOKS=tests.contract.hooks).
+
+They give a generated request what no schema can describe, so that its logic is reached:
+
+- an Idempotency-Key new for each request (the same key with another body is rightly 422
+  `idempotency_key_reused`, and a generator repeats its values); a malformed one is kept;
+- GitHub's signature on a leaked-key report, from the local stack's development signer
+  (CONTRACT_SCAN_SIGNER), over the exact bytes sent: without it every report is rightly 401
+  (a report sent without a signature header stays without it);
+- values of the format `cidr` (a network with its host bits zero), which no pattern states;
+- a key of its own for PATCH and DELETE of a key (CONTRACT_UPDATED_KEY_ID,
+  CONTRACT_REVOKED_KEY_ID): schemathesis keeps one configuration per path, so the config
+  file cannot give GET, PATCH and DELETE of `/v1/auth/api-keys/{key_id}` different keys.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import re
+import uuid
+from typing import Any
+
+import httpx
+import schemathesis
+from hypothesis import strategies as st
+
+IDEMPOTENCY_KEY = "Idempotency-Key"
+VALID_IDEMPOTENCY_KEY = re.compile(r"[ -~]{1,255}")
+SECRET_SCANNING = "/v1/auth/secret-scanning/github"
+KEY = "/v1/auth/api-keys/{key_id}"
+KEY_OF_METHOD = {"PATCH": "CONTRACT_UPDATED_KEY_ID", "DELETE": "CONTRACT_REVOKED_KEY_ID"}
+SIGNATURE_HEADERS = ("Github-Public-Key-Identifier", "Github-Public-Key-Signature")
+
+
+def _network(address: Any, prefix: int) -> str:
+    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
+
+
+CIDRS = st.one_of(
+    st.builds(_network, st.ip_addresses(v=4), st.integers(0, 32)),
+    st.builds(_network, st.ip_addresses(v=6), st.integers(0, 128)),
+)
+schemathesis.openapi.format("cidr", CIDRS)
+
+
+@schemathesis.hook
+def before_call(context: Any, case: Any, kwargs: dict[str, Any]) -> None:
+    headers = case.headers
+    if headers is not None and IDEMPOTENCY_KEY in headers:
+        value = headers[IDEMPOTENCY_KEY]
+        if isinstance(value, str) and VALID_IDEMPOTENCY_KEY.fullmatch(value):
+            headers[IDEMPOTENCY_KEY] = str(uuid.uuid4())
+    if case.operation.path == SECRET_SCANNING:
+        _sign(case)
+    own = KEY_OF_METHOD.get(case.method.upper()) if case.operation.path == KEY else None
+    parameters = case.path_parameters
+    if own and parameters and parameters.get("key_id") == os.environ.get("CONTRACT_KEY_ID"):
+        parameters["key_id"] = os.environ[own]
+
+
+def _sign(case: Any) -> None:
+    signer = os.environ.get("CONTRACT_SCAN_SIGNER")
+    try:
+        # What schemathesis's transport sends for a JSON body (requests' `json=`).
+        raw = json.dumps(case.body, allow_nan=False).encode()
+    except (TypeError, ValueError):
+        return  # not a JSON value: the report is refused before its signature matters
+    if not signer or case.headers is None:
+        return
+    signed = httpx.post(f"{signer}/sign", content=raw, timeout=30).json()
+    values = (signed["key_identifier"], signed["signature"])
+    for name, value in zip(SIGNATURE_HEADERS, values, strict=True):
+        if name in case.headers:
+            case.headers[name] = value
