@@ -509,6 +509,58 @@ export interface components {
             error: string;
             error_description: string;
         };
+        LeakReport: {
+            token: string;
+            type?: string | null;
+            url?: string | null;
+            source?: string | null;
+        }[];
+        LeakVerdicts: {
+            token_hash: string;
+            token_type: string;
+            /** @enum {string} */
+            label: "true_positive" | "false_positive";
+        }[];
+        JwkSet: {
+            keys: {
+                /** @constant */
+                kty: "RSA";
+                kid: string;
+                /** @constant */
+                alg: "RS256";
+                /** @constant */
+                use: "sig";
+                n: string;
+                e: string;
+            }[];
+        };
+        ExchangeRequest: {
+            /** @example <ID token> */
+            id_token: string;
+        };
+        TokenExchangeForm: {
+            /** @constant */
+            grant_type: "urn:ietf:params:oauth:grant-type:token-exchange";
+            subject_token: string;
+            /** @constant */
+            subject_token_type: "urn:ietf:params:oauth:token-type:id_token";
+            /** @constant */
+            requested_token_type?: "urn:ietf:params:oauth:token-type:access_token";
+            audience?: string;
+            resource?: string;
+        };
+        RefreshRequest: {
+            /** @example <refresh token> */
+            refresh_token: string;
+            /** @constant */
+            grant_type?: "refresh_token";
+        };
+        RefreshForm: {
+            /** @constant */
+            grant_type: "refresh_token";
+            refresh_token: string;
+        };
+        /** ApiKey */
         ApiKey: {
             /** @example key_01JQ0000000000000000000000 */
             id: string;
@@ -556,13 +608,140 @@ export interface components {
              */
             allowedCidrs: string[] | null;
         };
+        /** ApiKeyChanges */
+        ApiKeyChanges: {
+            /**
+             * @description 1 to 100 characters after trimming; no control characters.
+             * @example ci deploys
+             */
+            label?: string;
+            /**
+             * @description 1 to 20 IPv4 or IPv6 CIDRs, host bits zero; null: any address.
+             * @example [
+             *       "203.0.113.0/24",
+             *       "2001:db8::/32"
+             *     ]
+             */
+            allowedCidrs?: string[] | null;
+        };
+        /**
+         * ApiKeyWithSecret
+         * @description A key with its plaintext: only in the answer to create, rotate and reveal.
+         */
         ApiKeyWithSecret: {
+            /** @example key_01JQ0000000000000000000000 */
+            id: string;
+            /** @example ci deploys */
+            label: string;
+            /** @enum {string} */
+            category: "workspace" | "admin";
+            /** @example ws_01JQ0000000000000000000000 */
+            workspaceId: string | null;
+            scopes: ("memory" | "entities" | "reasoning" | "ontology" | "skills" | "workspace:admin")[];
+            /** @enum {string} */
+            status: "active" | "revoked" | "expired";
+            /**
+             * @description The prefix, `...` and the last 4 characters (ASCII).
+             * @example svc_...abcd
+             */
+            hint: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T12:00:00Z
+             */
+            expiresAt: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @example key_01JQ0000000000000000000000 */
+            replacedBy: string | null;
+            /** @description Whether reveal can show the plaintext (never after revocation). */
+            revealable: boolean;
+            /**
+             * Format: date-time
+             * @description The last successful use, to 5 minutes; null until first used.
+             */
+            lastUsedAt: string | null;
+            /**
+             * @description The networks it may be used from, canonical; null: any address.
+             * @example [
+             *       "203.0.113.0/24",
+             *       "2001:db8::/32"
+             *     ]
+             */
+            allowedCidrs: string[] | null;
             /**
              * @description The plaintext key. Store it in a secrets manager; never log it.
              * @example <the API key, svc_ and 50 characters>
              */
             key: string;
-        } & components["schemas"]["ApiKey"];
+        };
+        /** Event */
+        Event: {
+            /** @example evt_01JQ0000000000000000000000 */
+            id: string;
+            /** @enum {string} */
+            type: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "workspace.created" | "member.added" | "member.removed";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T12:00:00Z
+             */
+            occurredAt: string;
+            /** @description The caller (`userId`, `credential`, `keyId`), or `{"system": "expiry"}` / `{"system": "github-secret-scanning"}`. */
+            actor: {
+                /** @example usr_01JQ0000 */
+                userId?: string;
+                /** @enum {string} */
+                credential?: "user_token" | "api_key";
+                /** @example key_01JQ0000000000000000000000 */
+                keyId?: string | null;
+                system?: string;
+            };
+            /** @example key_01JQ0000000000000000000000 */
+            keyId: string | null;
+            /** @example ws_01JQ0000000000000000000000 */
+            workspaceId: string | null;
+            sourceIp: string | null;
+            userAgent: string | null;
+            /** @description What the event type records. */
+            data: Record<string, unknown>;
+        };
+        /** EventPage */
+        EventPage: {
+            events: components["schemas"]["Event"][];
+            nextCursor: string | null;
+        };
+        /** KeyPage */
+        KeyPage: {
+            keys: components["schemas"]["ApiKey"][];
+            nextCursor: string | null;
+        };
+        /** Member */
+        Member: {
+            /** @example ws_01JQ0000000000000000000000 */
+            workspaceId: string;
+            /** @example usr_01JQ0000 */
+            userId: string;
+            /** @enum {string} */
+            role: "owner" | "member";
+            /**
+             * Format: date-time
+             * @example 2026-11-21T12:00:00Z
+             */
+            addedAt: string;
+        };
+        /** MemberList */
+        MemberList: {
+            members: components["schemas"]["Member"][];
+        };
+        /**
+         * NewApiKey
+         * @description What creates a key (README, "API keys").
+         */
         NewApiKey: {
             /**
              * @description 1 to 100 characters after trimming; no control characters.
@@ -599,77 +778,20 @@ export interface components {
              */
             allowedCidrs?: string[] | null;
         };
-        ApiKeyChanges: {
+        /** NewWorkspace */
+        NewWorkspace: {
             /**
              * @description 1 to 100 characters after trimming; no control characters.
-             * @example ci deploys
+             * @example Research
              */
-            label?: string;
-            /**
-             * @description 1 to 20 IPv4 or IPv6 CIDRs, host bits zero; null: any address.
-             * @example [
-             *       "203.0.113.0/24",
-             *       "2001:db8::/32"
-             *     ]
-             */
-            allowedCidrs?: string[] | null;
+            name: string;
         };
-        Rotation: {
-            /**
-             * @description How long the old key keeps working (0: revoked at once).
-             * @default 0
-             */
-            gracePeriodSeconds?: number;
-        };
-        KeyPage: {
-            keys: components["schemas"]["ApiKey"][];
-            nextCursor: string | null;
-        };
-        Event: {
-            /** @example evt_01JQ0000000000000000000000 */
-            id: string;
-            /** @enum {string} */
-            type: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "workspace.created" | "member.added" | "member.removed";
-            /**
-             * Format: date-time
-             * @example 2026-11-21T12:00:00Z
-             */
-            occurredAt: string;
-            /** @description The caller (`userId`, `credential`, `keyId`), or `{"system": "expiry"}` / `{"system": "github-secret-scanning"}`. */
-            actor: {
-                /** @example usr_01JQ0000 */
-                userId?: string;
-                /** @enum {string} */
-                credential?: "user_token" | "api_key";
-                /** @example key_01JQ0000000000000000000000 */
-                keyId?: string | null;
-                system?: string;
-            };
-            /** @example key_01JQ0000000000000000000000 */
-            keyId: string | null;
-            /** @example ws_01JQ0000000000000000000000 */
-            workspaceId: string | null;
-            sourceIp: string | null;
-            userAgent: string | null;
-            /** @description What the event type records. */
-            data: Record<string, unknown>;
-        };
-        EventPage: {
-            events: components["schemas"]["Event"][];
-            nextCursor: string | null;
-        };
-        LeakReport: {
-            token: string;
-            type?: string | null;
-            url?: string | null;
-            source?: string | null;
-        }[];
-        LeakVerdicts: {
-            token_hash: string;
-            token_type: string;
-            /** @enum {string} */
-            label: "true_positive" | "false_positive";
-        }[];
+        /**
+         * Nothing
+         * @description A body that may be absent or an empty object.
+         */
+        Nothing: Record<string, unknown>;
+        /** Principal */
         Principal: {
             /** @example usr_01JQ0000 */
             userId: string;
@@ -683,19 +805,18 @@ export interface components {
             workspaceId: string | null;
             scopes: ("memory" | "entities" | "reasoning" | "ontology" | "skills" | "workspace:admin")[];
         };
-        JwkSet: {
-            keys: {
-                /** @constant */
-                kty: "RSA";
-                kid: string;
-                /** @constant */
-                alg: "RS256";
-                /** @constant */
-                use: "sig";
-                n: string;
-                e: string;
-            }[];
+        /** Rotation */
+        Rotation: {
+            /**
+             * @description How long the old key keeps working (0: revoked at once).
+             * @default 0
+             */
+            gracePeriodSeconds?: number;
         };
+        /**
+         * TokenPair
+         * @description A user token and its refresh token, as `/v1/auth/exchange` and `/refresh` answer.
+         */
         TokenPair: {
             /** @example <user token (JWT)> */
             access_token: string;
@@ -711,32 +832,7 @@ export interface components {
              */
             issued_token_type?: "urn:ietf:params:oauth:token-type:access_token";
         };
-        ExchangeRequest: {
-            /** @example <ID token> */
-            id_token: string;
-        };
-        TokenExchangeForm: {
-            /** @constant */
-            grant_type: "urn:ietf:params:oauth:grant-type:token-exchange";
-            subject_token: string;
-            /** @constant */
-            subject_token_type: "urn:ietf:params:oauth:token-type:id_token";
-            /** @constant */
-            requested_token_type?: "urn:ietf:params:oauth:token-type:access_token";
-            audience?: string;
-            resource?: string;
-        };
-        RefreshRequest: {
-            /** @example <refresh token> */
-            refresh_token: string;
-            /** @constant */
-            grant_type?: "refresh_token";
-        };
-        RefreshForm: {
-            /** @constant */
-            grant_type: "refresh_token";
-            refresh_token: string;
-        };
+        /** Workspace */
         Workspace: {
             /** @example ws_01JQ0000000000000000000000 */
             id: string;
@@ -750,34 +846,28 @@ export interface components {
              */
             createdAt: string;
         };
-        NewWorkspace: {
-            /**
-             * @description 1 to 100 characters after trimming; no control characters.
-             * @example Research
-             */
-            name: string;
-        };
+        /** WorkspaceList */
         WorkspaceList: {
-            workspaces: ({
-                /** @enum {string} */
-                role: "owner" | "member";
-            } & components["schemas"]["Workspace"])[];
+            workspaces: components["schemas"]["WorkspaceWithRole"][];
         };
-        Member: {
+        /**
+         * WorkspaceWithRole
+         * @description A workspace in the caller's list: with the caller's role in it.
+         */
+        WorkspaceWithRole: {
             /** @example ws_01JQ0000000000000000000000 */
-            workspaceId: string;
+            id: string;
+            /** @example Research */
+            name: string;
             /** @example usr_01JQ0000 */
-            userId: string;
-            /** @enum {string} */
-            role: "owner" | "member";
+            ownerId: string;
             /**
              * Format: date-time
              * @example 2026-11-21T12:00:00Z
              */
-            addedAt: string;
-        };
-        MemberList: {
-            members: components["schemas"]["Member"][];
+            createdAt: string;
+            /** @enum {string} */
+            role: "owner" | "member";
         };
     };
     responses: never;
@@ -1097,7 +1187,6 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description `nextCursor` of the previous page. */
                 cursor?: string;
                 status?: "active" | "revoked" | "expired";
                 /**
@@ -1266,7 +1355,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description This Idempotency-Key was used for another request in the last 24 hours. Codes: `idempotency_key_reused`. */
+            /** @description This Idempotency-Key was used with a different request in the last 24 hours; send a new key for a new request. Codes: `idempotency_key_reused`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1352,7 +1441,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description No key with this id is yours. Codes: `not_found`. */
+            /** @description No such resource. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1436,7 +1525,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description No key with this id is yours. Codes: `not_found`. */
+            /** @description No such resource. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1526,7 +1615,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description No key with this id is yours. Codes: `not_found`. */
+            /** @description No such resource. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1538,7 +1627,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description The key is revoked, or its rotation's grace period ended. Codes: `key_not_active`. */
+            /** @description Only an active key can be rotated. Codes: `key_not_active`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1655,7 +1744,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description No key with this id is yours. Codes: `not_found`. */
+            /** @description No such resource. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1667,7 +1756,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description The plaintext cannot be shown. Codes: `key_not_revealable`, `key_revoked`. */
+            /** @description This key has been revoked. This key was created before encryption at rest. Codes: `key_not_revealable`, `key_revoked`. */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -1762,7 +1851,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description No key with this id is yours. Codes: `not_found`. */
+            /** @description No such resource. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1774,7 +1863,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description The key is not active, already has a successor, or a concurrent rotation won. Codes: `key_not_active`. */
+            /** @description Only an active key can be rotated. Codes: `key_not_active`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1810,7 +1899,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description This Idempotency-Key was used for another request in the last 24 hours. Codes: `idempotency_key_reused`. */
+            /** @description This Idempotency-Key was used with a different request in the last 24 hours; send a new key for a new request. Codes: `idempotency_key_reused`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1840,11 +1929,8 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description `nextCursor` of the previous page. */
                 cursor?: string;
-                /** @description Only events of this type. */
                 type?: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "workspace.created" | "member.added" | "member.removed";
-                /** @description Only this key's events. */
                 keyId?: string;
                 /**
                  * @deprecated
@@ -2232,7 +2318,17 @@ export interface operations {
     };
     authorize: {
         parameters: {
-            query?: never;
+            query: {
+                response_type: "code";
+                client_id: string;
+                redirect_uri: string;
+                code_challenge: string;
+                code_challenge_method: "S256";
+                resource: string;
+                scope?: string;
+                state?: string;
+                login_hint?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2830,7 +2926,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description This Idempotency-Key was used for another request in the last 24 hours. Codes: `idempotency_key_reused`. */
+            /** @description This Idempotency-Key was used with a different request in the last 24 hours; send a new key for a new request. Codes: `idempotency_key_reused`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2945,7 +3041,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, unknown>;
+                "application/json": components["schemas"]["Nothing"];
             };
         };
         responses: {
@@ -3004,7 +3100,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description No user with this id has ever signed in. Codes: `user_not_found`. */
+            /** @description No user with this id has signed in. Codes: `user_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3113,7 +3209,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description The user is not a member. Codes: `not_found`. */
+            /** @description No such resource. Codes: `not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3125,7 +3221,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description The owner cannot leave. Codes: `owner_cannot_leave`. */
+            /** @description The owner cannot remove itself. Codes: `owner_cannot_leave`. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -42,8 +42,8 @@ def test_no_headers_at_all_is_nothing_sent() -> None:
 def test_the_routes_and_the_authorizer_read_them_through_this_one_function() -> None:
     from pathlib import Path
 
-    from chalicelib.decisions import authorizer
     from chalicelib.api import edge
+    from chalicelib.decisions import authorizer
 
     for module in (edge, authorizer):
         source = Path(str(module.__file__)).read_text()

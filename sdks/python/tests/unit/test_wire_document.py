@@ -61,6 +61,8 @@ MODELS = (
     # `key` is in the answers of create, reveal and rotate, absent from the others: ApiKey
     # reads both, so it is held to the larger schema.
     Wire(ApiKey, "ApiKeyWithSecret", absent_as_none=frozenset({"key"})),
+    # ... and to the listed key (the answers of list, get and update), which has no `key`.
+    Wire(ApiKey, "ApiKey", sdk_only=frozenset({"key"})),
     Wire(Principal, "Principal"),
     # The document declares the actor as one object (every field optional) with the fields of
     # both shapes; each SDK model reads its own, and requires what tells it apart.
@@ -341,10 +343,10 @@ def made_required(document: Schema, schema: str, field: str) -> None:
     [
         (lambda d: renamed(d, "ApiKey", "createdAt", "created"), "ApiKey.createdAt"),
         (lambda d: renamed(d, "TokenPair", "expires_in", "expiresIn"), "TokenPair.expires_in"),
-        (lambda d: retyped(d, "ApiKey", "revealable", "string"), "ApiKey.revealable"),
+        (lambda d: retyped(d, "ApiKeyWithSecret", "revealable", "string"), "ApiKey.revealable"),
         (lambda d: retyped(d, "Principal", "keyId", "string"), "Principal.keyId"),
         (lambda d: retyped(d, "TokenPair", "expires_in", "number"), "TokenPair.expires_in"),
-        (lambda d: enum_grown(d, "ApiKey", "status", "suspended"), "ApiKey.status"),
+        (lambda d: enum_grown(d, "ApiKeyWithSecret", "status", "suspended"), "ApiKey.status"),
         (lambda d: enum_grown(d, "Event", "type", "key.renamed"), "Event/properties/type"),
         (lambda d: made_optional(d, "Principal", "userId"), "Principal.userId"),
         (lambda d: field_added(d, "Event", "requestId"), "Event.requestId"),
