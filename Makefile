@@ -40,14 +40,16 @@ UV_COMPILE := $(UV) pip compile --quiet --upgrade --generate-hashes \
 
 .PHONY: help venv run test lint test-unit test-functional test-e2e test-python \
         test-sdk-python test-sdk-typescript test-infra test-contract bench load package deploy \
-        import-legacy clean dashboard chromium test-dashboard lock node-version
+        import-legacy clean dashboard chromium test-dashboard lock node-version \
+        docs api-reference
 
 help:
 	@echo "Targets:"
 	@echo "  make run                 the service on http://127.0.0.1:8000 (the dashboard at /dashboard/)"
 	@echo "                           with moto, a development OpenID issuer and MCP server (installs"
 	@echo "                           only what they need: requirements-local.txt)"
-	@echo "  make test                lint, type-check and every test tier, both SDKs', the dashboard's"
+	@echo "  make test                lint, type-check, every test tier, both SDKs' and the"
+	@echo "                           dashboard's tests, and the docs site (make docs)"
 	@echo "  make lint                ruff, mypy, the import layers and the OpenAPI document's validation"
 	@echo "  make test-unit           unit tests (no I/O)"
 	@echo "  make test-functional     the app through chalice's test client on moto"
@@ -60,11 +62,13 @@ help:
 	@echo "  make bench               authorizer benchmark against moto"
 	@echo "  make load                bounded load on the local stack: ARGS=\"--requests N --concurrency C\""
 	@echo "  make package             chalice package for STAGE, merged with infra/, then cfn-lint"
-	@echo "  make deploy              package, then deploy STAGE (README, Deploy)"
+	@echo "  make deploy              package, then deploy STAGE (docs: Deploy)"
 	@echo "  make import-legacy       import legacy keys: ARGS=\"keys.jsonl [--dry-run]\""
 	@echo "  make dashboard           build the dashboard's static files (npm)"
 	@echo "  make chromium            install Debian's chromium for the browser tests (root)"
 	@echo "  make test-dashboard      the dashboard's unit and browser tests"
+	@echo "  make docs                the docs site into site/ (MkDocs, strict: a broken link fails)"
+	@echo "  make api-reference       write docs/reference/api.md from the OpenAPI document"
 	@echo "  make venv                the virtualenv with every tool (.venv), from the hashed locks"
 	@echo "  make lock                compile requirements*.in into the locks (requirements*.txt: every"
 	@echo "                           package pinned, with hashes), upgrading what the .in files allow"
@@ -77,7 +81,7 @@ help:
 	@echo "  MCP_PORT=8002            make run: the development MCP server's port"
 	@echo "  MOTO_PORT=(free)         make run: moto's port (DynamoDB and KMS)"
 	@echo "  SCAN_SIGNER_PORT=8003    make run: the local secret-scanning signer and key list"
-	@echo "  TRUSTED_ISSUERS=[...]    make run: more OpenID issuers to trust (README, Configuration)"
+	@echo "  TRUSTED_ISSUERS=[...]    make run: more OpenID issuers to trust (docs: Configuration)"
 	@echo "  ALLOWED_ORIGINS=[...]    make run: browser origins allowed to call the API (CORS)"
 	@echo "  STAGE=dev                package, deploy: dev, staging or prod"
 	@echo "  REPLICA_REGIONS=r2,r3    package: the stage global, homed in AWS_REGION (docs/scaling.md)"
@@ -152,7 +156,7 @@ test-sdk-python: venv
 test-sdk-typescript: venv node-version
 	@if [ -f sdks/typescript/Makefile ]; then $(MAKE) -C sdks/typescript test PYTHON=$(abspath $(BIN)/python); fi
 
-test: test-python test-sdk-python test-sdk-typescript test-dashboard
+test: test-python test-sdk-python test-sdk-typescript test-dashboard docs
 
 # The dashboard's static files, built from dashboard/ into chalicelib/dashboard/static/
 # (never committed): `make run` serves them, `make package` ships them in the Lambda.
@@ -213,6 +217,18 @@ load: venv
 	@echo "==> bounded load on the local stack: throughput, latency, moto's memory, and what must hold under it"
 	$(BIN)/python -m bench.load $(ARGS)
 
+# The docs site: the API reference page must be what the OpenAPI document gives (written by
+# `make api-reference`), then MkDocs builds strictly (mkdocs.yml). No service, no dashboard.
+docs: venv
+	@echo "==> the docs site: the API reference against the OpenAPI document, then mkdocs build --strict"
+	$(BIN)/python -m tools.openapi build/openapi.json
+	$(BIN)/python -m tools.api_reference build/openapi.json --check
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+api-reference: venv
+	$(BIN)/python -m tools.openapi build/openapi.json
+	$(BIN)/python -m tools.api_reference build/openapi.json
+
 import-legacy: venv
 	$(BIN)/python -m tools.import_legacy_keys $(ARGS)
 
@@ -233,5 +249,5 @@ lock: $(UV)
 	$(UV_COMPILE) requirements-local.in -c requirements-dev.txt -o requirements-local.txt
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache build dist chalicelib/dashboard/static
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache build dist site chalicelib/dashboard/static
 	@$(MAKE) --no-print-directory -C dashboard clean

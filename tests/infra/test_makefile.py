@@ -183,3 +183,25 @@ def test_every_node_package_declares_node_22() -> None:
         manifest = json.loads((PROJECT_DIR / package / "package.json").read_text())
 
         assert manifest["engines"] == {"node": ">=22"}, package
+
+
+def test_test_builds_the_docs_site_strictly(tmp_path: Path) -> None:
+    planned = make("-n", "test", f"VENV={tmp_path / 'venv'}")
+
+    assert "mkdocs build --strict" in planned
+    assert "tools.api_reference build/openapi.json --check" in planned
+
+
+def test_docs_starts_no_service_and_builds_no_dashboard(tmp_path: Path) -> None:
+    planned = make("-n", "docs", f"VENV={tmp_path / 'venv'}")
+
+    assert "mkdocs build --strict" in planned
+    assert "dashboard" not in planned and "local.stack" not in planned
+
+
+def test_help_ends_no_sentence_in_the_middle() -> None:
+    described = [line[27:] for line in make("help").splitlines() if line.startswith("  make ")]
+    continued = [line[27:] for line in make("help").splitlines() if line.startswith(" " * 27)]
+
+    dangling = [text for text in described + continued if re.search(r"(\w's|\w+s')$", text)]
+    assert dangling == []

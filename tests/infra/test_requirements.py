@@ -87,6 +87,8 @@ def imported_distributions(*roots: str) -> dict[str, set[str]]:
     for root in roots:
         path = PROJECT_DIR / root
         for source in [path] if path.is_file() else path.rglob("*.py"):
+            if "node_modules" in source.parts:  # npm packages may ship Python scripts
+                continue
             for node in ast.walk(ast.parse(source.read_text())):
                 if isinstance(node, ast.Import):
                     modules |= {alias.name.split(".")[0] for alias in node.names}
