@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from typing import Any
+
 from playwright.sync_api import Locator, expect
 
 from tests.browser.conftest import Person, Stack
@@ -196,3 +198,31 @@ def test_a_chosen_lifetime_is_sent_and_the_answer_shown(people, stack: Stack) ->
         expect(key_row(owner, "short lived")).to_contain_text("expires soon")
     else:
         expect(create.get_by_role("alert")).to_have_text(probe.json()["detail"])
+
+
+def test_a_slow_answer_to_an_earlier_filter_never_overwrites_the_newer_one(people) -> None:
+    owner: Person = people("browser-filters")
+    owner.sign_in()
+    page = owner.page
+    create_workspace(owner, "Filter team")
+    page.get_by_role("link", name="API keys").click()
+    page.get_by_role("button", name="Create key", exact=True).click()
+    create = owner.dialog("Create an API key")
+    create.get_by_label("Label").fill("filtered worker")
+    create.get_by_role("button", name="Create key").click()
+    copy_secret(owner, "Your new API key", "key-created-for-filters")
+    expect(key_row(owner, "filtered worker")).to_have_count(1)
+
+    # The answer to "revoked" is held back until the answer to "active" has been shown.
+    def slow_revoked(route: Any) -> None:
+        page.wait_for_timeout(1500)
+        route.continue_()
+
+    page.route(re.compile(r".*/v1/auth/api-keys\?.*status=revoked.*"), slow_revoked)
+    page.get_by_label("Status").select_option("revoked")
+    page.get_by_label("Status").select_option("active")
+    expect(key_row(owner, "filtered worker")).to_have_count(1)
+    page.wait_for_timeout(2500)  # the held-back answer arrives meanwhile, and is dropped
+
+    expect(key_row(owner, "filtered worker")).to_have_count(1)
+    expect(page.get_by_text("No revoked keys")).to_have_count(0)

@@ -69,7 +69,12 @@ export function renderKeys(app: App, main: HTMLElement): void {
     more,
   );
 
+  // Each load is numbered: an answer to a load that a later one superseded (the filter changed
+  // while it was on its way) is dropped, so a slow earlier answer never overwrites a newer one.
+  let loads = 0;
+
   async function load(reset: boolean): Promise<void> {
+    const current = ++loads;
     errors.clear();
     list.setAttribute("aria-busy", "true");
     try {
@@ -77,13 +82,14 @@ export function renderKeys(app: App, main: HTMLElement): void {
       if (status !== "") options.status = status;
       if (!reset && cursor !== null) options.cursor = cursor;
       const page = await app.call(() => app.client.auth.listApiKeys(app.current, options));
+      if (current !== loads) return;
       keys = reset ? page.keys : [...keys, ...page.keys];
       cursor = page.nextCursor;
       draw();
     } catch (error) {
-      errors.show(problemText(error));
+      if (current === loads) errors.show(problemText(error));
     } finally {
-      list.setAttribute("aria-busy", "false");
+      if (current === loads) list.setAttribute("aria-busy", "false");
     }
   }
 

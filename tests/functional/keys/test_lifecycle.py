@@ -362,6 +362,21 @@ def test_list_filters_by_status_and_keeps_revoked_keys_listed(api: Api, alice: s
     assert [k["id"] for k in revoked] == [gone["id"]]
 
 
+def test_list_of_active_keys_of_a_workspace_leaves_out_revoked_and_rotated_keys(
+    api: Api, alice: str
+) -> None:
+    ws = api.workspace(alice, "team")
+    first = api.create_key(alice, category="workspace", workspaceId=ws)
+    rotated = api.call("POST", f"{KEYS}/{first['id']}/rotate", alice, body={}).json
+    api.call("DELETE", f"{KEYS}/{rotated['id']}", alice)
+
+    active = api.call("GET", KEYS + "?status=active", alice, workspace=ws).json["keys"]
+    revoked = api.call("GET", KEYS + "?status=revoked", alice, workspace=ws).json["keys"]
+
+    assert active == []
+    assert {k["id"] for k in revoked} == {first["id"], rotated["id"]}
+
+
 def test_list_with_a_workspace_lists_only_keys_bound_to_it(api: Api, alice: str) -> None:
     ws1, ws2 = api.workspace(alice, "one"), api.workspace(alice, "two")
     k1 = api.create_key(alice, category="workspace", workspaceId=ws1)
