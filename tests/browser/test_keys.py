@@ -4,7 +4,6 @@ create it, copy it from the one-time dialog, use it, rotate it, revoke it."""
 from __future__ import annotations
 
 import re
-
 from typing import Any
 
 from playwright.sync_api import Locator, expect
