@@ -204,7 +204,12 @@ class OAuthService:
         try:
             client = self._clients.find(parameters.get("client_id", ""), now)
         except ClientRejected as rejected:
-            raise PageError(400, "Unknown application", rejected.description) from None
+            raise PageError(
+                400,
+                "Unknown application",
+                f"We could not tell which application sent you here. {rejected.description}",
+                errors.OAUTH_INVALID_REQUEST.code,
+            ) from None
         redirect_uri = parameters.get("redirect_uri")
         if not redirect_uri or not client.redirect_allowed(redirect_uri):
             raise PageError(

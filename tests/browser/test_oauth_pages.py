@@ -128,6 +128,7 @@ def test_an_error_page_says_what_to_do_styled_under_its_policy(people, viewport:
 
     expect(page.get_by_role("heading", level=1)).to_be_visible()
     expect(page.get_by_role("heading", name="What you can do")).to_be_visible()
+    expect(page.locator(".fineprint")).to_have_text("Error code: invalid_request")
     assert person.csp_violations() == []
     assert styled(person)["background"] == "rgb(243, 244, 246)"
     assert page.evaluate("() => document.documentElement.scrollWidth") <= VIEWPORTS[viewport][
