@@ -3,7 +3,8 @@
 One item per person and client (the client id hashed: a metadata document's id is a URL):
 the workspace, the resource and the scopes last allowed. A later authorization of the same
 client for the same resource and the same or fewer scopes goes straight back to the client
-after sign-in, in that workspace, while the person is still its member. Allowing on the page
+after sign-in, in that workspace, while the person is still its member, when its redirect
+is https (a loopback or app-scheme redirect is always asked: `service.py`). Allowing on the page
 replaces the item (another workspace, other scopes); revoking any grant of the client forgets
 it, so the next authorization asks again.
 

@@ -139,6 +139,16 @@ def _destination(redirect_uri: str, document_host: str | None) -> str:
     )
 
 
+def _remembered(redirect_uri: str) -> str:
+    """What "Allow" remembers, said where it skips this page next time (https only)."""
+    if urlsplit(redirect_uri).scheme != "https":
+        return "We remember your choice of workspace for this application."
+    return (
+        "We remember your answer: next time this application asks for the same, you go"
+        " straight back to it. Revoking its access forgets it."
+    )
+
+
 def consent_page(
     *,
     issuer: str,
@@ -197,6 +207,5 @@ cannot check it. Allow only applications you trust.</p>
 </form>
 <p class="fineprint">Signed in as <strong>{escape(user_label)}</strong>.
 Application id <code>{escape(client_id)}</code>, for <code>{escape(resource)}</code>.
-We remember your answer: next time this application asks for the same, you go straight
-back to it. Revoking its access forgets it.</p>"""
+{_remembered(redirect_uri)}</p>"""
     return _page(f"Allow {name}?", content, issuer)

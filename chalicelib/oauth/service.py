@@ -14,7 +14,8 @@ on every request (`grants.py`).
 
 Consent is remembered (`consents.py`): after sign-in, a request that the person's remembered
 consent covers (same client and resource, same or fewer scopes, a workspace they are still a
-member of) goes straight back to the client with a code; `prompt=consent` always asks. Every
+member of, an https redirect) goes straight back to the client with a code; `prompt=consent`
+always asks. Every
 revocation of a grant forgets its client's consent first, so a failure leaves the grant in
 force to be revoked again, never a revoked grant with its consent still remembered.
 """
@@ -389,7 +390,10 @@ class OAuthService:
     def _remembered_workspace(self, pending: PendingAuthorization) -> str | None:
         """The workspace of the person's remembered consent, if it covers this request."""
         assert pending.user_id is not None
-        if pending.ask_consent:
+        if pending.ask_consent or urlsplit(pending.redirect_uri).scheme != "https":
+            # RFC 8252 §8.6: without proof of the client's identity, a request is handled as
+            # if never approved. Any program on the computer can listen on a loopback port or
+            # claim an app's scheme; only an https redirect delivers the code to its host.
             return None
         consent = self._consents.find(pending.user_id, pending.client_id)
         if consent is None or not consent.covers(pending.resource, pending.scope.split()):
