@@ -7,6 +7,7 @@
   USER#<userId>        WS#<wsId>          the same membership, as the member sees it
   USER#<userId>        EVT#<evtId>        an audit event of that user's log
   USER#<userId>        PROFILE            a user's profile, written at the first sign-in
+  USER#<userId>        CONSENT#<sha256>   an MCP client's remembered consent, by its id's hash
   IDP#<iss>#<sub>      IDP                a login: which user an issuer's subject is
   REFRESH#<sha256>     REFRESH            a refresh token, by the hash of its plaintext
   RFAMILY#<familyId>   FAMILY             a refresh token family (a sign-in, an MCP grant)
@@ -70,6 +71,10 @@ def event(user_id: str, event_id: str) -> Item:
 
 def profile(user_id: str) -> Item:
     return key(user_pk(user_id), "PROFILE")
+
+
+def consent(user_id: str, client_digest: str) -> Item:
+    return key(user_pk(user_id), f"CONSENT#{client_digest}")
 
 
 def login(issuer: str, subject: str) -> Item:

@@ -278,6 +278,7 @@ class Services:
     @cached_property
     def oauth_service(self) -> OAuthService:
         from chalicelib.oauth.codes import CodeStore
+        from chalicelib.oauth.consents import ConsentStore
         from chalicelib.oauth.pending import PendingStore
         from chalicelib.oauth.service import OAuthService, login_client
 
@@ -291,6 +292,7 @@ class Services:
             clients=self.oauth_clients,
             pending=PendingStore(self.dynamodb, settings.table_name),
             codes=CodeStore(self.dynamodb, settings.table_name),
+            consents=ConsentStore(self.dynamodb, settings.table_name),
             refresh_tokens=self.refresh_tokens,
             successors=self.refresh_successors,
             signer=self.signer,

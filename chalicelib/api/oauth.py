@@ -6,6 +6,7 @@
   GET  /v1/oauth/authorize                            validate, then sign in at the provider
   GET  /v1/oauth/callback                             the provider's answer
   GET  /v1/oauth/consent                              the consent page
+  GET  /v1/oauth/pages.css                            the consent and error pages' stylesheet
   POST /v1/oauth/consent                              the decision: back to the client
   POST /v1/oauth/token                                authorization_code, refresh_token
   POST /v1/oauth/revoke                               RFC 7009
@@ -42,7 +43,7 @@ _DISCOVERY_HEADERS = {"Cache-Control": "public, max-age=300"}
 _AUTH_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,31}$")  # an RFC 9110 token
 AUTHORIZE_PARAMETERS = {
     "response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method",
-    "state", "resource", "scope", "login_hint",
+    "state", "resource", "scope", "login_hint", "prompt",
 }
 
 
@@ -67,10 +68,16 @@ def shown_as_pages(responses: list[Response]) -> Iterator[None]:
     try:
         yield
     except PageError as refused:
-        responses.append(page(refused.status, pages.error_page(refused.title, refused.message)))
+        html = pages.error_page(refused.title, refused.message, _issuer(), refused.code)
+        responses.append(page(refused.status, html))
     except ServiceError as error:
         title = "Try again later" if error.status == 503 else "Request refused"
-        responses.append(page(error.status, pages.error_page(title, error.detail)))
+        html = pages.error_page(title, error.detail, _issuer(), error.code)
+        responses.append(page(error.status, html))
+
+
+def _issuer() -> str:
+    return services().settings.issuer
 
 
 def browser_step(step: Callable[[], Response]) -> Response:
@@ -209,6 +216,12 @@ def authorize() -> Response:
         return redirect(services().oauth_service.authorize(parameters, cookie(request)))
 
     return browser_step(step)
+
+
+@blueprint.route(pages.STYLESHEET_PATH, methods=["GET"])
+def pages_stylesheet() -> Response:
+    """The consent and error pages' stylesheet (their CSP allows only this origin's)."""
+    return Response(body=pages.stylesheet(), status_code=200, headers=pages.stylesheet_headers())
 
 
 @blueprint.route(metadata.CALLBACK_PATH, methods=["GET"])

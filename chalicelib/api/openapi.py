@@ -494,6 +494,8 @@ def authorize_parameters() -> list[Schema]:
             ("scope", False, {"type": "string", "pattern": scope_pattern}),
             ("state", False, {"type": "string", "maxLength": MAX_STATE_LENGTH}),
             ("login_hint", False, {"type": "string"}),
+            # `consent`: show the consent page even where the person's consent is remembered.
+            ("prompt", False, {"type": "string", "enum": ["consent"]}),
         )
     ]
 
@@ -609,10 +611,20 @@ def oauth_operations() -> dict[str, Schema]:
                 secured=False,
             )
         },
+        "/v1/oauth/pages.css": {
+            "get": operation(
+                "oauthPagesStylesheet",
+                "The consent and error pages' stylesheet",
+                "MCP authorization",
+                {"200": {"description": "The stylesheet.", "content": {"text/css": {}}}},
+                secured=False,
+            )
+        },
         "/v1/oauth/callback": {
             "get": operation(
                 "loginCallback",
-                "Back from the login provider: on to the consent page",
+                "Back from the login provider: on to the consent page, or straight back to"
+                " the client with a code where the person's consent is remembered",
                 "MCP authorization",
                 {"303": REDIRECT, **browser},
                 secured=False,

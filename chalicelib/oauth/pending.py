@@ -10,7 +10,8 @@ secret is stored here.
 
 Items (see `items.py`):
   OAUTHREQ#<requestId>  REQ   clientId, clientName, redirectUri, codeChallenge, state,
-                              resource, scope, nonce, bindingHash, status, userId, ttl
+                              resource, scope, askConsent, nonce, bindingHash, status,
+                              userId, ttl
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class PendingAuthorization:
     expires: int  # epoch seconds
     client_name: str | None = None
     state: str | None = None
+    ask_consent: bool = False  # `prompt=consent`: the page is shown even if remembered
     status: str = SIGNING_IN
     user_id: str | None = None
 
@@ -74,6 +76,7 @@ _ATTRIBUTES = {
     "binding_hash": "bindingHash",
     "client_name": "clientName",
     "state": "state",
+    "ask_consent": "askConsent",
     "status": "status",
     "user_id": "userId",
 }
@@ -100,6 +103,7 @@ class PendingStore:
         if values is None or int(values[TTL_ATTRIBUTE]) <= epoch(now):
             return None
         fields: dict[str, Any] = {n: values.get(a) for n, a in _ATTRIBUTES.items()}
+        fields["ask_consent"] = bool(fields["ask_consent"])  # absent in older items
         return PendingAuthorization(
             request_id=request_id, expires=int(values[TTL_ATTRIBUTE]), **fields
         )

@@ -11,6 +11,13 @@ access token before they write, so a KMS failure (503) leaves the code or refres
 unused. A grant is a refresh-token family of `chalicelib/sessions/refresh.py` bound to client,
 resource, workspace and scope; its access tokens name it (`sid`), and the resource reads it
 on every request (`grants.py`).
+
+Consent is remembered (`consents.py`): after sign-in, a request that the person's remembered
+consent covers (same client and resource, same or fewer scopes, a workspace they are still a
+member of, an https redirect) goes straight back to the client with a code; `prompt=consent`
+always asks. Every
+revocation of a grant forgets its client's consent first, so a failure leaves the grant in
+force to be revoked again, never a revoked grant with its consent still remembered.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from __future__ import annotations
 import hmac
 import re
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, NoReturn
 from urllib.parse import urlencode, urlsplit
@@ -34,6 +41,7 @@ from chalicelib.logs import logger
 from chalicelib.oauth import browser, metadata
 from chalicelib.oauth.clients import Client, ClientRejected, ClientStore
 from chalicelib.oauth.codes import AuthorizationCode, CodeStore
+from chalicelib.oauth.consents import ConsentStore
 from chalicelib.oauth.login_provider import LoginProviderClient, SignInFailed, s256
 from chalicelib.oauth.pending import (
     CONSENTING,
@@ -47,6 +55,7 @@ from chalicelib.sessions.access_tokens import MintedToken, TokenRejected, TokenS
 from chalicelib.sessions.openid import IdTokenRejected, IdTokenVerifier
 from chalicelib.sessions.refresh import (
     GRANT_CLIENT,
+    REUSED,
     RefreshRejected,
     RefreshTokenStore,
     looks_like_refresh_token,
@@ -66,11 +75,12 @@ OFFLINE_ACCESS = "offline_access"
 class PageError(Exception):
     """Shown to the person in the browser as an error page; never redirected."""
 
-    def __init__(self, status: int, title: str, message: str):
+    def __init__(self, status: int, title: str, message: str, code: str | None = None):
         super().__init__(message)
         self.status = status
         self.title = title
         self.message = message
+        self.code = code  # shown small, for support
 
 
 @dataclass(frozen=True)
@@ -117,8 +127,9 @@ def refuse(problem: errors.Problem, description: str | None = None) -> NoReturn:
     """An authorization request refused before sign-in: shown here, never redirected."""
     raise PageError(
         problem.status if problem.status >= 500 else 400,
-        "Request refused",
-        f"{description or problem.detail} (error: {problem.code})",
+        "The application's request cannot be accepted",
+        f"The application asked in a way we cannot accept: {description or problem.detail}",
+        problem.code,
     )
 
 
@@ -145,6 +156,7 @@ class OAuthService:
         clients: ClientStore,
         pending: PendingStore,
         codes: CodeStore,
+        consents: ConsentStore,
         refresh_tokens: RefreshTokenStore,
         successors: RefreshSuccessors,
         signer: TokenSigner,
@@ -161,6 +173,7 @@ class OAuthService:
         self._clients = clients
         self._pending = pending
         self._codes = codes
+        self._consents = consents
         self._refresh_tokens = refresh_tokens
         self._successors = successors
         self._signer = signer
@@ -192,13 +205,20 @@ class OAuthService:
         try:
             client = self._clients.find(parameters.get("client_id", ""), now)
         except ClientRejected as rejected:
-            raise PageError(400, "Unknown application", rejected.description) from None
+            raise PageError(
+                400,
+                "Unknown application",
+                f"We could not tell which application sent you here. {rejected.description}",
+                errors.OAUTH_INVALID_REQUEST.code,
+            ) from None
         redirect_uri = parameters.get("redirect_uri")
         if not redirect_uri or not client.redirect_allowed(redirect_uri):
             raise PageError(
                 400,
-                "Unknown redirect address",
-                "The redirect_uri is not registered for this application.",
+                "Unknown return address",
+                "The application asked to send you back to an address it has not registered"
+                " (redirect_uri), so we stopped here.",
+                errors.OAUTH_INVALID_REQUEST.code,
             )
         state = parameters.get("state")
         # Nothing is redirected before the person has signed in (RFC 9700 §4.11.2): anyone
@@ -238,6 +258,7 @@ class OAuthService:
             resource=resource,
             scope=" ".join(scopes),
             state=state,
+            ask_consent=parameters.get("prompt") == "consent",
             nonce=secrets.token_urlsafe(16),
             binding_hash=browser.binding_hash(secret),
             expires=epoch(now + LIFETIME),
@@ -258,14 +279,16 @@ class OAuthService:
         pending = self._pending.get(request_id or "", self._clock.now())
         if pending is None:
             raise PageError(
-                400, "Sign-in expired", "This authorization has expired or was already used."
+                400, "This link has expired",
+                "Connecting the application took too long, or this step was already finished.",
             )
         secret = browser.secret_from(cookie, self._secure)
         if secret is None or not browser.bound(secret, pending.binding_hash):
             raise PageError(
                 403,
-                "Wrong browser",
-                "This authorization was started in another browser (or its cookie is gone).",
+                "Another browser started this",
+                "Connecting this application started in another browser, or this browser's"
+                " cookies were cleared since. Finish where you started, or start again.",
             )
         if pending.status != status:
             raise PageError(400, "Sign-in already used", "This step was already completed.")
@@ -309,6 +332,9 @@ class OAuthService:
             raise PageError(
                 400, "Sign-in already used", "This step was already completed."
             ) from None
+        remembered = self._remembered_workspace(replace(pending, user_id=user_id))
+        if remembered is not None:
+            return self._grant(replace(pending, status=CONSENTING, user_id=user_id), remembered)
         return Redirect(
             self._issuer + metadata.CONSENT_PATH + "?" + urlencode({"consent": pending.request_id})
         )
@@ -318,8 +344,10 @@ class OAuthService:
         assert pending.user_id is not None
         label = self._users.label(pending.user_id) or pending.user_id
         workspaces: list[Workspace] = self._workspaces.list_for_user(pending.user_id)
+        consent = self._consents.find(pending.user_id, pending.client_id)
         return ConsentView(
             {
+                "issuer": self._issuer,
                 "action": self._issuer + metadata.CONSENT_PATH,
                 "consent": pending.request_id,
                 "csrf": browser.csrf_token(secret, pending.request_id),
@@ -329,6 +357,8 @@ class OAuthService:
                 "resource": pending.resource,
                 "scopes": pending.scope.split(),
                 "workspaces": sorted(workspaces, key=lambda w: w.name.lower()),
+                "selected": consent.workspace_id if consent else None,
+                "document_host": _document_host(pending.client_id),
                 "user_label": label,
             },
             pending.redirect_uri,
@@ -355,6 +385,28 @@ class OAuthService:
             workspace_id, pending.user_id
         ):
             raise PageError(403, "Not a member", "You are not a member of that workspace.")
+        return self._grant(pending, workspace_id, consented=True)
+
+    def _remembered_workspace(self, pending: PendingAuthorization) -> str | None:
+        """The workspace of the person's remembered consent, if it covers this request."""
+        assert pending.user_id is not None
+        if pending.ask_consent or urlsplit(pending.redirect_uri).scheme != "https":
+            # RFC 8252 §8.6: without proof of the client's identity, a request is handled as
+            # if never approved. Any program on the computer can listen on a loopback port or
+            # claim an app's scheme; only an https redirect delivers the code to its host.
+            return None
+        consent = self._consents.find(pending.user_id, pending.client_id)
+        if consent is None or not consent.covers(pending.resource, pending.scope.split()):
+            return None
+        if not self._workspaces.is_member(consent.workspace_id, pending.user_id):
+            return None
+        return consent.workspace_id
+
+    def _grant(
+        self, pending: PendingAuthorization, workspace_id: str, consented: bool = False
+    ) -> Redirect:
+        """The code, back to the client; the consent remembered when it was just given."""
+        assert pending.user_id is not None
         now = self._clock.now()
         code, store_code = self._codes.new(
             client_id=pending.client_id,
@@ -367,6 +419,14 @@ class OAuthService:
             now=now,
         )
         members = [self._pending.consume(pending), store_code]
+        if consented:
+            members.append(
+                self._consents.remember(
+                    user_id=pending.user_id, client_id=pending.client_id,
+                    workspace_id=workspace_id, resource=pending.resource,
+                    scope=pending.scope, now=now,
+                )
+            )
         keep_client = self._clients.extend(pending.client_id, now)
         if keep_client is not None:
             members.append(keep_client)
@@ -382,7 +442,7 @@ class OAuthService:
         logger.info(
             "MCP authorization granted",
             extra={"user_id": pending.user_id, "client_id": pending.client_id,
-                   "workspace_id": workspace_id},
+                   "workspace_id": workspace_id, "consent": "given" if consented else "remembered"},
         )
         return self._back(pending.redirect_uri, pending.state, code=code)
 
@@ -478,6 +538,7 @@ class OAuthService:
             "authorization code reused; revoking its grant",
             extra={"client_id": code.client_id, "grant_id": code.grant_id},
         )
+        self._consents.forget(code.user_id, code.client_id)
         self._refresh_tokens.revoke_family(code.grant_id, now, reason="code_reuse")
         raise invalid_grant(
             "The authorization code was already used; what it issued has been revoked."
@@ -489,6 +550,9 @@ class OAuthService:
         try:
             current = self._refresh_tokens.find(presented, now)
         except RefreshRejected as rejected:
+            if rejected.description == REUSED and rejected.family_id is not None:
+                # The store revoked the reused token's grant: its consent goes with it.
+                self._consents.forget_grant(rejected.family_id)
             raise invalid_grant(rejected.description) from None
         grant = dict(current.grant or {})
         if not grant:  # a sign-in of this service itself: good at /v1/auth/refresh only
@@ -548,8 +612,16 @@ class OAuthService:
                     grant_id = claims["sid"]
                 break
         if grant_id is not None:
+            self._consents.forget_grant(grant_id)
             self._refresh_tokens.revoke_family(grant_id, now, reason="revoked")
             logger.info("MCP grant revoked", extra={"client_id": client_id, "grant_id": grant_id})
+
+
+def _document_host(client_id: str) -> str | None:
+    """The host of a client metadata document's URL (None for a registered client)."""
+    if not client_id.startswith("https://"):
+        return None
+    return urlsplit(client_id).hostname
 
 
 def login_client(

@@ -82,9 +82,10 @@ def token_hash(plaintext: str) -> str:
 class RefreshRejected(Exception):
     """The refresh token cannot be used. `description` is safe to show."""
 
-    def __init__(self, description: str):
+    def __init__(self, description: str, family_id: str | None = None):
         super().__init__(description)
         self.description = description
+        self.family_id = family_id  # a reuse's: the family it revoked
 
 
 UNKNOWN = "The refresh token is not valid."
@@ -284,7 +285,7 @@ class RefreshTokenStore:
             extra={"user_id": token.user_id, "family_id": token.family_id},
         )
         self.revoke_family(token.family_id, now, reason="reuse")
-        raise RefreshRejected(REUSED)
+        raise RefreshRejected(REUSED, token.family_id)
 
     def revoke_family(self, family_id: str, now: datetime, reason: str) -> None:
         """Revokes every token of the family, now and later. Revoking twice is harmless."""

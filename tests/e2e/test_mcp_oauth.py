@@ -419,7 +419,7 @@ def test_refusals_before_sign_in_are_our_error_page_not_a_redirect(
         assert answer.status_code == 400
         assert "location" not in answer.headers
         assert answer.headers["content-type"].startswith("text/html")
-        assert f"(error: {error})" in answer.text
+        assert f"Error code: <code>{error}</code>" in answer.text
 
 
 def test_the_authorization_endpoint_is_not_an_open_redirector(

@@ -251,11 +251,11 @@ class Browser:
     def code_for(
         self, client_id: str, challenge: str, subject: str = "alice", workspace: str | None = None
     ) -> str:
-        """The whole browser part: authorize, sign in, allow; the code the client gets."""
-        answer = self.decide(
-            self.consent_form(self.sign_in(self.authorize(client_id, challenge), subject))[1],
-            workspace=workspace,
-        )
+        """The whole browser part: authorize, sign in, allow; the code the client gets.
+        (`prompt=consent`: the page is shown even where a consent is remembered.)"""
+        asked = self.authorize(client_id, challenge, prompt="consent")
+        form = self.consent_form(self.sign_in(asked, subject))[1]
+        answer = self.decide(form, workspace=workspace)
         assert answer.status == 303, answer.body
         query = query_of(answer.headers["Location"])
         assert query["state"] == "state-1" and query["iss"] == ISSUER

@@ -126,7 +126,7 @@ def test_refusals_before_sign_in_are_shown_on_our_page_never_redirected(
     _, challenge = pkce()
     answer = Browser(mcp).authorize(client_id, challenge, **overrides)
     assert_error_page(answer)
-    assert f"(error: {error})".encode() in answer.body
+    assert f"Error code: <code>{error}</code>".encode() in answer.body
 
 
 def test_a_client_listing_a_phishing_page_cannot_bounce_visitors_to_it(mcp: Mcp) -> None:

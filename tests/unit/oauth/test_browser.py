@@ -35,6 +35,7 @@ def test_derived_values_differ_per_request_and_purpose() -> None:
 
 def test_the_consent_page_escapes_what_clients_and_people_chose() -> None:
     html = pages.consent_page(
+        issuer="https://auth.example",
         action="https://auth.example/v1/oauth/consent",
         consent="c<1>",
         csrf='x" onclick="y',
@@ -53,7 +54,8 @@ def test_the_consent_page_escapes_what_clients_and_people_chose() -> None:
 
 def test_the_pages_allow_only_the_post_and_the_way_back() -> None:
     assert pages.headers()["Content-Security-Policy"] == (
-        "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none';"
+        " base-uri 'none'"
     )
     assert "form-action 'self' https://app.example:8443;" in str(
         pages.headers("https://app.example:8443/cb?x=1")["Content-Security-Policy"]
@@ -61,3 +63,64 @@ def test_the_pages_allow_only_the_post_and_the_way_back() -> None:
     assert "form-action 'self' cursor:;" in str(
         pages.headers("cursor://x/cb")["Content-Security-Policy"]
     )
+
+
+def _consent(redirect_uri: str, client_id: str) -> str:
+    return pages.consent_page(
+        issuer="https://auth.example",
+        action="https://auth.example/v1/oauth/consent",
+        consent="c1",
+        csrf="t1",
+        client_name="Agent",
+        client_id=client_id,
+        redirect_uri=redirect_uri,
+        resource="https://memory.example/mcp",
+        scopes=["memory", "workspace:admin"],
+        workspaces=[
+            Workspace("ws_1", "One", "usr_1", datetime.now(UTC)),
+            Workspace("ws_2", "Two", "usr_1", datetime.now(UTC)),
+        ],
+        user_label="a@example.test",
+        selected="ws_2",
+        document_host="app.example" if client_id.startswith("https://") else None,
+    )
+
+
+def test_the_consent_page_leads_with_name_host_workspace_scopes_then_allow_and_deny() -> None:
+    html = _consent("https://app.example/cb", "https://app.example/c.json")
+
+    order = [
+        html.index("<h1>Allow <strong>Agent</strong>"),
+        html.index("the name the application gives itself"),
+        html.index('<p class="host">app.example</p>'),
+        html.index('<select id="workspace_id"'),
+        html.index("Read and write your memories"),
+        html.index("Administer the workspace"),
+        html.index('class="primary" name="decision" value="allow"'),
+        html.index('class="secondary" name="decision" value="deny"'),
+    ]
+    assert order == sorted(order)
+    assert '<option value="ws_2" selected>' in html and '<option value="ws_1">' in html
+    assert '<link rel="stylesheet" href="https://auth.example/v1/oauth/pages.css">' in html
+    assert '<meta name="viewport"' in html
+    assert "style=" not in html and "<style" not in html and "<script" not in html
+    assert 'class="warning"' not in html
+
+
+def test_the_consent_page_warns_of_a_loopback_or_an_other_host_than_the_documents() -> None:
+    loopback = _consent("http://127.0.0.1:5000/cb", "https://app.example/c.json")
+    elsewhere = _consent("https://other.example/cb", "https://app.example/c.json")
+    registered = _consent("https://other.example/cb", "cli_01REGISTERED")
+
+    assert "a program on this computer" in loopback
+    assert "Another address than the application" not in loopback
+    assert "Another address than the application" in elsewhere
+    assert 'class="warning"' not in registered  # no document, no host to compare with
+
+
+def test_an_error_page_says_what_to_do_with_the_code_small() -> None:
+    html = pages.error_page("Title <x>", "What happened.", "https://auth.example", "invalid_scope")
+
+    assert "<h1>Title &lt;x&gt;</h1>" in html and "What you can do" in html
+    assert '<p class="fineprint">Error code: <code>invalid_scope</code></p>' in html
+    assert "Error code" not in pages.error_page("T", "M", "https://auth.example")

@@ -1,0 +1,86 @@
+"""Remembered consent: what a person allowed an MCP client, so that it is not asked again.
+
+One item per person and client (the client id hashed: a metadata document's id is a URL):
+the workspace, the resource and the scopes last allowed. A later authorization of the same
+client for the same resource and the same or fewer scopes goes straight back to the client
+after sign-in, in that workspace, while the person is still its member, when its redirect
+is https (a loopback or app-scheme redirect is always asked: `service.py`). Allowing on the page
+replaces the item (another workspace, other scopes); revoking any grant of the client forgets
+it, so the next authorization asks again.
+
+Items (see `items.py`):
+  USER#<userId>  CONSENT#<sha256(clientId)>  clientId, workspaceId, resource, scope, givenAt
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from chalicelib import items
+from chalicelib.clock import rfc3339
+from chalicelib.sessions.refresh import GRANT_CLIENT
+from chalicelib.table import EXISTS, delete, get_consistent, put, to_item, write_once
+
+
+@dataclass(frozen=True)
+class Consent:
+    workspace_id: str
+    resource: str
+    scopes: frozenset[str]
+
+    def covers(self, resource: str, scopes: Sequence[str]) -> bool:
+        return resource == self.resource and set(scopes) <= self.scopes
+
+
+def _key(user_id: str, client_id: str) -> dict[str, Any]:
+    return items.consent(user_id, hashlib.sha256(client_id.encode()).hexdigest())
+
+
+class ConsentStore:
+    def __init__(self, client: Any, table_name: str):
+        self._client = client
+        self._table = table_name
+
+    def find(self, user_id: str, client_id: str) -> Consent | None:
+        values = get_consistent(self._client, self._table, _key(user_id, client_id))
+        if values is None or values.get("clientId") != client_id:
+            return None
+        return Consent(
+            values["workspaceId"], values["resource"], frozenset(values["scope"].split())
+        )
+
+    def remember(
+        self,
+        *,
+        user_id: str,
+        client_id: str,
+        workspace_id: str,
+        resource: str,
+        scope: str,
+        now: datetime,
+    ) -> dict[str, Any]:
+        """A transaction member, written with the authorization code it allowed."""
+        item = to_item(
+            {
+                "clientId": client_id,
+                "workspaceId": workspace_id,
+                "resource": resource,
+                "scope": scope,
+                "givenAt": rfc3339(now),
+            }
+        )
+        item.update(_key(user_id, client_id))
+        return put(self._table, item)
+
+    def forget(self, user_id: str, client_id: str) -> None:
+        write_once(self._client, delete(self._table, _key(user_id, client_id), EXISTS))
+
+    def forget_grant(self, grant_id: str) -> None:
+        """Forgets the consent behind an MCP grant (a refresh-token family), if any."""
+        family = get_consistent(self._client, self._table, items.refresh_family(grant_id))
+        if family is not None and GRANT_CLIENT in family and "userId" in family:
+            self.forget(family["userId"], family[GRANT_CLIENT])
