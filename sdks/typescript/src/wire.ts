@@ -352,7 +352,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Back from the login provider: on to the consent page */
+        /** Back from the login provider: on to the consent page, or straight back to the client with a code where the person's consent is remembered */
         get: operations["loginCallback"];
         put?: never;
         post?: never;
@@ -374,6 +374,23 @@ export interface paths {
         put?: never;
         /** The person's decision: back to the client with a code or an error */
         post: operations["consent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/pages.css": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The consent and error pages' stylesheet */
+        get: operations["oauthPagesStylesheet"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2328,6 +2345,7 @@ export interface operations {
                 scope?: string;
                 state?: string;
                 login_hint?: string;
+                prompt?: "consent";
             };
             header?: never;
             path?: never;
@@ -2498,6 +2516,26 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+        };
+    };
+    oauthPagesStylesheet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stylesheet. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": unknown;
                 };
             };
         };
