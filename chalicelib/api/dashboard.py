@@ -11,13 +11,15 @@ import json
 from chalice import Response
 
 from chalicelib.api import edge
+from chalicelib.api.operations import HTML, Answer, Operations
 from chalicelib.dashboard import assets
 from chalicelib.dashboard.sign_in import DashboardLogin, parse_dashboard_login
 from chalicelib.errors import DASHBOARD_NOT_CONFIGURED, NOT_FOUND, ServiceError
 from chalicelib.logs import logger
 from chalicelib.runtime import services
 
-blueprint = edge.Routes(__name__)
+blueprint = Operations(__name__)
+MISSING = Answer(404, "No such file (or the dashboard is not built).", problems=(NOT_FOUND,))
 PAGE = "/dashboard"
 
 
@@ -57,7 +59,18 @@ def _file(name: str) -> Response:
     return Response(body=asset.body, status_code=200, headers=_headers(login, extra))
 
 
-@blueprint.route(PAGE, methods=["GET"])
+@blueprint.public(
+    "GET",
+    PAGE,
+    name="dashboard",
+    summary="The dashboard (people sign in there)",
+    tag="Dashboard",
+    answers=(
+        Answer(200, "The dashboard's page.", HTML),
+        Answer(301, "To the dashboard's page (Location).", headers={"Location": "Location"}),
+        MISSING,
+    ),
+)
 def dashboard_page() -> Response:
     request = blueprint.current_request
     path = (request.context or {}).get("path") or ""
@@ -72,7 +85,22 @@ def dashboard_page() -> Response:
     return _file(assets.INDEX)
 
 
-@blueprint.route(PAGE + "/{name}", methods=["GET"])
+@blueprint.public(
+    "GET",
+    PAGE + "/{name}",
+    name="dashboardFile",
+    summary="A file of the dashboard, or its sign-in settings (config.json)",
+    tag="Dashboard",
+    answers=(
+        Answer(200, "The file."),
+        MISSING,
+        Answer(
+            503,
+            "DASHBOARD_LOGIN does not name a trusted issuer.",
+            problems=(DASHBOARD_NOT_CONFIGURED,),
+        ),
+    ),
+)
 def dashboard_file(name: str) -> Response:
     if name != assets.CONFIG:
         return _file(name)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from chalice import Response
 
+from chalicelib import errors
 from chalicelib.api import edge, models
-from chalicelib.api.operations import ANY_CALLER, Call, Operations
+from chalicelib.api.operations import ANY_CALLER, Answer, Call, Operations
 from chalicelib.runtime import services
 
 blueprint = Operations(__name__)
@@ -25,7 +26,22 @@ def whoami(call: Call) -> models.Principal:
     return models.Principal.of(call.principal)
 
 
-@blueprint.route("/.well-known/jwks.json", methods=["GET"])
+@blueprint.public(
+    "GET",
+    "/.well-known/jwks.json",
+    name="jwks",
+    summary="The public keys that sign user tokens",
+    tag="Identity",
+    answers=(
+        Answer(
+            200,
+            "The current signing key, then the previous one during a rotation.",
+            models.JwkSet,
+            headers={"Cache-Control": "CacheControlPublic"},
+        ),
+        Answer(503, "KMS failed: retry later.", problems=(errors.DEPENDENCY_UNAVAILABLE,)),
+    ),
+)
 def jwks() -> Response:
     return edge.json_response(
         services().signing_keys.jwks(), headers={"Cache-Control": "public, max-age=300"}

@@ -11,6 +11,7 @@ The API handler only: pydantic stays off the data-plane authorizer's cold start.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -20,6 +21,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    RootModel,
     WithJsonSchema,
     model_validator,
 )
@@ -30,11 +32,12 @@ from chalicelib.access.allow_list import MAX_CIDRS, InvalidCidr, parse_cidrs
 from chalicelib.access.principal import Principal as Caller
 from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES, ordered
 from chalicelib.clock import rfc3339
-from chalicelib.errors import Problem
 from chalicelib.events import model as events
 from chalicelib.events.model import TYPES as EVENT_TYPES
 from chalicelib.keys import model as keys
 from chalicelib.keys.model import MAX_GRACE_PERIOD, MAX_LIFETIME_DAYS
+from chalicelib.oauth.service import MAX_STATE_LENGTH, OFFLINE_ACCESS, PKCE_CHALLENGE
+from chalicelib.scanning.github import MAX_TOKENS as MAX_REPORTED_TOKENS
 from chalicelib.workspaces import model as workspaces
 
 
@@ -42,14 +45,14 @@ from chalicelib.workspaces import model as workspaces
 class Invalid:
     """A field's marker: the catalogue problem (and detail) that answers a bad value."""
 
-    problem: Problem
+    problem: errors.Problem
     detail: str | None = None
 
 
 class Refused(ValueError):
     """Raised by a validator with the exact problem and detail to answer."""
 
-    def __init__(self, problem: Problem, detail: str | None = None):
+    def __init__(self, problem: errors.Problem, detail: str | None = None):
         super().__init__(detail or problem.detail)
         self.problem = problem
         self.detail = detail
@@ -136,7 +139,7 @@ TEXT = {
 }
 
 
-def _text(problem: Problem, name: str) -> BeforeValidator:
+def _text(problem: errors.Problem, name: str) -> BeforeValidator:
     def clean(value: Any) -> str:
         try:
             return strict_parsing.clean_text(value)
@@ -602,3 +605,202 @@ class EventQuery(Query):
         str | None, WithJsonSchema({**KEY_ID, "description": "Only this key's events."})
     ] = Field(None, alias="keyId")
     workspace_id: WorkspaceQuery = None
+
+
+# -- the public routes' shapes (their routes keep an edge of their own: these describe) -----
+
+_STATUSES = sorted({e.status for e in errors.PROBLEMS.values()})
+
+
+class Problem(BaseModel):
+    """RFC 9457 problem details with a stable `code`, one of the error catalogue's."""
+
+    type: Annotated[
+        str,
+        Field(
+            description="The code's entry in the error reference (docs/errors).",
+            examples=["/docs/errors#not_found"],
+            json_schema_extra={"format": "uri-reference"},
+        ),
+    ]
+    title: Annotated[str, Field(examples=["Not Found"])]
+    status: Annotated[int, Field(ge=_STATUSES[0], le=_STATUSES[-1])]
+    detail: Annotated[str, Field(description="For people; never a secret.")]
+    code: Annotated[
+        str,
+        Field(
+            description="Stable: safe to branch on.",
+            json_schema_extra={"enum": sorted(errors.PROBLEMS)},
+        ),
+    ]
+
+
+class OAuthError(BaseModel):
+    """RFC 6749 §5.2 error."""
+
+    error: Annotated[
+        str, Field(json_schema_extra={"enum": sorted({e.code for e in errors.OAUTH_ERRORS})})
+    ]
+    error_description: str
+
+
+class ReportedToken(BaseModel):
+    token: Annotated[str, Field(min_length=1, max_length=1024)]
+    type: Annotated[str | None, Field(max_length=200)] = None
+    url: Annotated[str | None, Field(max_length=2048)] = None
+    source: Annotated[str | None, Field(max_length=200)] = None
+
+
+class LeakReport(RootModel[list[ReportedToken]]):
+    """GitHub's report: the tokens it found."""
+
+    root: Annotated[list[ReportedToken], Field(min_length=1, max_length=MAX_REPORTED_TOKENS)]
+
+
+class Verdict(BaseModel):
+    token_hash: Annotated[str, Field(pattern="^[0-9a-f]{64}$")]
+    token_type: str
+    label: Literal["true_positive", "false_positive"]
+
+
+class LeakVerdicts(RootModel[list[Verdict]]):
+    """One verdict per reported token."""
+
+
+class Jwk(BaseModel):
+    kty: Literal["RSA"]
+    kid: str
+    alg: Literal["RS256"]
+    use: Literal["sig"]
+    n: str
+    e: str
+
+
+class JwkSet(BaseModel):
+    keys: list[Jwk]
+
+
+def _absent_or(schema: dict[str, Any]) -> WithJsonSchema:
+    """An optional field's schema: absent, or a value of this schema (never null)."""
+    return WithJsonSchema(schema)
+
+
+ANY_TEXT = Annotated[str | None, _absent_or({"type": "string"})]
+
+
+class OAuthRequest(BaseModel):
+    """A token endpoint's request (JSON, or an OAuth form)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class ExchangeRequest(OAuthRequest):
+    model_config = ConfigDict(extra="forbid")
+
+    id_token: Annotated[str, Field(min_length=1, examples=["<ID token>"])]
+
+
+class TokenExchangeForm(OAuthRequest):
+    grant_type: Literal["urn:ietf:params:oauth:grant-type:token-exchange"]
+    subject_token: Annotated[str, Field(min_length=1)]
+    subject_token_type: Literal["urn:ietf:params:oauth:token-type:id_token"]
+    requested_token_type: Annotated[
+        str | None, _absent_or({"const": "urn:ietf:params:oauth:token-type:access_token"})
+    ] = None
+    audience: ANY_TEXT = None
+    resource: ANY_TEXT = None
+
+
+class RefreshRequest(OAuthRequest):
+    model_config = ConfigDict(extra="forbid")
+
+    refresh_token: Annotated[str, Field(min_length=1, examples=["<refresh token>"])]
+    grant_type: Annotated[str | None, _absent_or({"const": "refresh_token"})] = None
+
+
+class RefreshForm(OAuthRequest):
+    grant_type: Literal["refresh_token"]
+    refresh_token: Annotated[str, Field(min_length=1)]
+
+
+class ClientMetadata(OAuthRequest):
+    """RFC 7591 client metadata."""
+
+    redirect_uris: Annotated[
+        list[Annotated[str, Field(json_schema_extra={"format": "uri"})]], Field(min_length=1)
+    ]
+    client_name: ANY_TEXT = None
+    application_type: Annotated[
+        str | None, _absent_or({"type": "string", "enum": ["web", "native"]})
+    ] = None
+
+
+class OAuthForm(RootModel[dict[str, str]]):
+    """An OAuth form: names and values."""
+
+
+class RevocationForm(OAuthRequest):
+    """RFC 7009."""
+
+    token: Annotated[str, Field(min_length=1)]
+    token_type_hint: ANY_TEXT = None
+    client_id: ANY_TEXT = None
+
+
+class Metadata(RootModel[dict[str, Any]]):
+    """An RFC 8414, RFC 9728 or RFC 7591 metadata document."""
+
+
+class AccessToken(RootModel[dict[str, Any]]):
+    """An RFC 6749 §5.1 token response."""
+
+
+class OpenApiDocument(RootModel[dict[str, Any]]):
+    """An OpenAPI 3.1 document."""
+
+
+_SPACE = "".join(f"\\u{ord(c):04x}" for c in map(chr, range(0x10000)) if c.isspace())
+_SCOPES = "|".join(re.escape(s) for s in (*ALL_SCOPES, OFFLINE_ACCESS))
+
+
+class AuthorizationQuery(Query):
+    """The authorization request (RFC 6749 §4.1.1, RFC 7636, RFC 8707)."""
+
+    response_type: Literal["code"]
+    client_id: Annotated[str, Field(min_length=1)]
+    redirect_uri: Annotated[str, Field(min_length=1)]
+    code_challenge: Annotated[str, Field(pattern=PKCE_CHALLENGE.pattern)]
+    code_challenge_method: Literal["S256"]
+    resource: Annotated[str, Field(min_length=1)]
+    # Space-separated scope names, any whitespace Python's `str.split` splits on.
+    scope: Annotated[
+        str | None,
+        WithJsonSchema(
+            {"type": "string", "pattern": rf"^[{_SPACE}]*(?:(?:{_SCOPES})(?:[{_SPACE}]+|$))*$"}
+        ),
+    ] = None
+    state: Annotated[str | None, Field(max_length=MAX_STATE_LENGTH)] = None
+    login_hint: str | None = None
+    # `consent`: ask for consent even when the person already gave it (OpenID Connect).
+    prompt: Literal["consent"] | None = None
+
+
+class GitHubSignature(BaseModel):
+    """The headers of a GitHub report."""
+
+    key_identifier: Annotated[
+        str,
+        Field(
+            alias="Github-Public-Key-Identifier",
+            min_length=1,
+            description="The identifier of the GitHub key that signed the body.",
+        ),
+    ]
+    signature: Annotated[
+        str,
+        Field(
+            alias="Github-Public-Key-Signature",
+            min_length=1,
+            description="Base64 DER ECDSA P-256 signature over SHA-256 of the raw body.",
+        ),
+    ]

@@ -28,17 +28,58 @@ from chalice import Response
 from chalice.app import Request
 
 from chalicelib import errors, strict_parsing
-from chalicelib.api import edge
+from chalicelib.api import edge, models
+from chalicelib.api.operations import HTML, Answer, Operations
 from chalicelib.errors import OAuthError, ServiceError
 from chalicelib.oauth import metadata, pages
 from chalicelib.oauth.clients import InvalidClientMetadata
 from chalicelib.oauth.service import PageError, Redirect
 from chalicelib.runtime import services
 
-blueprint = edge.Routes(__name__)
+blueprint = Operations(__name__)
 
 FORM = "application/x-www-form-urlencoded"
 _TOKEN_HEADERS = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+
+# What the document says each route answers (`Operations.public`).
+TAG = "MCP authorization"
+REDIRECT = Answer(
+    302, "To the next step of the sign-in (Location).", headers={"Location": "Location"}
+)
+SEE_OTHER = Answer(303, REDIRECT.description, headers=REDIRECT.headers)
+UNSERVED = Answer(400, "An error page: the request cannot be served (never redirected).", HTML)
+LATER_PAGE = Answer(503, "An error page: try again later.", HTML)
+LATER = Answer(503, "Try again later.", problems=(errors.TEMPORARILY_UNAVAILABLE,), oauth=True)
+TOKEN_FAILURES = (
+    Answer(
+        400,
+        "RFC 6749 error.",
+        problems=(
+            errors.OAUTH_INVALID_REQUEST,
+            errors.INVALID_GRANT,
+            errors.UNSUPPORTED_GRANT_TYPE,
+            errors.INVALID_TARGET,
+            errors.OAUTH_INVALID_SCOPE,
+            errors.UNAUTHORIZED_CLIENT,
+        ),
+        oauth=True,
+    ),
+    Answer(
+        401,
+        "Clients here are public: no client secret. To a request with an `Authorization` "
+        "header, with `WWW-Authenticate` naming its scheme (RFC 6749 §5.2).",
+        problems=(errors.INVALID_CLIENT,),
+        oauth=True,
+    ),
+    Answer(
+        413, "The body is larger than 16 KiB.", problems=(errors.OAUTH_PAYLOAD_TOO_LARGE,),
+        oauth=True,
+    ),
+    Answer(415, "Send an OAuth form.", problems=(errors.UNSUPPORTED_MEDIA_TYPE,)),
+    LATER,
+)
+NOT_SERVED = Answer(404, "No protected resource is served here.", problems=(errors.NOT_FOUND,))
+RESOURCE_METADATA = (Answer(200, "The resource's metadata.", models.Metadata), NOT_SERVED)
 _DISCOVERY_HEADERS = {"Cache-Control": "public, max-age=300"}
 _AUTH_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,31}$")  # an RFC 9110 token
 AUTHORIZE_PARAMETERS = {
@@ -131,7 +172,14 @@ def cookie(request: Request) -> str | None:
 # -- discovery ----------------------------------------------------------------------------
 
 
-@blueprint.route("/.well-known/oauth-authorization-server", methods=["GET"])
+@blueprint.public(
+    "GET",
+    "/.well-known/oauth-authorization-server",
+    name="authorizationServerMetadata",
+    summary="RFC 8414 metadata of the MCP authorization server",
+    tag=TAG,
+    answers=(Answer(200, "The metadata.", models.Metadata),),
+)
 def authorization_server_metadata() -> Response:
     body = metadata.authorization_server(services().settings.issuer)
     return edge.json_response(body, headers=_DISCOVERY_HEADERS)
@@ -148,17 +196,38 @@ def _protected_resource(path: str) -> Response:
 
 
 # Chalice routes have no greedy path parameter: resources one to three segments deep.
-@blueprint.route("/.well-known/oauth-protected-resource/{a}", methods=["GET"])
+@blueprint.public(
+    "GET",
+    "/.well-known/oauth-protected-resource/{a}",
+    name="protectedResourceMetadata1",
+    summary="RFC 9728 metadata of an MCP resource served here",
+    tag=TAG,
+    answers=RESOURCE_METADATA,
+)
 def protected_resource_1(a: str) -> Response:
     return _protected_resource(f"/{a}")
 
 
-@blueprint.route("/.well-known/oauth-protected-resource/{a}/{b}", methods=["GET"])
+@blueprint.public(
+    "GET",
+    "/.well-known/oauth-protected-resource/{a}/{b}",
+    name="protectedResourceMetadata2",
+    summary="RFC 9728 metadata of an MCP resource served here",
+    tag=TAG,
+    answers=RESOURCE_METADATA,
+)
 def protected_resource_2(a: str, b: str) -> Response:
     return _protected_resource(f"/{a}/{b}")
 
 
-@blueprint.route("/.well-known/oauth-protected-resource/{a}/{b}/{c}", methods=["GET"])
+@blueprint.public(
+    "GET",
+    "/.well-known/oauth-protected-resource/{a}/{b}/{c}",
+    name="protectedResourceMetadata3",
+    summary="RFC 9728 metadata of an MCP resource served here",
+    tag=TAG,
+    answers=RESOURCE_METADATA,
+)
 def protected_resource_3(a: str, b: str, c: str) -> Response:
     return _protected_resource(f"/{a}/{b}/{c}")
 
@@ -166,7 +235,34 @@ def protected_resource_3(a: str, b: str, c: str) -> Response:
 # -- registration -------------------------------------------------------------------------
 
 
-@blueprint.route(metadata.REGISTER_PATH, methods=["POST"], content_types=[edge.JSON])
+@blueprint.public(
+    "POST",
+    metadata.REGISTER_PATH,
+    name="registerClient",
+    summary="RFC 7591 dynamic client registration",
+    tag=TAG,
+    answers=(
+        Answer(201, "The client, with its `client_id`.", models.Metadata),
+        Answer(
+            400,
+            "The metadata is not acceptable.",
+            problems=(
+                errors.INVALID_CLIENT_METADATA,
+                errors.INVALID_REDIRECT_URI,
+                errors.OAUTH_INVALID_REQUEST,
+            ),
+            oauth=True,
+        ),
+        Answer(413, "Over 16 KiB.", problems=(errors.OAUTH_PAYLOAD_TOO_LARGE,), oauth=True),
+        Answer(415, "Send application/json.", problems=(errors.UNSUPPORTED_MEDIA_TYPE,)),
+        Answer(
+            429, "Too many registrations.", problems=(errors.REGISTRATION_LIMITED,), oauth=True
+        ),
+        LATER,
+    ),
+    content_types=[edge.JSON],
+    body={edge.JSON: models.ClientMetadata},
+)
 def register() -> Response:
     request = blueprint.current_request
     svc = services()
@@ -203,7 +299,25 @@ def _registration_error(error: str, description: str) -> Response:
 # -- the browser steps --------------------------------------------------------------------
 
 
-@blueprint.route(metadata.AUTHORIZE_PATH, methods=["GET"])
+@blueprint.public(
+    "GET",
+    metadata.AUTHORIZE_PATH,
+    name="authorize",
+    summary="Start an authorization (PKCE S256): on to the login provider",
+    tag=TAG,
+    answers=(
+        REDIRECT,
+        Answer(
+            400,
+            "An error page naming the RFC 6749 error: every refusal before the person has "
+            "signed in is shown here, never redirected (RFC 9700 §4.11.2).",
+            HTML,
+        ),
+        Answer(500, "An error page: sign-in is not configured (LOGIN_PROVIDER).", HTML),
+        LATER_PAGE,
+    ),
+    query=models.AuthorizationQuery,
+)
 def authorize() -> Response:
     request = blueprint.current_request
 
@@ -218,13 +332,29 @@ def authorize() -> Response:
     return browser_step(step)
 
 
-@blueprint.route(pages.STYLESHEET_PATH, methods=["GET"])
+@blueprint.public(
+    "GET",
+    pages.STYLESHEET_PATH,
+    name="oauthPagesStylesheet",
+    summary="The stylesheet of the consent and error pages",
+    tag=TAG,
+    answers=(
+        Answer(200, "The pages' stylesheet (their CSP allows only this origin's).", "text/css"),
+    ),
+)
 def pages_stylesheet() -> Response:
     """The consent and error pages' stylesheet (their CSP allows only this origin's)."""
     return Response(body=pages.stylesheet(), status_code=200, headers=pages.stylesheet_headers())
 
 
-@blueprint.route(metadata.CALLBACK_PATH, methods=["GET"])
+@blueprint.public(
+    "GET",
+    metadata.CALLBACK_PATH,
+    name="loginCallback",
+    summary="Back from the login provider: on to the consent page",
+    tag=TAG,
+    answers=(SEE_OTHER, UNSERVED, LATER_PAGE),
+)
 def callback() -> Response:
     request = blueprint.current_request
 
@@ -236,7 +366,14 @@ def callback() -> Response:
     return browser_step(step)
 
 
-@blueprint.route(metadata.CONSENT_PATH, methods=["GET"])
+@blueprint.public(
+    "GET",
+    metadata.CONSENT_PATH,
+    name="consentPage",
+    summary="The consent page",
+    tag=TAG,
+    answers=(Answer(200, "The consent form.", HTML), UNSERVED, LATER_PAGE),
+)
 def consent_page() -> Response:
     request = blueprint.current_request
 
@@ -249,7 +386,21 @@ def consent_page() -> Response:
     return browser_step(step)
 
 
-@blueprint.route(metadata.CONSENT_PATH, methods=["POST"], content_types=[FORM])
+@blueprint.public(
+    "POST",
+    metadata.CONSENT_PATH,
+    name="consent",
+    summary="The person's decision: back to the client with a code or an error",
+    tag=TAG,
+    answers=(
+        SEE_OTHER,
+        UNSERVED,
+        LATER_PAGE,
+        Answer(415, "Send the consent form.", problems=(errors.UNSUPPORTED_MEDIA_TYPE,)),
+    ),
+    content_types=[FORM],
+    body={FORM: models.OAuthForm},
+)
 def decide() -> Response:
     request = blueprint.current_request
 
@@ -287,7 +438,25 @@ def client_authentication_refused(authorization: str) -> Response:
     return response
 
 
-@blueprint.route(metadata.TOKEN_PATH, methods=["POST"], content_types=[FORM])
+@blueprint.public(
+    "POST",
+    metadata.TOKEN_PATH,
+    name="oauthToken",
+    summary="Authorization code and refresh token grants (RFC 6749)",
+    tag=TAG,
+    answers=(
+        Answer(
+            200,
+            "An access token for the resource, and a refresh token if the client's "
+            "`grant_types` include `refresh_token`.",
+            models.AccessToken,
+            headers={"Cache-Control": "CacheControlNoStore"},
+        ),
+        *TOKEN_FAILURES,
+    ),
+    content_types=[FORM],
+    body={FORM: models.OAuthForm},
+)
 def token() -> Response:
     request = blueprint.current_request
     authorization = request.headers.get("authorization")
@@ -317,7 +486,23 @@ def token() -> Response:
     return edge.json_response(issued.body(), headers=_TOKEN_HEADERS, secret=True)
 
 
-@blueprint.route(metadata.REVOKE_PATH, methods=["POST"], content_types=[FORM])
+@blueprint.public(
+    "POST",
+    metadata.REVOKE_PATH,
+    name="oauthRevoke",
+    summary="RFC 7009 revocation of a refresh or access token's grant",
+    tag=TAG,
+    answers=(
+        Answer(
+            200,
+            "Revoked, or nothing to revoke. Without `client_id` the token alone suffices; "
+            "with another client's `client_id`, nothing is revoked.",
+        ),
+        *TOKEN_FAILURES,
+    ),
+    content_types=[FORM],
+    body={FORM: models.RevocationForm},
+)
 def revoke() -> Response:
     request = blueprint.current_request
     with oauth_errors():

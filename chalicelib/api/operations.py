@@ -178,12 +178,59 @@ def _marker(model: type[BaseModel], wire_name: str) -> Invalid | None:
     return None
 
 
+HTML = "text/html"
+FORM = "application/x-www-form-urlencoded"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer of a public operation: its status and meaning; its body, a response model
+    (JSON), a media type (`HTML`: a page) or None; the catalogue problems it carries (as
+    problem+json, or RFC 6749 errors with `oauth`); and the headers it sends (name: its
+    entry under the document's components/headers)."""
+
+    status: int
+    description: str
+    body: type[BaseModel] | str | None = None
+    problems: tuple[Problem, ...] = ()
+    oauth: bool = False
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Public:
+    """A route without a bearer credential that keeps an edge of its own (the token endpoints,
+    the MCP authorization server, the leaked-key reports, the pages): its order of checks and
+    its error shape are its own (RFC 6749, HTML pages), so it declares what it takes (query,
+    header and body models, by media type) and every answer (`Answer`), for the document."""
+
+    method: str
+    path: str
+    name: str
+    summary: str
+    tag: str
+    answers: tuple[Answer, ...]
+    query: type[BaseModel] | None = None
+    headers: type[BaseModel] | None = None
+    body: Mapping[str, type[BaseModel]] = field(default_factory=dict)
+    description: str | None = None
+
+
 class Operations(edge.Routes):
-    """A route blueprint whose routes are declared operations (`operation`)."""
+    """A route blueprint whose routes are declared operations (`operation`, `public`)."""
 
     def __init__(self, import_name: str) -> None:
         super().__init__(import_name)
         self.operations: list[Operation] = []
+        self.public_operations: list[Public] = []
+
+    def public(
+        self, method: str, path: str, content_types: list[str] | None = None, **declared: Any
+    ) -> Callable[..., Any]:
+        """Registers the view as Chalice's route, unchanged, and records its declaration."""
+        self.public_operations.append(Public(method, path, **declared))
+        media = {"content_types": content_types} if content_types else {}
+        return self.route(path, methods=[method], **media)
 
     def operation(self, method: str, path: str, **declared: Any) -> Callable[..., Any]:
         def decorator(view: Callable[[Call], BaseModel | Reply | None]) -> Callable[..., Any]:

@@ -16,6 +16,7 @@ from chalice.app import Request
 
 from chalicelib import errors, logs, strict_parsing
 from chalicelib.api import edge, models
+from chalicelib.api.operations import Answer, Operations
 from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import OAuthError, ServiceError
 from chalicelib.runtime import services
@@ -23,11 +24,41 @@ from chalicelib.sessions.openid import IdTokenRejected
 from chalicelib.sessions.refresh import RefreshRejected
 from chalicelib.sessions.service import TokenPair
 
-blueprint = edge.Routes(__name__)
+blueprint = Operations(__name__)
 
 EXCHANGE_PATH = "/v1/auth/exchange"
 REFRESH_PATH = "/v1/auth/refresh"
 FORM = "application/x-www-form-urlencoded"
+ANSWERS = (
+    Answer(
+        200,
+        "A user token (one hour) and a refresh token (30 days, single use).",
+        models.TokenPair,
+        headers={"Cache-Control": "CacheControlNoStore"},
+    ),
+    Answer(
+        400,
+        "The token request was refused (RFC 6749 §5.2).",
+        problems=(
+            errors.OAUTH_INVALID_REQUEST,
+            errors.UNSUPPORTED_GRANT_TYPE,
+            errors.INVALID_TARGET,
+            errors.INVALID_GRANT,
+        ),
+        oauth=True,
+    ),
+    Answer(
+        413, "The body is larger than 16 KiB.", problems=(errors.OAUTH_PAYLOAD_TOO_LARGE,),
+        oauth=True,
+    ),
+    Answer(415, "Send JSON or an OAuth form.", problems=(errors.UNSUPPORTED_MEDIA_TYPE,)),
+    Answer(
+        503,
+        "DynamoDB, KMS or the issuer's JWKS failed: nothing was issued, retry later.",
+        problems=(errors.TEMPORARILY_UNAVAILABLE,),
+        oauth=True,
+    ),
+)
 TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"  # RFC 8693 §2.1
 REFRESH_GRANT = "refresh_token"
 ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
@@ -140,7 +171,16 @@ def _check_token_exchange_form(parameters: dict[str, str]) -> str:
     return subject_token
 
 
-@blueprint.route(EXCHANGE_PATH, methods=["POST"], content_types=[edge.JSON, FORM])
+@blueprint.public(
+    "POST",
+    EXCHANGE_PATH,
+    content_types=[edge.JSON, FORM],
+    name="exchange",
+    summary="Trade an OpenID Connect ID token for a user token",
+    tag="Login",
+    answers=ANSWERS,
+    body={edge.JSON: models.ExchangeRequest, FORM: models.TokenExchangeForm},
+)
 def exchange() -> Response:
     request = blueprint.current_request
     with oauth_errors():
@@ -157,7 +197,16 @@ def exchange() -> Response:
     return token_response(pair, issued_token_type=is_form)
 
 
-@blueprint.route(REFRESH_PATH, methods=["POST"], content_types=[edge.JSON, FORM])
+@blueprint.public(
+    "POST",
+    REFRESH_PATH,
+    content_types=[edge.JSON, FORM],
+    name="refresh",
+    summary="Trade a refresh token for a new pair",
+    tag="Login",
+    answers=ANSWERS,
+    body={edge.JSON: models.RefreshRequest, FORM: models.RefreshForm},
+)
 def refresh() -> Response:
     request = blueprint.current_request
     with oauth_errors():

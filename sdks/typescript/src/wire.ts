@@ -352,7 +352,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Back from the login provider: on to the consent page, or straight back to the client with a code where the person's consent is remembered */
+        /** Back from the login provider: on to the consent page */
         get: operations["loginCallback"];
         put?: never;
         post?: never;
@@ -387,7 +387,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The consent and error pages' stylesheet */
+        /** The stylesheet of the consent and error pages */
         get: operations["oauthPagesStylesheet"];
         put?: never;
         post?: never;
@@ -505,77 +505,12 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description RFC 9457 problem details with a stable `code`. */
-        Problem: {
-            /**
-             * Format: uri-reference
-             * @description The code's entry in the error reference (docs/errors).
-             * @example /docs/errors#not_found
-             */
-            type: string;
-            /** @example Not Found */
-            title: string;
-            status: number;
-            /** @description For people; never a secret. */
-            detail: string;
-            /** @description Stable: safe to branch on. */
-            code: string;
-        };
-        /** @description RFC 6749 §5.2 error. */
-        OAuthError: {
-            error: string;
-            error_description: string;
-        };
-        LeakReport: {
-            token: string;
-            type?: string | null;
-            url?: string | null;
-            source?: string | null;
-        }[];
-        LeakVerdicts: {
-            token_hash: string;
-            token_type: string;
-            /** @enum {string} */
-            label: "true_positive" | "false_positive";
-        }[];
-        JwkSet: {
-            keys: {
-                /** @constant */
-                kty: "RSA";
-                kid: string;
-                /** @constant */
-                alg: "RS256";
-                /** @constant */
-                use: "sig";
-                n: string;
-                e: string;
-            }[];
-        };
-        ExchangeRequest: {
-            /** @example <ID token> */
-            id_token: string;
-        };
-        TokenExchangeForm: {
-            /** @constant */
-            grant_type: "urn:ietf:params:oauth:grant-type:token-exchange";
-            subject_token: string;
-            /** @constant */
-            subject_token_type: "urn:ietf:params:oauth:token-type:id_token";
-            /** @constant */
-            requested_token_type?: "urn:ietf:params:oauth:token-type:access_token";
-            audience?: string;
-            resource?: string;
-        };
-        RefreshRequest: {
-            /** @example <refresh token> */
-            refresh_token: string;
-            /** @constant */
-            grant_type?: "refresh_token";
-        };
-        RefreshForm: {
-            /** @constant */
-            grant_type: "refresh_token";
-            refresh_token: string;
+        /**
+         * AccessToken
+         * @description An RFC 6749 §5.1 token response.
+         */
+        AccessToken: {
+            [key: string]: unknown;
         };
         /** ApiKey */
         ApiKey: {
@@ -697,6 +632,18 @@ export interface components {
              */
             key: string;
         };
+        /**
+         * ClientMetadata
+         * @description RFC 7591 client metadata.
+         */
+        ClientMetadata: {
+            redirect_uris: string[];
+            client_name?: string;
+            /** @enum {string} */
+            application_type?: "web" | "native";
+        } & {
+            [key: string]: unknown;
+        };
         /** Event */
         Event: {
             /** @example evt_01JQ0000000000000000000000 */
@@ -732,11 +679,42 @@ export interface components {
             events: components["schemas"]["Event"][];
             nextCursor: string | null;
         };
+        /** ExchangeRequest */
+        ExchangeRequest: {
+            /** @example <ID token> */
+            id_token: string;
+        };
+        /** Jwk */
+        Jwk: {
+            /** @constant */
+            kty: "RSA";
+            kid: string;
+            /** @constant */
+            alg: "RS256";
+            /** @constant */
+            use: "sig";
+            n: string;
+            e: string;
+        };
+        /** JwkSet */
+        JwkSet: {
+            keys: components["schemas"]["Jwk"][];
+        };
         /** KeyPage */
         KeyPage: {
             keys: components["schemas"]["ApiKey"][];
             nextCursor: string | null;
         };
+        /**
+         * LeakReport
+         * @description GitHub's report: the tokens it found.
+         */
+        LeakReport: components["schemas"]["ReportedToken"][];
+        /**
+         * LeakVerdicts
+         * @description One verdict per reported token.
+         */
+        LeakVerdicts: components["schemas"]["Verdict"][];
         /** Member */
         Member: {
             /** @example ws_01JQ0000000000000000000000 */
@@ -754,6 +732,13 @@ export interface components {
         /** MemberList */
         MemberList: {
             members: components["schemas"]["Member"][];
+        };
+        /**
+         * Metadata
+         * @description An RFC 8414, RFC 9728 or RFC 7591 metadata document.
+         */
+        Metadata: {
+            [key: string]: unknown;
         };
         /**
          * NewApiKey
@@ -808,6 +793,29 @@ export interface components {
          * @description A body that may be absent or an empty object.
          */
         Nothing: Record<string, unknown>;
+        /**
+         * OAuthError
+         * @description RFC 6749 §5.2 error.
+         */
+        OAuthError: {
+            /** @enum {string} */
+            error: "access_denied" | "invalid_client" | "invalid_client_metadata" | "invalid_grant" | "invalid_redirect_uri" | "invalid_request" | "invalid_scope" | "invalid_target" | "server_error" | "temporarily_unavailable" | "too_many_requests" | "unauthorized_client" | "unsupported_grant_type" | "unsupported_response_type";
+            error_description: string;
+        };
+        /**
+         * OAuthForm
+         * @description An OAuth form: names and values.
+         */
+        OAuthForm: {
+            [key: string]: string;
+        };
+        /**
+         * OpenApiDocument
+         * @description An OpenAPI 3.1 document.
+         */
+        OpenApiDocument: {
+            [key: string]: unknown;
+        };
         /** Principal */
         Principal: {
             /** @example usr_01JQ0000 */
@@ -822,6 +830,61 @@ export interface components {
             workspaceId: string | null;
             scopes: ("memory" | "entities" | "reasoning" | "ontology" | "skills" | "workspace:admin")[];
         };
+        /**
+         * Problem
+         * @description RFC 9457 problem details with a stable `code`, one of the error catalogue's.
+         */
+        Problem: {
+            /**
+             * Format: uri-reference
+             * @description The code's entry in the error reference (docs/errors).
+             * @example /docs/errors#not_found
+             */
+            type: string;
+            /** @example Not Found */
+            title: string;
+            status: number;
+            /** @description For people; never a secret. */
+            detail: string;
+            /**
+             * @description Stable: safe to branch on.
+             * @enum {string}
+             */
+            code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
+        };
+        /** RefreshForm */
+        RefreshForm: {
+            /** @constant */
+            grant_type: "refresh_token";
+            refresh_token: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** RefreshRequest */
+        RefreshRequest: {
+            /** @example <refresh token> */
+            refresh_token: string;
+            /** @constant */
+            grant_type?: "refresh_token";
+        };
+        /** ReportedToken */
+        ReportedToken: {
+            token: string;
+            type?: string | null;
+            url?: string | null;
+            source?: string | null;
+        };
+        /**
+         * RevocationForm
+         * @description RFC 7009.
+         */
+        RevocationForm: {
+            token: string;
+            token_type_hint?: string;
+            client_id?: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** Rotation */
         Rotation: {
             /**
@@ -829,6 +892,20 @@ export interface components {
              * @default 0
              */
             gracePeriodSeconds?: number;
+        };
+        /** TokenExchangeForm */
+        TokenExchangeForm: {
+            /** @constant */
+            grant_type: "urn:ietf:params:oauth:grant-type:token-exchange";
+            subject_token: string;
+            /** @constant */
+            subject_token_type: "urn:ietf:params:oauth:token-type:id_token";
+            /** @constant */
+            requested_token_type?: "urn:ietf:params:oauth:token-type:access_token";
+            audience?: string;
+            resource?: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * TokenPair
@@ -848,6 +925,13 @@ export interface components {
              * @constant
              */
             issued_token_type?: "urn:ietf:params:oauth:token-type:access_token";
+        };
+        /** Verdict */
+        Verdict: {
+            token_hash: string;
+            token_type: string;
+            /** @enum {string} */
+            label: "true_positive" | "false_positive";
         };
         /** Workspace */
         Workspace: {
@@ -896,9 +980,9 @@ export interface components {
          * @description Older clients' spelling of X-Workspace-Id.
          */
         WorkspaceQuery: string;
-        KeyId: string;
         /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (README, Retries). */
         IdempotencyKey: string;
+        KeyId: string;
         WorkspaceId: string;
         UserId: string;
     };
@@ -966,7 +1050,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": components["schemas"]["Metadata"];
                 };
             };
         };
@@ -988,7 +1072,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": components["schemas"]["Metadata"];
                 };
             };
             /** @description No protected resource is served here. Codes: `not_found`. */
@@ -1023,7 +1107,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": components["schemas"]["Metadata"];
                 };
             };
             /** @description No protected resource is served here. Codes: `not_found`. */
@@ -1059,7 +1143,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": components["schemas"]["Metadata"];
                 };
             };
             /** @description No protected resource is served here. Codes: `not_found`. */
@@ -1094,7 +1178,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description To the next step of the sign-in (Location). */
+            /** @description To the dashboard's page (Location). */
             301: {
                 headers: {
                     Location: components["headers"]["Location"];
@@ -1195,7 +1279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": components["schemas"]["OpenApiDocument"];
                 };
             };
         };
@@ -2474,9 +2558,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    [key: string]: string;
-                };
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthForm"];
             };
         };
         responses: {
@@ -2529,13 +2611,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The stylesheet. */
+            /** @description The pages' stylesheet (their CSP allows only this origin's). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/css": unknown;
+                    "text/css": string;
                 };
             };
         };
@@ -2549,12 +2631,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    redirect_uris: string[];
-                    client_name?: string;
-                    /** @enum {string} */
-                    application_type?: "web" | "native";
-                };
+                "application/json": components["schemas"]["ClientMetadata"];
             };
         };
         responses: {
@@ -2564,7 +2641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": components["schemas"]["Metadata"];
                 };
             };
             /** @description The metadata is not acceptable. */
@@ -2638,11 +2715,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    token: string;
-                    token_type_hint?: string;
-                    client_id?: string;
-                };
+                "application/x-www-form-urlencoded": components["schemas"]["RevocationForm"];
             };
         };
         responses: {
@@ -2724,9 +2797,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    [key: string]: string;
-                };
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthForm"];
             };
         };
         responses: {
@@ -2737,7 +2808,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": components["schemas"]["AccessToken"];
                 };
             };
             /** @description RFC 6749 error. */

@@ -159,6 +159,69 @@ def test_a_declared_operations_schemas_are_its_models(op: Any) -> None:
         assert content["schema"]["$ref"].rsplit("/", 1)[-1] == op.response.__name__
 
 
+def test_every_operation_is_generated_from_a_declaration() -> None:
+    from chalicelib.api.openapi import DECLARED, PUBLIC
+
+    declared = {(op.path, op.method.lower()) for op in (*DECLARED, *PUBLIC)}
+
+    assert sorted(documented() ^ declared) == []
+    assert len(declared) == len(DECLARED) + len(PUBLIC)  # each declared once
+
+
+def test_every_schema_is_a_model() -> None:
+    from pydantic import BaseModel
+
+    from chalicelib.api import models
+
+    names = document()["components"]["schemas"]
+    not_models = [
+        name for name in names
+        if not (isinstance(getattr(models, name, None), type)
+                and issubclass(getattr(models, name), BaseModel))
+    ]
+
+    assert not_models == []
+
+
+def test_the_error_bodies_name_the_catalogues_codes() -> None:
+    schemas = document()["components"]["schemas"]
+
+    assert schemas["Problem"]["properties"]["code"]["enum"] == sorted(errors.PROBLEMS)
+    assert schemas["OAuthError"]["properties"]["error"]["enum"] == sorted(
+        {entry.code for entry in errors.OAUTH_ERRORS}
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "media_types"),
+    [
+        ("/v1/auth/exchange", "post", ["application/json", "application/x-www-form-urlencoded"]),
+        ("/v1/oauth/token", "post", ["application/x-www-form-urlencoded"]),
+        ("/v1/oauth/register", "post", ["application/json"]),
+    ],
+)
+def test_a_public_operations_body_media_types_are_the_routes(
+    path: str, method: str, media_types: list[str]
+) -> None:
+    from app import app
+
+    entry = document()["paths"][path][method]
+
+    assert list(entry["requestBody"]["content"]) == media_types
+    assert app.routes[path][method.upper()].content_types == media_types
+
+
+def test_the_openapi_builder_stays_small() -> None:
+    from pathlib import Path
+
+    import chalicelib
+
+    root = Path(str(chalicelib.__file__)).parent
+    lines = sum(len(p.read_text().splitlines()) for p in root.rglob("*openapi*.py"))
+
+    assert lines <= 500
+
+
 def test_no_service_checks_the_manager_policy_again() -> None:
     """Authorize once: the declared policy, at the edge (`api/operations.py`)."""
     from pathlib import Path
