@@ -42,6 +42,7 @@ def refused(model: type[BaseModel], parameters: dict[str, Any]) -> tuple[str, st
         ),
         (models.RefreshRequest, {}, "invalid_request", "refresh_token is required."),
         (models.ExchangeRequest, {}, "invalid_request", "id_token is required."),
+        (models.RevocationForm, {"client_id": "c"}, "invalid_request", "token is required."),
         (
             models.TokenExchangeForm,
             {"grant_type": "password", **SUBJECT},
