@@ -275,7 +275,8 @@ class Public:
     """A route without a bearer credential that keeps an edge of its own (the token endpoints,
     the MCP authorization server, the leaked-key reports, the pages): its order of checks and
     its error shape are its own (RFC 6749, HTML pages), so it declares what it takes (query,
-    header and body models, by media type) and every answer (`Answer`), for the document."""
+    header and body models, by media type) and every answer (`Answer`), for the document. The
+    token endpoints read their body into those models with `token_request`."""
 
     method: str
     path: str
