@@ -700,26 +700,54 @@ class ExchangeRequest(OAuthRequest):
     id_token: Annotated[str, Field(min_length=1, examples=["<ID token>"])]
 
 
+TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"  # RFC 8693 §2.1
+ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
+ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
+
+
+# RFC 8693: the fields in the order the endpoint checks them (the first refused answers).
 class TokenExchangeForm(OAuthRequest):
-    grant_type: Literal["urn:ietf:params:oauth:grant-type:token-exchange"]
+    grant_type: Annotated[
+        Literal["urn:ietf:params:oauth:grant-type:token-exchange"],
+        Invalid(errors.UNSUPPORTED_GRANT_TYPE, f"Use grant_type={TOKEN_EXCHANGE_GRANT}."),
+    ]
     subject_token: Annotated[str, Field(min_length=1)]
-    subject_token_type: Literal["urn:ietf:params:oauth:token-type:id_token"]
+    subject_token_type: Annotated[
+        Literal["urn:ietf:params:oauth:token-type:id_token"],
+        Invalid(errors.OAUTH_INVALID_REQUEST, f"subject_token_type must be {ID_TOKEN_TYPE}."),
+    ]
     requested_token_type: Annotated[
-        str | None, _absent_or({"const": "urn:ietf:params:oauth:token-type:access_token"})
+        Literal["urn:ietf:params:oauth:token-type:access_token"] | None,
+        _absent_or({"const": ACCESS_TOKEN_TYPE}),
+        Invalid(errors.OAUTH_INVALID_REQUEST, f"requested_token_type must be {ACCESS_TOKEN_TYPE}."),
     ] = None
     audience: ANY_TEXT = None
     resource: ANY_TEXT = None
+
+
+REFRESH_GRANT = "refresh_token"
+_WRONG_GRANT = Invalid(errors.UNSUPPORTED_GRANT_TYPE, "Use grant_type=refresh_token.")
 
 
 class RefreshRequest(OAuthRequest):
     model_config = ConfigDict(extra="forbid")
 
     refresh_token: Annotated[str, Field(min_length=1, examples=["<refresh token>"])]
-    grant_type: Annotated[str | None, _absent_or({"const": "refresh_token"})] = None
+    grant_type: Annotated[
+        Literal["refresh_token"] | None, _absent_or({"const": "refresh_token"}), _WRONG_GRANT
+    ] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _grant_type_first(cls, data: Any) -> Any:
+        """The endpoint answers a wrong grant_type before a missing refresh_token."""
+        if isinstance(data, dict) and data.get("grant_type", REFRESH_GRANT) != REFRESH_GRANT:
+            raise Refused(_WRONG_GRANT.problem, _WRONG_GRANT.detail)
+        return data
 
 
 class RefreshForm(OAuthRequest):
-    grant_type: Literal["refresh_token"]
+    grant_type: Annotated[Literal["refresh_token"], _WRONG_GRANT]
     refresh_token: Annotated[str, Field(min_length=1)]
 
 

@@ -29,7 +29,7 @@ from chalice.app import Request
 
 from chalicelib import errors, strict_parsing
 from chalicelib.api import edge, models
-from chalicelib.api.operations import HTML, Answer, Operations
+from chalicelib.api.operations import HTML, Answer, Operations, oauth_validated
 from chalicelib.errors import OAuthError, ServiceError
 from chalicelib.oauth import metadata, pages
 from chalicelib.oauth.clients import InvalidClientMetadata
@@ -507,8 +507,7 @@ def revoke() -> Response:
     request = blueprint.current_request
     with oauth_errors():
         parameters = form(request)
-        if "token" not in parameters:
-            raise errors.OAUTH_INVALID_REQUEST.oauth_error("token is required.")
+        oauth_validated(models.RevocationForm, parameters)
         services().oauth_service.revoke(parameters)
     headers: dict[str, str | list[str]] = {**_TOKEN_HEADERS}
     return Response(body="", status_code=200, headers=headers)

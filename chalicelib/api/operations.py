@@ -14,16 +14,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl
 
 from chalice.app import Request, Response
 from pydantic import BaseModel, ValidationError
 
-from chalicelib import errors
+from chalicelib import errors, strict_parsing
 from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
 from chalicelib.api import edge
 from chalicelib.api.models import Invalid, Refused
-from chalicelib.errors import Problem
+from chalicelib.errors import OAuthError, Problem
 from chalicelib.idempotency import IdempotentRequest
 
 
@@ -182,6 +183,78 @@ HTML = "text/html"
 FORM = "application/x-www-form-urlencoded"
 
 
+def token_request(request: Request, body: Mapping[str, type[BaseModel]]) -> tuple[bool, Any]:
+    """(is_form, an instance of the declared model for the request's media type) of a token
+    endpoint's request, or its RFC 6749 `invalid_request` (or the error its model's field
+    names).
+
+    Parameters in the URL are refused (tokens in a URL end up in logs and browser history). A
+    form follows RFC 6749 §3.2: unknown parameters are ignored, repeated ones refused, empty
+    ones are absent. JSON follows our wire conventions: an object, unknown fields refused,
+    values non-empty strings. Then the model checks the fields, in its field order.
+    """
+    if request.query_params:
+        raise _invalid("Send the parameters in the request body, not in the URL.")
+    raw = edge.read_body(request)
+    header = request.headers.get("content-type") or edge.JSON
+    is_form = header.split(";", 1)[0].strip().lower() == FORM
+    model = body[FORM if is_form else edge.JSON]
+    parameters = _form_parameters(raw) if is_form else _json_parameters(raw, query_names(model))
+    return is_form, oauth_validated(model, parameters)
+
+
+def _invalid(description: str) -> OAuthError:
+    return errors.OAUTH_INVALID_REQUEST.oauth_error(description)
+
+
+def _form_parameters(raw: bytes) -> dict[str, str]:
+    try:
+        pairs = parse_qsl(raw.decode("utf-8"), keep_blank_values=True)
+    except (UnicodeDecodeError, ValueError):
+        raise _invalid("The form body is not valid.") from None
+    names = [name for name, _ in pairs]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise _invalid(f"Parameter {repeated[0][:64]!r} is repeated.")
+    return {name: value for name, value in pairs if value != ""}
+
+
+def _json_parameters(raw: bytes, fields: set[str]) -> dict[str, str]:
+    try:
+        body = strict_parsing.json_value(raw) if raw.strip() else None
+    except strict_parsing.MalformedJson:
+        raise _invalid("The request body is not valid JSON.") from None
+    if not isinstance(body, dict):
+        raise _invalid("The request body must be a JSON object.")
+    unknown = sorted(set(body) - fields)
+    if unknown:
+        raise _invalid(f"Unknown field: {unknown[0][:64]!r}.")
+    for name, value in body.items():
+        if not isinstance(value, str) or not value:
+            raise _invalid(f"{name} must be a non-empty string.")
+    return body
+
+
+def oauth_validated(model: type[BaseModel], parameters: Mapping[str, Any]) -> Any:
+    """`parameters` as an instance of `model`, or the RFC 6749 error of the first field
+    refused: `invalid_request` ("x is required.") for a missing one, else the problem and
+    detail its `Invalid` marker (or a validator's `Refused`) names; never pydantic's message."""
+    try:
+        return model.model_validate(parameters)
+    except ValidationError as invalid:
+        first = invalid.errors(include_url=False, include_input=False)[0]
+    cause = (first.get("ctx") or {}).get("error")
+    if isinstance(cause, Refused):
+        raise cause.problem.oauth_error(cause.detail)
+    wire_name = str(first["loc"][0]) if first["loc"] else ""
+    if first["type"] == "missing":
+        raise _invalid(f"{wire_name} is required.")
+    marker = _marker(model, wire_name)
+    if marker is None:
+        raise errors.OAUTH_INVALID_REQUEST.oauth_error()
+    raise marker.problem.oauth_error(marker.detail)
+
+
 @dataclass(frozen=True)
 class Answer:
     """One answer of a public operation: its status and meaning; its body, a response model
@@ -202,7 +275,8 @@ class Public:
     """A route without a bearer credential that keeps an edge of its own (the token endpoints,
     the MCP authorization server, the leaked-key reports, the pages): its order of checks and
     its error shape are its own (RFC 6749, HTML pages), so it declares what it takes (query,
-    header and body models, by media type) and every answer (`Answer`), for the document."""
+    header and body models, by media type) and every answer (`Answer`), for the document. The
+    token endpoints read their body into those models with `token_request`."""
 
     method: str
     path: str

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from urllib.parse import parse_qsl
 
 from chalice import Response
-from chalice.app import Request
+from pydantic import BaseModel
 
-from chalicelib import errors, logs, strict_parsing
+from chalicelib import errors, logs
 from chalicelib.api import edge, models
-from chalicelib.api.operations import Answer, Operations
+from chalicelib.api.operations import FORM, Answer, Operations, token_request
 from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import OAuthError, ServiceError
 from chalicelib.runtime import services
@@ -28,7 +27,6 @@ blueprint = Operations(__name__)
 
 EXCHANGE_PATH = "/v1/auth/exchange"
 REFRESH_PATH = "/v1/auth/refresh"
-FORM = "application/x-www-form-urlencoded"
 ANSWERS = (
     Answer(
         200,
@@ -59,10 +57,6 @@ ANSWERS = (
         oauth=True,
     ),
 )
-TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"  # RFC 8693 §2.1
-REFRESH_GRANT = "refresh_token"
-ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
-ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
 _TOKEN_HEADERS = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
 
@@ -91,84 +85,41 @@ def oauth_errors() -> Iterator[None]:
         raise errors.TEMPORARILY_UNAVAILABLE.oauth_error() from None
 
 
-def _media_type(request: Request) -> str:
-    header = request.headers.get("content-type") or edge.JSON
-    return header.split(";", 1)[0].strip().lower()
-
-
-def grant_parameters(request: Request, json_fields: set[str]) -> tuple[bool, dict[str, str]]:
-    """(is_form, parameters) of a token request, or invalid_request.
-
-    A form follows RFC 6749 §3.2: unknown parameters are ignored, repeated ones refused. JSON
-    follows our wire conventions: unknown fields refused. Values are non-empty strings.
-    """
-    if request.query_params:
-        # Tokens in a URL end up in logs and browser history: refuse them outright.
-        raise invalid_request("Send the parameters in the request body, not in the URL.")
-    raw = edge.read_body(request)
-    if _media_type(request) == FORM:
-        try:
-            pairs = parse_qsl(raw.decode("utf-8"), keep_blank_values=True)
-        except (UnicodeDecodeError, ValueError):
-            raise invalid_request("The form body is not valid.") from None
-        names = [name for name, _ in pairs]
-        repeated = sorted({name for name in names if names.count(name) > 1})
-        if repeated:
-            raise invalid_request(f"Parameter {repeated[0][:64]!r} is repeated.")
-        return True, {name: value for name, value in pairs if value != ""}
-    try:
-        body = strict_parsing.json_value(raw) if raw.strip() else None
-    except strict_parsing.MalformedJson:
-        raise invalid_request("The request body is not valid JSON.") from None
-    if not isinstance(body, dict):
-        raise invalid_request("The request body must be a JSON object.")
-    unknown = sorted(set(body) - json_fields)
-    if unknown:
-        raise invalid_request(f"Unknown field: {unknown[0][:64]!r}.")
-    for name, value in body.items():
-        if not isinstance(value, str) or not value:
-            raise invalid_request(f"{name} must be a non-empty string.")
-    return False, body
-
-
-def required(parameters: dict[str, str], name: str) -> str:
-    value = parameters.get(name)
-    if value is None:
-        raise invalid_request(f"{name} is required.")
-    return value
-
-
 def token_response(pair: TokenPair, issued_token_type: bool = False) -> Response:
     body = models.TokenPair(
         access_token=pair.access.token,
         token_type="Bearer",
         expires_in=pair.access.expires_in,
         refresh_token=pair.refresh_token,
-        issued_token_type=ACCESS_TOKEN_TYPE if issued_token_type else None,
+        issued_token_type=models.ACCESS_TOKEN_TYPE if issued_token_type else None,
     )
     return edge.json_response(
         body.model_dump(exclude_none=True), headers=_TOKEN_HEADERS, secret=True
     )
 
 
-def _check_token_exchange_form(parameters: dict[str, str]) -> str:
-    """The subject token of an RFC 8693 request we can serve, else its RFC 8693 error."""
-    grant_type = required(parameters, "grant_type")
-    if grant_type != TOKEN_EXCHANGE_GRANT:
-        raise errors.UNSUPPORTED_GRANT_TYPE.oauth_error(f"Use grant_type={TOKEN_EXCHANGE_GRANT}.")
-    subject_token = required(parameters, "subject_token")
-    if required(parameters, "subject_token_type") != ID_TOKEN_TYPE:
-        raise invalid_request(f"subject_token_type must be {ID_TOKEN_TYPE}.")
-    requested = parameters.get("requested_token_type", ACCESS_TOKEN_TYPE)
-    if requested != ACCESS_TOKEN_TYPE:
-        raise invalid_request(f"requested_token_type must be {ACCESS_TOKEN_TYPE}.")
-    if "actor_token" in parameters or "actor_token_type" in parameters:
+def _subject_token(form: models.TokenExchangeForm) -> str:
+    """The subject token of an RFC 8693 request we can serve (its model checked the rest), else
+    its RFC 8693 error: these two rules are not field constraints (a parameter the model
+    ignores, the issuer known at run time)."""
+    if form.model_extra and {"actor_token", "actor_token_type"} & set(form.model_extra):
         raise invalid_request("Delegation (actor_token) is not supported.")
     issuer = services().settings.issuer
     for target in ("audience", "resource"):
-        if target in parameters and parameters[target].rstrip("/") != issuer:
+        value = getattr(form, target)
+        if value is not None and value.rstrip("/") != issuer:
             raise errors.INVALID_TARGET.oauth_error(f"The only {target} served here is {issuer}.")
-    return subject_token
+    return form.subject_token
+
+
+EXCHANGE_BODY: dict[str, type[BaseModel]] = {
+    edge.JSON: models.ExchangeRequest,
+    FORM: models.TokenExchangeForm,
+}
+REFRESH_BODY: dict[str, type[BaseModel]] = {
+    edge.JSON: models.RefreshRequest,
+    FORM: models.RefreshForm,
+}
 
 
 @blueprint.public(
@@ -179,16 +130,13 @@ def _check_token_exchange_form(parameters: dict[str, str]) -> str:
     summary="Trade an OpenID Connect ID token for a user token",
     tag="Login",
     answers=ANSWERS,
-    body={edge.JSON: models.ExchangeRequest, FORM: models.TokenExchangeForm},
+    body=EXCHANGE_BODY,
 )
 def exchange() -> Response:
     request = blueprint.current_request
     with oauth_errors():
-        is_form, parameters = grant_parameters(request, {"id_token"})
-        if is_form:
-            id_token = _check_token_exchange_form(parameters)
-        else:
-            id_token = required(parameters, "id_token")
+        is_form, parameters = token_request(request, EXCHANGE_BODY)
+        id_token = _subject_token(parameters) if is_form else parameters.id_token
         try:
             pair = services().session_service.exchange(id_token)
         except IdTokenRejected as rejected:
@@ -205,18 +153,13 @@ def exchange() -> Response:
     summary="Trade a refresh token for a new pair",
     tag="Login",
     answers=ANSWERS,
-    body={edge.JSON: models.RefreshRequest, FORM: models.RefreshForm},
+    body=REFRESH_BODY,
 )
 def refresh() -> Response:
     request = blueprint.current_request
     with oauth_errors():
-        is_form, parameters = grant_parameters(request, {"refresh_token", "grant_type"})
-        grant_type = required(parameters, "grant_type") if is_form else parameters.get(
-            "grant_type", REFRESH_GRANT
-        )
-        if grant_type != REFRESH_GRANT:
-            raise errors.UNSUPPORTED_GRANT_TYPE.oauth_error("Use grant_type=refresh_token.")
-        refresh_token = required(parameters, "refresh_token")
+        _, parameters = token_request(request, REFRESH_BODY)
+        refresh_token = parameters.refresh_token
         try:
             pair = services().session_service.refresh(refresh_token)
         except RefreshRejected as rejected:
