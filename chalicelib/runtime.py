@@ -8,7 +8,6 @@ module-level import would put it on the authorizer's cold start.
 
 from __future__ import annotations
 
-from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +25,6 @@ if TYPE_CHECKING:
     from chalicelib.keys.service import KeyService
     from chalicelib.keys.vault import KeyVault
     from chalicelib.oauth.clients import ClientStore
-    from chalicelib.oauth.grants import GrantReader
     from chalicelib.oauth.login_provider import ProviderTransport
     from chalicelib.oauth.ratelimit import RegistrationLimit
     from chalicelib.oauth.service import OAuthService
@@ -152,19 +150,12 @@ class Services:
             self.workspace_store,
             self.clock,
             self.verify_token,
-            _LazyGrants(self),
             self.last_use,
         )
 
     def verify_token(self, token: str, audience: str | None = None) -> dict[str, Any]:
         """The verifier (and with it the KMS client and PyJWT) is built for the first JWT."""
         return self.verifier.verify(token, audience)
-
-    @cached_property
-    def grants(self) -> GrantReader:
-        from chalicelib.oauth.grants import GrantReader
-
-        return GrantReader(self.dynamodb, self.settings.table_name)
 
     @cached_property
     def events_client(self) -> Any:
@@ -316,16 +307,6 @@ class Services:
             self.signer,
             self.clock,
         )
-
-
-class _LazyGrants:
-    """Defers importing the grant reader until an MCP token arrives."""
-
-    def __init__(self, services: Services):
-        self._services = services
-
-    def is_active(self, grant_id: str, now: datetime) -> bool:
-        return self._services.grants.is_active(grant_id, now)
 
 
 _current: Services | None = None

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from chalicelib.errors import Problem, ServiceError
 
 # An `mcp_token` is an access token this service issued to an MCP client: it is resolved only
-# at its own resource (the data-plane authorizer), never by this service's routes.
-CredentialKind = Literal["user_token", "api_key", "mcp_token"]
+# at its own resource (the data-plane authorizer), never by this service's routes. A
+# `delegated` token (minted from a key, a user token or another delegated token) and a
+# `workload` token (exchanged for a platform's identity token under a trust policy) act as a
+# workspace key bound to their workspace with exactly their scopes.
+CredentialKind = Literal["user_token", "api_key", "mcp_token", "delegated", "workload"]
 
 # RFC 6750 §3: a 401 names the scheme, and says `invalid_token` when a credential was sent.
 REALM = 'Bearer realm="svc"'
@@ -34,6 +37,12 @@ class Principal:
     key_id: str | None = None
     category: str | None = None
     client_id: str | None = None  # the MCP client an mcp_token was issued to
+    # A delegated or workload token: its `jti`; a delegated token's `root` (the key_ or usr_
+    # at the top of its chain); a workload token's trust policy; the `act` claim of either.
+    token_id: str | None = None
+    root: str | None = None
+    policy_id: str | None = None
+    act: dict[str, Any] | None = field(default=None, compare=False, hash=False)
     # Not part of who the caller is: the same caller from another address is the same principal.
     origin: Origin | None = field(default=None, compare=False)
 

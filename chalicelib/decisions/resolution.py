@@ -1,19 +1,25 @@
 """Request resolution: `Authorization` + `X-Workspace-Id` to a principal, or a refusal.
 
 The resolution rules 1–8 (docs/architecture.md) live here once. The service's routes and the
-data-plane authorizer both call `Resolver.resolve`. One straight sequence: parse, hash, one
-strongly consistent read, ordered checks (a key's IP allow-list among them), then (when a
-workspace is named or bound) the membership. A key that names its owner (a located key,
-keys/plaintext.py) has its membership read in the same round trip as its record; a plain or
-legacy key takes a second read, and a user token (its signature is checked locally) only the
-membership read. A bad credential is a `Refusal` (a result); only a broken dependency
-raises. After a key resolved, its use is recorded (`lastUsedAt`), which never changes the
-result.
+data-plane authorizer both call `Resolver.resolve`. One straight sequence: parse, check the
+credential, then exactly one strongly consistent store round trip (a `BatchGetItem` of every
+item the decision needs), then ordered checks. A bad credential is a `Refusal` (a result);
+only a broken dependency raises. After a key resolved, its use is recorded (`lastUsedAt`),
+which never changes the result.
 
-A JWT is judged by where it is presented (its audience): without a `resource`, only this
-service's user tokens resolve; at an MCP resource, only the access tokens issued for that
-resource do. Those are bound to their workspace like a workspace key, and their grant is
-read on every request, so revoking it takes effect on the next one.
+What each credential's one round trip reads:
+- a key that names its owner (keys/plaintext.py): its record and the membership it needs;
+  a plain or legacy key takes a second read for the membership (the only exception);
+- a user token (signature checked locally): the membership of the named workspace;
+- an MCP access token: its grant (the refresh family in `sid`) and its owner's membership of
+  the workspace it is bound to, so revoking the grant or removing the member refuses it on
+  the very next request.
+Each further kind of token this service signs (told apart by its claims in `_resolve_jwt`)
+states the items it reads the same way, and is judged from them without another read.
+
+A JWT is judged by where it is presented (its audience): without a `resource`, only the
+tokens this service issues for itself resolve; at an MCP resource, only the access tokens
+issued for that resource do.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from chalicelib import errors, ids
+from chalicelib import errors, ids, items
 from chalicelib.access.allow_list import allows
 from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.access.scopes import ALL_SCOPES, WORKSPACE
@@ -61,12 +67,6 @@ class VerifiesTokens(Protocol):
     def __call__(self, token: str, audience: str | None = None) -> dict[str, Any]: ...
 
 
-class GrantStatus(Protocol):
-    """Whether an MCP grant (the `sid` of an MCP access token) is still in force."""
-
-    def is_active(self, grant_id: str, now: datetime) -> bool: ...
-
-
 class RecordsUse(Protocol):
     def record(self, api_key: ApiKey, now: datetime) -> None: ...
 
@@ -90,14 +90,12 @@ class Resolver:
         workspaces: WorkspaceStore,
         clock: Clock,
         verify_token: VerifiesTokens,
-        grants: GrantStatus | None = None,
         last_use: RecordsUse | None = None,
     ):
         self._keys = keys
         self._workspaces = workspaces
         self._clock = clock
         self._verify_token = verify_token
-        self._grants = grants
         self._last_use = last_use
 
     def resolve(
@@ -123,12 +121,11 @@ class Resolver:
             if isinstance(resolved, Refusal):
                 return resolved
             found, record, member = resolved
-        elif resource is not None:
-            found = self._resolve_mcp_token(token, workspace_id, resource, origin)
         else:
-            found = self._resolve_user_token(token, workspace_id, origin)
-        if isinstance(found, Refusal):
-            return found
+            resolved_token = self._resolve_jwt(token, workspace_id, resource, origin)
+            if isinstance(resolved_token, Refusal):
+                return resolved_token
+            found, member = resolved_token
         checked = self._check_membership(found, member)
         if record is not None and self._last_use is not None and isinstance(checked, Principal):
             self._last_use.record(record, self._clock.now())
@@ -183,62 +180,75 @@ class Resolver:
         )
         return principal, record, member
 
-    def _resolve_user_token(
-        self, token: str, workspace_id: str | None, origin: Origin | None
-    ) -> Principal | Refusal:
+    def _resolve_jwt(
+        self,
+        token: str,
+        workspace_id: str | None,
+        resource: McpResource | None,
+        origin: Origin | None,
+    ) -> tuple[Principal, bool | None] | Refusal:
+        """A token this service signed: verified for the audience it is presented at, told
+        apart by its claims, then judged from the one round trip its kind states. Returns the
+        principal and the membership when it was read here (None: `_check_membership` reads
+        it)."""
         # Imported only when a JWT arrives: the API-key path never loads the token modules.
         from chalicelib.sessions.access_tokens import TokenRejected, looks_like_jwt
 
         if not looks_like_jwt(token):
             return INVALID
         try:
-            claims = self._verify_token(token)
+            claims = (
+                self._verify_token(token)
+                if resource is None
+                else self._verify_token(token, resource.uri)
+            )
         except TokenRejected as rejected:
             return EXPIRED if rejected.expired else INVALID
+        if resource is not None:
+            return self._judge_mcp_token(claims, workspace_id, origin)
         if workspace_id is not None and not ids.is_workspace_id(workspace_id):
             return INVALID_WORKSPACE_ID
-        return Principal(
+        principal = Principal(
             user_id=claims["sub"],
             credential="user_token",
             scopes=frozenset(ALL_SCOPES),  # a user token carries every scope of its user
             workspace_id=workspace_id,
             origin=origin,
         )
+        return principal, None
 
-    def _resolve_mcp_token(
-        self,
-        token: str,
-        workspace_id: str | None,
-        resource: McpResource,
-        origin: Origin | None,
-    ) -> Principal | Refusal:
-        # As for a user token: the token modules load only when a JWT arrives.
-        from chalicelib.sessions.access_tokens import TokenRejected, looks_like_jwt
+    def _judge_mcp_token(
+        self, claims: dict[str, Any], workspace_id: str | None, origin: Origin | None
+    ) -> tuple[Principal, bool | None] | Refusal:
+        """An MCP access token: bound to its workspace like a workspace key; its grant and
+        its owner's membership are read together (one `BatchGetItem`)."""
+        from chalicelib.oauth.grants import in_force
 
-        if self._grants is None or not looks_like_jwt(token):
-            return INVALID
-        try:
-            claims = self._verify_token(token, resource.uri)
-        except TokenRejected as rejected:
-            return EXPIRED if rejected.expired else INVALID
-        grant_id, bound, scope, client_id = (
-            claims.get(name) for name in ("sid", "workspace_id", "scope", "client_id")
+        grant_id, bound, scope, client_id, user_id = (
+            claims.get(name) for name in ("sid", "workspace_id", "scope", "client_id", "sub")
         )
-        if not all(isinstance(v, str) and v for v in (grant_id, bound, scope, client_id)):
+        if not all(isinstance(v, str) and v for v in (grant_id, bound, scope, client_id, user_id)):
             return INVALID  # signed by us for this resource, yet not an MCP access token
         assert isinstance(grant_id, str) and isinstance(bound, str) and isinstance(scope, str)
-        if not self._grants.is_active(grant_id, self._clock.now()):
+        assert isinstance(user_id, str)
+        if not ids.is_workspace_id(bound):
+            return INVALID
+        family, member = self._workspaces.read_with_membership(
+            items.refresh_family(grant_id), bound, user_id
+        )
+        if not in_force(family, self._clock.now()):
             return REVOKED  # the user revoked the grant, or a reused code or token did
         if workspace_id is not None and workspace_id != bound:
             return MISMATCH  # bound to its workspace, like a workspace key
-        return Principal(
-            user_id=claims["sub"],
+        principal = Principal(
+            user_id=user_id,
             credential="mcp_token",
             scopes=frozenset(scope.split()) & frozenset(ALL_SCOPES),
             workspace_id=bound,
             client_id=str(client_id),
             origin=origin,
         )
+        return principal, member
 
     def _check_membership(self, principal: Principal, member: bool | None) -> Principal | Refusal:
         """Rule 3: the caller (the key's owner) must be a member of the resolved workspace.

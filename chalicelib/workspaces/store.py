@@ -18,9 +18,11 @@ from chalicelib import items
 from chalicelib.clock import parse_rfc3339, rfc3339
 from chalicelib.table import (
     EXISTS,
+    Item,
     check,
     delete,
     get_consistent,
+    get_many_consistent,
     is_condition_failure,
     put_if_absent,
     to_item,
@@ -113,6 +115,17 @@ class WorkspaceStore:
         )
         return found is not None
 
+    def read_with_membership(
+        self, item: Item, workspace_id: str, user_id: str
+    ) -> tuple[dict[str, Any] | None, bool]:
+        """A decision's one round trip for a credential that needs an item of its own (an MCP
+        grant, a delegated token's root key) and its owner's membership: both strongly
+        consistent in one BatchGetItem, so neither a revocation nor a removal is ever stale."""
+        found, membership = get_many_consistent(
+            self._client, self._table, [item, items.member(workspace_id, user_id)]
+        )
+        return found, membership is not None
+
     def _query(self, pk: str, prefix: str) -> list[dict[str, Any]]:
         return list(under(self._client, self._table, pk, prefix, consistent=True))
 
@@ -123,7 +136,10 @@ class WorkspaceStore:
             assert created is not None
             found.append(
                 Workspace(
-                    values["workspaceId"], values["name"], values["ownerId"], created,
+                    values["workspaceId"],
+                    values["name"],
+                    values["ownerId"],
+                    created,
                     role=values["role"],
                 )
             )

@@ -108,6 +108,27 @@ def test_membership_is_checked_on_every_request(mcp: Mcp, authorize: Invoke) -> 
     assert effect(answer) == "Deny" and answer["context"]["code"] == "not_a_member"
 
 
+def test_an_mcp_token_decision_is_one_round_trip_reading_grant_and_membership_together(
+    mcp: Mcp, authorize: Invoke
+) -> None:
+    tokens, _, _ = tokens_for(mcp, "erin")
+    event = request_event("/mcp", bearer(tokens["access_token"]))
+    authorize(event)  # a container's first decision also fetches the signing keys (KMS)
+    sent: list[str] = []
+
+    def on_send(request: Any, **_: Any) -> None:
+        sent.append(request.headers["X-Amz-Target"].decode().rsplit(".", 1)[-1])
+
+    mcp.services.dynamodb.meta.events.register("before-send.dynamodb", on_send)
+    try:
+        answer = authorize(event)
+    finally:
+        mcp.services.dynamodb.meta.events.unregister("before-send.dynamodb", on_send)
+
+    assert effect(answer) == "Allow"
+    assert sent == ["BatchGetItem"]
+
+
 def _authorize_in(mcp: Mcp, subject: str, workspace: str) -> dict[str, Any]:
     client_id = mcp.serve_document()
     verifier, challenge = pkce()
