@@ -61,9 +61,7 @@ class Refused(ValueError):
 class Request(BaseModel):
     """A request body: strict (no coercion), unknown fields refused, wire names only."""
 
-    model_config = ConfigDict(
-        strict=True, extra="forbid", frozen=True, alias_generator=to_camel
-    )
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, alias_generator=to_camel)
 
 
 class Query(BaseModel):
@@ -701,8 +699,10 @@ class ExchangeRequest(OAuthRequest):
 
 
 TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"  # RFC 8693 §2.1
-ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
-ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
+ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"  # a login
+ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"  # a delegation
+JWT_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:jwt"  # a workload's identity token
+SUBJECT_TOKEN_TYPES = (ID_TOKEN_TYPE, ACCESS_TOKEN_TYPE, JWT_TOKEN_TYPE)
 
 
 # RFC 8693: the fields in the order the endpoint checks them (the first refused answers).
@@ -713,8 +713,15 @@ class TokenExchangeForm(OAuthRequest):
     ]
     subject_token: Annotated[str, Field(min_length=1)]
     subject_token_type: Annotated[
-        Literal["urn:ietf:params:oauth:token-type:id_token"],
-        Invalid(errors.OAUTH_INVALID_REQUEST, f"subject_token_type must be {ID_TOKEN_TYPE}."),
+        Literal[
+            "urn:ietf:params:oauth:token-type:id_token",
+            "urn:ietf:params:oauth:token-type:access_token",
+            "urn:ietf:params:oauth:token-type:jwt",
+        ],
+        Invalid(
+            errors.OAUTH_INVALID_REQUEST,
+            "subject_token_type must be one of " + ", ".join(SUBJECT_TOKEN_TYPES) + ".",
+        ),
     ]
     requested_token_type: Annotated[
         Literal["urn:ietf:params:oauth:token-type:access_token"] | None,

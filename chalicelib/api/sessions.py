@@ -46,7 +46,9 @@ ANSWERS = (
         oauth=True,
     ),
     Answer(
-        413, "The body is larger than 16 KiB.", problems=(errors.OAUTH_PAYLOAD_TOO_LARGE,),
+        413,
+        "The body is larger than 16 KiB.",
+        problems=(errors.OAUTH_PAYLOAD_TOO_LARGE,),
         oauth=True,
     ),
     Answer(415, "Send JSON or an OAuth form.", problems=(errors.UNSUPPORTED_MEDIA_TYPE,)),
@@ -136,6 +138,8 @@ def exchange() -> Response:
     request = blueprint.current_request
     with oauth_errors():
         is_form, parameters = token_request(request, EXCHANGE_BODY)
+        if is_form and parameters.subject_token_type != models.ID_TOKEN_TYPE:
+            return _exchange_for_workspace_token(parameters)
         id_token = _subject_token(parameters) if is_form else parameters.id_token
         try:
             pair = services().session_service.exchange(id_token)
@@ -143,6 +147,12 @@ def exchange() -> Response:
             raise errors.INVALID_GRANT.oauth_error(rejected.description) from None
     logs.identify_actor(pair.user_id)
     return token_response(pair, issued_token_type=is_form)
+
+
+def _exchange_for_workspace_token(form: models.TokenExchangeForm) -> Response:
+    """A delegation (subject_token_type access_token) or a workload's exchange (jwt): a
+    short-lived token bound to one workspace."""
+    raise invalid_request(f"subject_token_type {form.subject_token_type} is not served yet.")
 
 
 @blueprint.public(

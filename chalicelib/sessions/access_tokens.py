@@ -134,10 +134,12 @@ class TokenSigner:
         self,
         user_id: str,
         audience: str | None = None,
-        extra: dict[str, str] | None = None,
+        extra: dict[str, Any] | None = None,
+        lifetime: int = ACCESS_TOKEN_LIFETIME,
     ) -> MintedToken:
         """A user token by default; with `audience` (an MCP resource) and `extra` claims
-        (`client_id`, `scope`, `workspace_id`, `sid`), a token for that resource only."""
+        (`client_id`, `scope`, `workspace_id`, `sid`), a token for that resource only; with
+        `extra` claims and a shorter `lifetime` (seconds), a delegated or workload token."""
         now = epoch(self._clock.now())
         header = {"alg": ALGORITHM, "typ": TOKEN_TYPE, "kid": self._keys.current_kid()}
         claims: dict[str, Any] = {
@@ -147,7 +149,7 @@ class TokenSigner:
             "sub": user_id,
             "iat": now,
             "nbf": now,
-            "exp": now + ACCESS_TOKEN_LIFETIME,
+            "exp": now + lifetime,
             "jti": secrets.token_urlsafe(16),
         }
         signing_input = (
@@ -163,7 +165,7 @@ class TokenSigner:
                 SigningAlgorithm=_KMS_ALGORITHM,
             )
         token = signing_input + "." + b64url(bytes(answer["Signature"]))
-        return MintedToken(token, ACCESS_TOKEN_LIFETIME)
+        return MintedToken(token, lifetime)
 
 
 class TokenRejected(Exception):

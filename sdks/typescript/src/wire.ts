@@ -898,8 +898,8 @@ export interface components {
             /** @constant */
             grant_type: "urn:ietf:params:oauth:grant-type:token-exchange";
             subject_token: string;
-            /** @constant */
-            subject_token_type: "urn:ietf:params:oauth:token-type:id_token";
+            /** @enum {string} */
+            subject_token_type: "urn:ietf:params:oauth:token-type:id_token" | "urn:ietf:params:oauth:token-type:access_token" | "urn:ietf:params:oauth:token-type:jwt";
             /** @constant */
             requested_token_type?: "urn:ietf:params:oauth:token-type:access_token";
             audience?: string;

@@ -198,9 +198,9 @@ FORM_ERRORS: dict[str, tuple[dict[str, str], str]] = {
         "unsupported_grant_type",
     ),
     "no subject_token_type": ({"grant_type": TOKEN_EXCHANGE}, "invalid_request"),
-    "an access token as subject": (
+    "an unknown subject token type": (
         {"grant_type": TOKEN_EXCHANGE,
-         "subject_token_type": "urn:ietf:params:oauth:token-type:access_token"},
+         "subject_token_type": "urn:ietf:params:oauth:token-type:saml2"},
         "invalid_request",
     ),
     "a refresh token requested": (

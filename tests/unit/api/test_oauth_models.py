@@ -53,7 +53,7 @@ def refused(model: type[BaseModel], parameters: dict[str, Any]) -> tuple[str, st
             models.TokenExchangeForm,
             {"grant_type": EXCHANGE, "subject_token": "a.b.c", "subject_token_type": "jwt"},
             "invalid_request",
-            f"subject_token_type must be {models.ID_TOKEN_TYPE}.",
+            "subject_token_type must be one of " + ", ".join(models.SUBJECT_TOKEN_TYPES) + ".",
         ),
         (
             models.TokenExchangeForm,
