@@ -767,6 +767,59 @@ class OAuthForm(RootModel[dict[str, str]]):
     """An OAuth form: names and values."""
 
 
+# -- the MCP token endpoint: one form per grant, told apart by grant_type -----------------
+
+CODE_GRANT = "authorization_code"
+TOKEN_GRANTS = (CODE_GRANT, REFRESH_GRANT)
+
+
+class AuthorizationCodeGrant(OAuthRequest):
+    """RFC 6749 §4.1.3, with PKCE (RFC 7636 §4.5) and RFC 8707's `resource`. The fields in
+    the order the endpoint checks them (the first refused answers)."""
+
+    grant_type: Literal["authorization_code"]
+    client_id: Annotated[str, Field(min_length=1)]
+    code: Annotated[str, Field(min_length=1)]
+    redirect_uri: Annotated[str, Field(min_length=1)]
+    code_verifier: Annotated[str, Field(min_length=1)]
+    resource: ANY_TEXT = None
+
+
+class RefreshTokenGrant(OAuthRequest):
+    """RFC 6749 §6, with RFC 8707's `resource`; `scope` may only narrow the grant's."""
+
+    grant_type: Literal["refresh_token"]
+    client_id: Annotated[str, Field(min_length=1)]
+    refresh_token: Annotated[str, Field(min_length=1)]
+    resource: ANY_TEXT = None
+    scope: ANY_TEXT = None
+
+
+class TokenForm(
+    RootModel[
+        Annotated[AuthorizationCodeGrant | RefreshTokenGrant, Field(discriminator="grant_type")]
+    ]
+):
+    """`POST /v1/oauth/token`'s form: one grant's, by its `grant_type`."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _client_then_grant_type(cls, data: Any) -> Any:
+        """The endpoint's order, which a tagged union (its tag first) cannot state: a client
+        secret is refused (clients here are public), then a missing client_id, then a grant
+        type it does not serve (missing or unknown alike)."""
+        if isinstance(data, dict):
+            if "client_secret" in data:
+                raise Refused(errors.INVALID_CLIENT)
+            if "client_id" not in data:
+                raise Refused(errors.OAUTH_INVALID_REQUEST, "client_id is required.")
+            if data.get("grant_type") not in TOKEN_GRANTS:
+                raise Refused(
+                    errors.UNSUPPORTED_GRANT_TYPE, "Use authorization_code or refresh_token."
+                )
+        return data
+
+
 class RevocationForm(OAuthRequest):
     """RFC 7009."""
 

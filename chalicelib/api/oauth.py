@@ -455,7 +455,7 @@ def client_authentication_refused(authorization: str) -> Response:
         *TOKEN_FAILURES,
     ),
     content_types=[FORM],
-    body={FORM: models.OAuthForm},
+    body={FORM: models.TokenForm},
 )
 def token() -> Response:
     request = blueprint.current_request
@@ -464,25 +464,12 @@ def token() -> Response:
         return client_authentication_refused(authorization)
     with oauth_errors():
         parameters = form(request)
-        if "client_secret" in parameters:
-            raise errors.INVALID_CLIENT.oauth_error()
-        if "client_id" not in parameters:
-            raise errors.OAUTH_INVALID_REQUEST.oauth_error("client_id is required.")
-        grant_type = parameters.get("grant_type")
+        grant = oauth_validated(models.TokenForm, parameters).root
         oauth = services().oauth_service
-        if grant_type == "authorization_code":
-            for name in ("code", "redirect_uri", "code_verifier"):
-                if name not in parameters:
-                    raise errors.OAUTH_INVALID_REQUEST.oauth_error(f"{name} is required.")
+        if isinstance(grant, models.AuthorizationCodeGrant):
             issued = oauth.redeem_code(parameters)
-        elif grant_type == "refresh_token":
-            if "refresh_token" not in parameters:
-                raise errors.OAUTH_INVALID_REQUEST.oauth_error("refresh_token is required.")
-            issued = oauth.refresh(parameters)
         else:
-            raise errors.UNSUPPORTED_GRANT_TYPE.oauth_error(
-                "Use authorization_code or refresh_token."
-            )
+            issued = oauth.refresh(parameters)
     return edge.json_response(issued.body(), headers=_TOKEN_HEADERS, secret=True)
 
 

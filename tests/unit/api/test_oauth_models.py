@@ -81,3 +81,60 @@ def test_a_token_exchange_form_ignores_parameters_it_does_not_name() -> None:
     form = oauth_validated(models.TokenExchangeForm, {"grant_type": EXCHANGE, **SUBJECT, "x": "1"})
 
     assert form.subject_token == "a.b.c"
+
+
+CODE = {"grant_type": "authorization_code", "client_id": "c", "code": "x"}
+
+
+@pytest.mark.parametrize(
+    ("parameters", "error", "description"),
+    [
+        (
+            {"grant_type": "refresh_token", "client_id": "c", "client_secret": "s"},
+            "invalid_client",
+            "Clients here are public: send no secret.",
+        ),
+        ({"grant_type": "password"}, "invalid_request", "client_id is required."),
+        (
+            {"client_id": "c"},
+            "unsupported_grant_type",
+            "Use authorization_code or refresh_token.",
+        ),
+        (
+            {"grant_type": "password", "client_id": "c"},
+            "unsupported_grant_type",
+            "Use authorization_code or refresh_token.",
+        ),
+        ({**CODE, "code_verifier": "v"}, "invalid_request", "redirect_uri is required."),
+        ({**CODE, "redirect_uri": "r"}, "invalid_request", "code_verifier is required."),
+        (
+            {"grant_type": "refresh_token", "client_id": "c", "code": "x"},
+            "invalid_request",
+            "refresh_token is required.",
+        ),
+    ],
+)
+def test_the_mcp_token_form_refuses_in_the_endpoints_order(
+    parameters: dict[str, str], error: str, description: str
+) -> None:
+    answered = refused(models.TokenForm, parameters)
+
+    assert answered == (error, description)
+
+
+@pytest.mark.parametrize(
+    ("parameters", "grant"),
+    [
+        ({**CODE, "redirect_uri": "r", "code_verifier": "v"}, models.AuthorizationCodeGrant),
+        (
+            {"grant_type": "refresh_token", "client_id": "c", "refresh_token": "r"},
+            models.RefreshTokenGrant,
+        ),
+    ],
+)
+def test_the_mcp_token_form_is_the_model_of_its_grant_type(
+    parameters: dict[str, str], grant: type[BaseModel]
+) -> None:
+    form = oauth_validated(models.TokenForm, parameters)
+
+    assert type(form.root) is grant
