@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -36,6 +37,7 @@ from chalicelib.events import model as events
 from chalicelib.events.model import TYPES as EVENT_TYPES
 from chalicelib.keys import model as keys
 from chalicelib.keys.model import MAX_GRACE_PERIOD, MAX_LIFETIME_DAYS
+from chalicelib.oauth import clients
 from chalicelib.oauth.service import MAX_STATE_LENGTH, OFFLINE_ACCESS, PKCE_CHALLENGE
 from chalicelib.scanning.github import MAX_TOKENS as MAX_REPORTED_TOKENS
 from chalicelib.workspaces import model as workspaces
@@ -751,16 +753,97 @@ class RefreshForm(OAuthRequest):
     refresh_token: Annotated[str, Field(min_length=1)]
 
 
+def _redirect_uris(value: Any) -> tuple[str, ...]:
+    try:
+        return clients.check_redirect_uris(value)
+    except clients.InvalidClientMetadata as invalid:
+        raise Refused(errors.INVALID_REDIRECT_URI, invalid.description) from None
+
+
+def _client_name(value: Any) -> str:
+    name = clients.client_name(value)
+    if name is None:
+        raise ValueError("not a name")
+    return name
+
+
+def _with_code_grant(grant_types: list[str]) -> list[str]:
+    if "authorization_code" not in grant_types:
+        raise ValueError("no authorization_code")
+    return grant_types
+
+
+_REDIRECT_URIS = f"redirect_uris must list 1 to {clients.MAX_REDIRECT_URIS} URIs."
+
+
 class ClientMetadata(OAuthRequest):
-    """RFC 7591 client metadata."""
+    """RFC 7591 client metadata: the fields in the order registration checks them (the first
+    refused answers); other metadata is ignored. Each redirect URI's rules (a scheme that
+    returns to an app, http only to a loopback host, no fragment) are `check_redirect_uris`'s,
+    the ones a Client ID Metadata Document's are held to as well."""
 
     redirect_uris: Annotated[
-        list[Annotated[str, Field(json_schema_extra={"format": "uri"})]], Field(min_length=1)
+        tuple[str, ...],
+        BeforeValidator(_redirect_uris),
+        WithJsonSchema(
+            {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": clients.MAX_REDIRECT_URIS,
+                "items": {"type": "string", "format": "uri", "maxLength": clients.MAX_URI_LENGTH},
+            }
+        ),
     ]
-    client_name: ANY_TEXT = None
+    token_endpoint_auth_method: Annotated[
+        Literal["none"],
+        Invalid(
+            errors.INVALID_CLIENT_METADATA,
+            "Only public clients are registered: token_endpoint_auth_method none.",
+        ),
+    ] = "none"
     application_type: Annotated[
-        str | None, _absent_or({"type": "string", "enum": ["web", "native"]})
+        Literal["web", "native"],
+        Invalid(errors.INVALID_CLIENT_METADATA, "application_type must be web or native."),
+    ] = "native"
+    grant_types: Annotated[
+        list[Literal["authorization_code", "refresh_token"]],
+        Field(min_length=1),
+        AfterValidator(_with_code_grant),
+        WithJsonSchema(
+            {
+                "type": "array",
+                "items": {"enum": ["authorization_code", "refresh_token"]},
+                "contains": {"const": "authorization_code"},
+            }
+        ),
+        Invalid(
+            errors.INVALID_CLIENT_METADATA,
+            "grant_types must include authorization_code, and at most refresh_token too.",
+        ),
+    ] = ["authorization_code"]  # RFC 7591 §2
+    response_types: Annotated[
+        list[Literal["code"]],
+        Field(min_length=1, max_length=1),
+        Invalid(errors.INVALID_CLIENT_METADATA, 'response_types must be ["code"].'),
+    ] = ["code"]
+    # Trimmed; sent, even as null, it must be a name.
+    client_name: Annotated[
+        str | None,
+        BeforeValidator(_client_name),
+        _absent_or({"type": "string", "minLength": 1, "maxLength": clients.MAX_NAME_LENGTH}),
+        Invalid(
+            errors.INVALID_CLIENT_METADATA,
+            f"client_name must be 1 to {clients.MAX_NAME_LENGTH} printable characters.",
+        ),
     ] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _redirect_uris_required(cls, data: Any) -> Any:
+        """Without redirect_uris, RFC 7591's invalid_redirect_uri (not invalid_request)."""
+        if isinstance(data, dict) and "redirect_uris" not in data:
+            raise Refused(errors.INVALID_REDIRECT_URI, _REDIRECT_URIS)
+        return data
 
 
 class OAuthForm(RootModel[dict[str, str]]):

@@ -32,7 +32,6 @@ from chalicelib.api import edge, models
 from chalicelib.api.operations import HTML, Answer, Operations, oauth_validated
 from chalicelib.errors import OAuthError, ServiceError
 from chalicelib.oauth import metadata, pages
-from chalicelib.oauth.clients import InvalidClientMetadata
 from chalicelib.oauth.service import PageError, Redirect
 from chalicelib.runtime import services
 
@@ -284,9 +283,16 @@ def register() -> Response:
     if not isinstance(body, dict):
         return _registration_error("invalid_client_metadata", "The body must be a JSON object.")
     try:
-        client = svc.oauth_clients.register(body, svc.clock.now())
-    except InvalidClientMetadata as invalid:
+        asked = oauth_validated(models.ClientMetadata, body)
+    except OAuthError as invalid:
         return _registration_error(invalid.error, invalid.description)
+    client = svc.oauth_clients.register(
+        svc.clock.now(),
+        redirect_uris=asked.redirect_uris,
+        application_type=asked.application_type,
+        grant_types=asked.grant_types,
+        client_name=asked.client_name,
+    )
     return edge.json_response(client, status=201, headers=_TOKEN_HEADERS)
 
 

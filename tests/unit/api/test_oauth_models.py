@@ -138,3 +138,76 @@ def test_the_mcp_token_form_is_the_model_of_its_grant_type(
     form = oauth_validated(models.TokenForm, parameters)
 
     assert type(form.root) is grant
+
+
+CALLBACK = "https://app.test.example/cb"
+GRANT_TYPES_RULE = "grant_types must include authorization_code, and at most refresh_token too."
+
+
+@pytest.mark.parametrize(
+    ("metadata", "error", "description"),
+    [
+        ({}, "invalid_redirect_uri", "redirect_uris must list 1 to 10 URIs."),
+        ({"redirect_uris": []}, "invalid_redirect_uri", "redirect_uris must list 1 to 10 URIs."),
+        (
+            {"redirect_uris": ["http://evil.test.example/cb"], "application_type": "desktop"},
+            "invalid_redirect_uri",
+            "http redirect URIs must be loopback (127.0.0.1 or [::1]).",
+        ),
+        (
+            {"redirect_uris": [CALLBACK], "token_endpoint_auth_method": None},
+            "invalid_client_metadata",
+            "Only public clients are registered: token_endpoint_auth_method none.",
+        ),
+        (
+            {"redirect_uris": [CALLBACK], "application_type": "desktop", "grant_types": []},
+            "invalid_client_metadata",
+            "application_type must be web or native.",
+        ),
+        (
+            {"redirect_uris": [CALLBACK], "grant_types": ["refresh_token"], "response_types": []},
+            "invalid_client_metadata",
+            GRANT_TYPES_RULE,
+        ),
+        (
+            {"redirect_uris": [CALLBACK], "grant_types": "authorization_code"},
+            "invalid_client_metadata",
+            GRANT_TYPES_RULE,
+        ),
+        (
+            {"redirect_uris": [CALLBACK], "response_types": ["code", "token"]},
+            "invalid_client_metadata",
+            'response_types must be ["code"].',
+        ),
+        (
+            {"redirect_uris": [CALLBACK], "client_name": None},
+            "invalid_client_metadata",
+            "client_name must be 1 to 100 printable characters.",
+        ),
+        (
+            {"redirect_uris": [CALLBACK], "client_name": "a\u202eb"},
+            "invalid_client_metadata",
+            "client_name must be 1 to 100 printable characters.",
+        ),
+    ],
+)
+def test_client_metadata_refuses_with_registrations_rfc_7591_error(
+    metadata: dict[str, Any], error: str, description: str
+) -> None:
+    answered = refused(models.ClientMetadata, metadata)
+
+    assert answered == (error, description)
+
+
+def test_client_metadata_defaults_to_a_native_code_client_and_trims_its_name() -> None:
+    metadata = oauth_validated(
+        models.ClientMetadata,
+        {"redirect_uris": [CALLBACK], "client_name": " Notes ", "software_id": "x"},
+    )
+
+    assert (metadata.redirect_uris, metadata.application_type, metadata.grant_types) == (
+        (CALLBACK,),
+        "native",
+        ["authorization_code"],
+    )
+    assert metadata.client_name == "Notes"
