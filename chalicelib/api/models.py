@@ -39,6 +39,7 @@ from chalicelib.keys import model as keys
 from chalicelib.keys.model import MAX_GRACE_PERIOD, MAX_LIFETIME_DAYS
 from chalicelib.oauth import clients
 from chalicelib.oauth.service import MAX_STATE_LENGTH, OFFLINE_ACCESS, PKCE_CHALLENGE
+from chalicelib.scanning import github
 from chalicelib.scanning.github import MAX_TOKENS as MAX_REPORTED_TOKENS
 from chalicelib.workspaces import model as workspaces
 
@@ -646,17 +647,67 @@ class OAuthError(BaseModel):
     error_description: str
 
 
+def _reported(name: str, limit: int, rule: str | None = None) -> BeforeValidator:
+    """A report's text field: a string of at most `limit` characters, else invalid_report."""
+    detail = rule or f"{name} must be a string of at most {limit} characters."
+
+    def check(value: Any) -> Any:
+        if value is not None and (not isinstance(value, str) or len(value) > limit):
+            raise Refused(errors.INVALID_REPORT, detail)
+        return value
+
+    return BeforeValidator(check)
+
+
+_TOKEN_RULE = "Each reported token needs a token string."
+
+
 class ReportedToken(BaseModel):
-    token: Annotated[str, Field(min_length=1, max_length=1024)]
-    type: Annotated[str | None, Field(max_length=200)] = None
-    url: Annotated[str | None, Field(max_length=2048)] = None
-    source: Annotated[str | None, Field(max_length=200)] = None
+    """One token GitHub found; other fields are ignored. Every refusal is invalid_report, for
+    the first token refused, its fields in this order."""
+
+    model_config = ConfigDict(strict=True)
+
+    token: Annotated[
+        str, _reported("token", 1024, _TOKEN_RULE), Field(min_length=1, max_length=1024)
+    ]
+    type: Annotated[Annotated[str, Field(max_length=200)] | None, _reported("type", 200)] = None
+    url: Annotated[Annotated[str, Field(max_length=2048)] | None, _reported("url", 2048)] = None
+    source: Annotated[
+        Annotated[str, Field(max_length=200)] | None, _reported("source", 200)
+    ] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _an_object_with_a_token(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            raise Refused(errors.INVALID_REPORT, "Each reported token must be an object.")
+        if not data.get("token"):  # absent, null or empty (a long one, the field refuses)
+            raise Refused(errors.INVALID_REPORT, _TOKEN_RULE)
+        return data
 
 
 class LeakReport(RootModel[list[ReportedToken]]):
     """GitHub's report: the tokens it found."""
 
     root: Annotated[list[ReportedToken], Field(min_length=1, max_length=MAX_REPORTED_TOKENS)]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _an_array_of_tokens(cls, data: Any) -> Any:
+        """Its size is checked before its tokens (a list's own bounds come after its items')."""
+        if not isinstance(data, list) or not 1 <= len(data) <= MAX_REPORTED_TOKENS:
+            raise Refused(
+                errors.INVALID_REPORT,
+                f"The report must be a JSON array of 1 to {MAX_REPORTED_TOKENS} objects.",
+            )
+        return data
+
+    def tokens(self) -> list[github.ReportedToken]:
+        return [
+            github.ReportedToken(token=t.token, type=t.type or "", url=t.url, source=t.source)
+            for t in self.root
+        ]
 
 
 class Verdict(BaseModel):
