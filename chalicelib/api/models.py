@@ -23,6 +23,7 @@ from pydantic import (
     ConfigDict,
     Field,
     RootModel,
+    ValidationInfo,
     WithJsonSchema,
     model_validator,
 )
@@ -33,12 +34,19 @@ from chalicelib.access.allow_list import MAX_CIDRS, InvalidCidr, parse_cidrs
 from chalicelib.access.principal import Principal as Caller
 from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES, ordered
 from chalicelib.clock import rfc3339
+from chalicelib.config import canonical_resource
 from chalicelib.events import model as events
 from chalicelib.events.model import TYPES as EVENT_TYPES
 from chalicelib.keys import model as keys
 from chalicelib.keys.model import MAX_GRACE_PERIOD, MAX_LIFETIME_DAYS
 from chalicelib.oauth import clients
-from chalicelib.oauth.service import MAX_STATE_LENGTH, OFFLINE_ACCESS, PKCE_CHALLENGE
+from chalicelib.oauth.service import (
+    MAX_STATE_LENGTH,
+    OFFLINE_ACCESS,
+    PKCE_CHALLENGE,
+    AuthorizationRequest,
+    parse_scope,
+)
 from chalicelib.scanning import github
 from chalicelib.scanning.github import MAX_TOKENS as MAX_REPORTED_TOKENS
 from chalicelib.workspaces import model as workspaces
@@ -978,26 +986,97 @@ _SPACE = "".join(f"\\u{ord(c):04x}" for c in map(chr, range(0x10000)) if c.isspa
 _SCOPES = "|".join(re.escape(s) for s in (*ALL_SCOPES, OFFLINE_ACCESS))
 
 
-class AuthorizationQuery(Query):
-    """The authorization request (RFC 6749 §4.1.1, RFC 7636, RFC 8707)."""
+def _served(value: str, info: ValidationInfo) -> str:
+    """A resource served here (the validation's context names them), canonical."""
+    resource = canonical_resource(value)
+    if resource not in (info.context or {}).get("resources", ()):
+        raise ValueError("not served here")
+    return resource
 
-    response_type: Literal["code"]
+
+def _known_scopes(value: str | None) -> str | None:
+    if parse_scope(value) is None:
+        raise ValueError("unknown scope")
+    return value
+
+
+class AuthorizationQuery(Query):
+    """The authorization request (RFC 6749 §4.1.1, RFC 7636, RFC 8707), its parameters in
+    the order they are checked (the first refused answers, on our error page: never
+    redirected). `client_id` and `redirect_uri` are checked before this model, against the
+    client's registration (`OAuthService.requesting_client`); a repeated parameter before
+    that (a mapping cannot show one); an absent parameter is refused like a wrong one."""
+
     client_id: Annotated[str, Field(min_length=1)]
     redirect_uri: Annotated[str, Field(min_length=1)]
-    code_challenge: Annotated[str, Field(pattern=PKCE_CHALLENGE.pattern)]
-    code_challenge_method: Literal["S256"]
-    resource: Annotated[str, Field(min_length=1)]
+    state: Annotated[
+        Annotated[str, Field(max_length=MAX_STATE_LENGTH)] | None,
+        Invalid(errors.OAUTH_INVALID_REQUEST, "state is too long."),
+    ] = None
+    response_type: Annotated[Literal["code"], Invalid(errors.UNSUPPORTED_RESPONSE_TYPE)]
+    code_challenge_method: Annotated[
+        Literal["S256"],
+        Invalid(
+            errors.OAUTH_INVALID_REQUEST, "PKCE is required, with code_challenge_method S256."
+        ),
+    ]
+    code_challenge: Annotated[
+        str,
+        Field(pattern=PKCE_CHALLENGE.pattern),
+        Invalid(errors.OAUTH_INVALID_REQUEST, "code_challenge must be an S256 challenge."),
+    ]
+    # One of MCP_RESOURCES (its scheme and host in any case): validated with them as context.
+    resource: Annotated[
+        str,
+        Field(min_length=1),
+        AfterValidator(_served),
+        Invalid(errors.INVALID_TARGET, "resource must name an MCP server served here."),
+    ]
     # Space-separated scope names, any whitespace Python's `str.split` splits on.
     scope: Annotated[
         str | None,
+        AfterValidator(_known_scopes),
+        Invalid(errors.OAUTH_INVALID_SCOPE),
         WithJsonSchema(
             {"type": "string", "pattern": rf"^[{_SPACE}]*(?:(?:{_SCOPES})(?:[{_SPACE}]+|$))*$"}
         ),
     ] = None
-    state: Annotated[str | None, Field(max_length=MAX_STATE_LENGTH)] = None
+    # Longer than 255 characters, ignored.
     login_hint: str | None = None
-    # `consent`: ask for consent even when the person already gave it (OpenID Connect).
-    prompt: Literal["consent"] | None = None
+    # `consent`: ask for consent even when the person already gave it (OpenID Connect);
+    # other values are ignored.
+    prompt: Annotated[
+        str | None,
+        WithJsonSchema(
+            {
+                "type": "string",
+                "examples": ["consent"],
+                "description": "`consent`: ask even where a consent is remembered; "
+                "other values are ignored.",
+            }
+        ),
+    ] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _absent_as_wrong(cls, data: Any) -> Any:
+        """An absent parameter is refused with the error of a wrong one (no response_type:
+        unsupported_response_type), so each required one absent is validated as null."""
+        if isinstance(data, dict):
+            required = (n for n, info in cls.model_fields.items() if info.is_required())
+            return {**dict.fromkeys(required), **data}
+        return data
+
+    def request(self) -> AuthorizationRequest:
+        return AuthorizationRequest(
+            redirect_uri=self.redirect_uri,
+            code_challenge=self.code_challenge,
+            resource=self.resource,
+            scopes=tuple(parse_scope(self.scope) or ()),
+            state=self.state,
+            login_hint=self.login_hint,
+            ask_consent=self.prompt == "consent",
+        )
 
 
 class GitHubSignature(BaseModel):

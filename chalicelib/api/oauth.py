@@ -29,10 +29,10 @@ from chalice.app import Request
 
 from chalicelib import errors, strict_parsing
 from chalicelib.api import edge, models
-from chalicelib.api.operations import HTML, Answer, Operations, oauth_validated
+from chalicelib.api.operations import HTML, Answer, Operations, oauth_validated, query_names
 from chalicelib.errors import OAuthError, ServiceError
 from chalicelib.oauth import metadata, pages
-from chalicelib.oauth.service import PageError, Redirect
+from chalicelib.oauth.service import PageError, Redirect, refused_request
 from chalicelib.runtime import services
 
 blueprint = Operations(__name__)
@@ -81,10 +81,8 @@ NOT_SERVED = Answer(404, "No protected resource is served here.", problems=(erro
 RESOURCE_METADATA = (Answer(200, "The resource's metadata.", models.Metadata), NOT_SERVED)
 _DISCOVERY_HEADERS = {"Cache-Control": "public, max-age=300"}
 _AUTH_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,31}$")  # an RFC 9110 token
-AUTHORIZE_PARAMETERS = {
-    "response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method",
-    "state", "resource", "scope", "login_hint", "prompt",
-}
+# Others are ignored (RFC 6749 §3.1).
+AUTHORIZE_PARAMETERS = query_names(models.AuthorizationQuery)
 
 
 def page(status: int, html: str, redirect_uri: str | None = None) -> Response:
@@ -333,7 +331,19 @@ def authorize() -> Response:
         except OAuthError as repeated:
             # Before the client is known nothing may be redirected to.
             raise PageError(400, "Invalid request", repeated.description) from None
-        return redirect(services().oauth_service.authorize(parameters, cookie(request)))
+        oauth = services().oauth_service
+        client = oauth.requesting_client(
+            parameters.get("client_id", ""), parameters.get("redirect_uri")
+        )
+        try:
+            asked = oauth_validated(
+                models.AuthorizationQuery,
+                parameters,
+                context={"resources": oauth.served_resources()},
+            )
+        except OAuthError as refused:
+            raise refused_request(refused) from None
+        return redirect(oauth.authorize(client, asked.request(), cookie(request)))
 
     return browser_step(step)
 

@@ -235,12 +235,17 @@ def _json_parameters(raw: bytes, fields: set[str]) -> dict[str, str]:
     return body
 
 
-def oauth_validated(model: type[BaseModel], parameters: Mapping[str, Any]) -> Any:
-    """`parameters` as an instance of `model`, or the RFC 6749 error of the first field
-    refused: `invalid_request` ("x is required.") for a missing one, else the problem and
-    detail its `Invalid` marker (or a validator's `Refused`) names; never pydantic's message."""
+def oauth_validated(
+    model: type[BaseModel],
+    parameters: Mapping[str, Any],
+    context: Mapping[str, Any] | None = None,
+) -> Any:
+    """`parameters` as an instance of `model` (validated with `context`, for the rules that
+    depend on the stage), or the RFC 6749 error of the first field refused: `invalid_request`
+    ("x is required.") for a missing one, else the problem and detail its `Invalid` marker
+    (or a validator's `Refused`) names; never pydantic's message."""
     try:
-        return model.model_validate(parameters)
+        return model.model_validate(parameters, context=context)
     except ValidationError as invalid:
         first = invalid.errors(include_url=False, include_input=False)[0]
     cause = (first.get("ctx") or {}).get("error")

@@ -211,3 +211,82 @@ def test_client_metadata_defaults_to_a_native_code_client_and_trims_its_name() -
         ["authorization_code"],
     )
     assert metadata.client_name == "Notes"
+
+
+SERVED = {"resources": frozenset({"https://memory.test.example/mcp"})}
+AUTHORIZATION = {
+    "client_id": "c",
+    "redirect_uri": CALLBACK,
+    "response_type": "code",
+    "code_challenge": "a" * 43,
+    "code_challenge_method": "S256",
+    "resource": "https://memory.test.example/mcp",
+}
+
+
+@pytest.mark.parametrize(
+    ("changes", "error", "description"),
+    [
+        (
+            {"state": "s" * 501, "response_type": "token"},
+            "invalid_request",
+            "state is too long.",
+        ),
+        ({"response_type": None}, "unsupported_response_type", "response_type must be code."),
+        (
+            {"code_challenge_method": "plain", "code_challenge": "short"},
+            "invalid_request",
+            "PKCE is required, with code_challenge_method S256.",
+        ),
+        (
+            {"code_challenge": None},
+            "invalid_request",
+            "code_challenge must be an S256 challenge.",
+        ),
+        (
+            {"resource": "https://memory.test.example/mcp/", "scope": "openid"},
+            "invalid_target",
+            "resource must name an MCP server served here.",
+        ),
+        (
+            {"resource": None},
+            "invalid_target",
+            "resource must name an MCP server served here.",
+        ),
+        ({"scope": "memory openid"}, "invalid_scope", "scope may only hold scopes_supported."),
+    ],
+)
+def test_an_authorization_request_is_refused_with_the_first_error_in_the_endpoints_order(
+    changes: dict[str, str | None], error: str, description: str
+) -> None:
+    parameters = {**AUTHORIZATION, **changes}
+    present = {name: value for name, value in parameters.items() if value is not None}
+
+    try:
+        oauth_validated(models.AuthorizationQuery, present, context=SERVED)
+    except OAuthError as refused:
+        answered = (refused.error, refused.description)
+    else:
+        answered = ("accepted", "")
+
+    assert answered == (error, description)
+
+
+def test_an_authorization_request_names_a_resource_only_the_stage_serves() -> None:
+    parameters = {**AUTHORIZATION, "resource": "HTTPS://Memory.Test.Example/mcp"}
+
+    asked = oauth_validated(models.AuthorizationQuery, parameters, context=SERVED).request()
+    unserved = refused(models.AuthorizationQuery, parameters)
+
+    assert asked.resource == "https://memory.test.example/mcp"
+    assert unserved[0] == "invalid_target"
+
+
+def test_an_authorization_request_ignores_a_prompt_other_than_consent() -> None:
+    asked = oauth_validated(
+        models.AuthorizationQuery,
+        {**AUTHORIZATION, "prompt": "login", "scope": "skills memory offline_access"},
+        context=SERVED,
+    ).request()
+
+    assert (asked.ask_consent, asked.scopes) == (False, ("memory", "skills"))
