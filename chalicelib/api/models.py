@@ -905,8 +905,43 @@ class ClientMetadata(OAuthRequest):
         return data
 
 
-class OAuthForm(RootModel[dict[str, str]]):
-    """An OAuth form: names and values."""
+class BrowserStep(BaseModel):
+    """A browser step's parameters (the provider's answer, the consent page and form):
+    strings as sent, others ignored. Nothing here refuses: each refusal needs the pending
+    authorization first (expired, another browser, the CSRF token), so the flow checks
+    these in that order and answers an error page (`OAuthService`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    def parameters(self) -> dict[str, str]:
+        return self.model_dump(exclude_none=True)
+
+
+class CallbackQuery(BrowserStep):
+    """The login provider's answer (RFC 6749 §4.1.2, RFC 9207's `iss`)."""
+
+    state: Annotated[str | None, Field(description="The pending authorization's id.")] = None
+    iss: Annotated[str | None, Field(description="The provider's issuer (RFC 9207).")] = None
+    code: str | None = None
+    error: str | None = None
+    error_description: str | None = None
+
+
+class ConsentQuery(BrowserStep):
+    consent: Annotated[str | None, Field(description="The pending authorization's id.")] = None
+
+
+class ConsentForm(BrowserStep):
+    """The consent page's form."""
+
+    consent: Annotated[str | None, Field(description="The pending authorization's id.")] = None
+    csrf: str | None = None
+    # Checked after the CSRF token (in this order): anything else is "Choose Allow or Deny".
+    decision: Annotated[
+        str | None, WithJsonSchema({"type": "string", "enum": ["allow", "deny"]})
+    ] = None
+    # With allow: one of the person's workspaces (checked after the decision).
+    workspace_id: Annotated[str | None, WithJsonSchema(WORKSPACE_ID)] = None
 
 
 # -- the MCP token endpoint: one form per grant, told apart by grant_type -----------------

@@ -370,13 +370,14 @@ def pages_stylesheet() -> Response:
     summary="Back from the login provider: on to the consent page",
     tag=TAG,
     answers=(SEE_OTHER, UNSERVED, LATER_PAGE),
+    query=models.CallbackQuery,
 )
 def callback() -> Response:
     request = blueprint.current_request
 
     def step() -> Response:
-        parameters = dict(request.query_params or {})
-        to = services().oauth_service.callback(parameters, cookie(request))
+        answered = models.CallbackQuery.model_validate(dict(request.query_params or {}))
+        to = services().oauth_service.callback(answered.parameters(), cookie(request))
         return redirect(to, status=303)
 
     return browser_step(step)
@@ -389,14 +390,14 @@ def callback() -> Response:
     summary="The consent page",
     tag=TAG,
     answers=(Answer(200, "The consent form.", HTML), UNSERVED, LATER_PAGE),
+    query=models.ConsentQuery,
 )
 def consent_page() -> Response:
     request = blueprint.current_request
 
     def step() -> Response:
-        params: dict[str, str] = dict(request.query_params or {})
-        consent = params.get("consent")
-        view = services().oauth_service.consent(consent, cookie(request))
+        asked = models.ConsentQuery.model_validate(dict(request.query_params or {}))
+        view = services().oauth_service.consent(asked.consent, cookie(request))
         return page(200, pages.consent_page(**view.html_parameters), view.redirect_uri)
 
     return browser_step(step)
@@ -415,17 +416,18 @@ def consent_page() -> Response:
         Answer(415, "Send the consent form.", problems=(errors.UNSUPPORTED_MEDIA_TYPE,)),
     ),
     content_types=[FORM],
-    body={FORM: models.OAuthForm},
+    body={FORM: models.ConsentForm},
 )
 def decide() -> Response:
     request = blueprint.current_request
 
     def step() -> Response:
         try:
-            fields = form(request)
+            fields = models.ConsentForm.model_validate(form(request))
         except OAuthError as invalid:
             raise PageError(400, "Request refused", invalid.description) from None
-        return redirect(services().oauth_service.decide(fields, cookie(request)), status=303)
+        decided = services().oauth_service.decide(fields.parameters(), cookie(request))
+        return redirect(decided, status=303)
 
     return browser_step(step)
 

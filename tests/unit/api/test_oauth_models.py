@@ -290,3 +290,23 @@ def test_an_authorization_request_ignores_a_prompt_other_than_consent() -> None:
     ).request()
 
     assert (asked.ask_consent, asked.scopes) == (False, ("memory", "skills"))
+
+
+def test_the_providers_answer_keeps_what_it_sent_and_ignores_the_rest() -> None:
+    answered = models.CallbackQuery.model_validate(
+        {"state": "p", "iss": "https://login.test.example", "error": "", "session_state": "x"}
+    )
+
+    assert answered.parameters() == {
+        "state": "p",
+        "iss": "https://login.test.example",
+        "error": "",
+    }
+
+
+def test_the_consent_form_refuses_nothing_before_its_pending_authorization_is_found() -> None:
+    fields = models.ConsentForm.model_validate(
+        {"consent": "p", "decision": "maybe", "workspace_id": "nope", "extra": "x"}
+    )
+
+    assert fields.parameters() == {"consent": "p", "decision": "maybe", "workspace_id": "nope"}
