@@ -835,11 +835,12 @@ def _with_code_grant(grant_types: list[str]) -> list[str]:
 _REDIRECT_URIS = f"redirect_uris must list 1 to {clients.MAX_REDIRECT_URIS} URIs."
 
 
+# The fields in the order registration checks them (the first refused answers). A redirect
+# URI's rules are `clients.check_redirect_uris`, which a Client ID Metadata Document's are
+# held to as well.
 class ClientMetadata(OAuthRequest):
-    """RFC 7591 client metadata: the fields in the order registration checks them (the first
-    refused answers); other metadata is ignored. Each redirect URI's rules (a scheme that
-    returns to an app, http only to a loopback host, no fragment) are `check_redirect_uris`'s,
-    the ones a Client ID Metadata Document's are held to as well."""
+    """RFC 7591 client metadata; other metadata is ignored. A redirect URI returns to an app:
+    https, a loopback http address (any port), or an app's own scheme; no fragment."""
 
     redirect_uris: Annotated[
         tuple[str, ...],
@@ -905,6 +906,10 @@ class ClientMetadata(OAuthRequest):
         return data
 
 
+def _described(description: str) -> WithJsonSchema:
+    return _absent_or({"type": "string", "description": description})
+
+
 class BrowserStep(BaseModel):
     """A browser step's parameters (the provider's answer, the consent page and form):
     strings as sent, others ignored. Nothing here refuses: each refusal needs the pending
@@ -920,22 +925,22 @@ class BrowserStep(BaseModel):
 class CallbackQuery(BrowserStep):
     """The login provider's answer (RFC 6749 §4.1.2, RFC 9207's `iss`)."""
 
-    state: Annotated[str | None, Field(description="The pending authorization's id.")] = None
-    iss: Annotated[str | None, Field(description="The provider's issuer (RFC 9207).")] = None
-    code: str | None = None
-    error: str | None = None
-    error_description: str | None = None
+    state: Annotated[str | None, _described("The pending authorization's id.")] = None
+    iss: Annotated[str | None, _described("The provider's issuer (RFC 9207).")] = None
+    code: ANY_TEXT = None
+    error: ANY_TEXT = None
+    error_description: ANY_TEXT = None
 
 
 class ConsentQuery(BrowserStep):
-    consent: Annotated[str | None, Field(description="The pending authorization's id.")] = None
+    consent: Annotated[str | None, _described("The pending authorization's id.")] = None
 
 
 class ConsentForm(BrowserStep):
     """The consent page's form."""
 
-    consent: Annotated[str | None, Field(description="The pending authorization's id.")] = None
-    csrf: str | None = None
+    consent: Annotated[str | None, _described("The pending authorization's id.")] = None
+    csrf: ANY_TEXT = None
     # Checked after the CSRF token (in this order): anything else is "Choose Allow or Deny".
     decision: Annotated[
         str | None, WithJsonSchema({"type": "string", "enum": ["allow", "deny"]})
@@ -950,9 +955,9 @@ CODE_GRANT = "authorization_code"
 TOKEN_GRANTS = (CODE_GRANT, REFRESH_GRANT)
 
 
+# The fields in the order the endpoint checks them (the first refused answers).
 class AuthorizationCodeGrant(OAuthRequest):
-    """RFC 6749 §4.1.3, with PKCE (RFC 7636 §4.5) and RFC 8707's `resource`. The fields in
-    the order the endpoint checks them (the first refused answers)."""
+    """RFC 6749 §4.1.3, with PKCE (RFC 7636 §4.5) and RFC 8707's `resource`."""
 
     grant_type: Literal["authorization_code"]
     client_id: Annotated[str, Field(min_length=1)]
