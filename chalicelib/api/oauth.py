@@ -29,11 +29,10 @@ from chalice.app import Request
 
 from chalicelib import errors, strict_parsing
 from chalicelib.api import edge, models
-from chalicelib.api.operations import HTML, Answer, Operations, oauth_validated
+from chalicelib.api.operations import HTML, Answer, Operations, oauth_validated, query_names
 from chalicelib.errors import OAuthError, ServiceError
 from chalicelib.oauth import metadata, pages
-from chalicelib.oauth.clients import InvalidClientMetadata
-from chalicelib.oauth.service import PageError, Redirect
+from chalicelib.oauth.service import PageError, Redirect, refused_request
 from chalicelib.runtime import services
 
 blueprint = Operations(__name__)
@@ -82,10 +81,8 @@ NOT_SERVED = Answer(404, "No protected resource is served here.", problems=(erro
 RESOURCE_METADATA = (Answer(200, "The resource's metadata.", models.Metadata), NOT_SERVED)
 _DISCOVERY_HEADERS = {"Cache-Control": "public, max-age=300"}
 _AUTH_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]{0,31}$")  # an RFC 9110 token
-AUTHORIZE_PARAMETERS = {
-    "response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method",
-    "state", "resource", "scope", "login_hint", "prompt",
-}
+# Others are ignored (RFC 6749 §3.1).
+AUTHORIZE_PARAMETERS = query_names(models.AuthorizationQuery)
 
 
 def page(status: int, html: str, redirect_uri: str | None = None) -> Response:
@@ -284,9 +281,16 @@ def register() -> Response:
     if not isinstance(body, dict):
         return _registration_error("invalid_client_metadata", "The body must be a JSON object.")
     try:
-        client = svc.oauth_clients.register(body, svc.clock.now())
-    except InvalidClientMetadata as invalid:
+        asked = oauth_validated(models.ClientMetadata, body)
+    except OAuthError as invalid:
         return _registration_error(invalid.error, invalid.description)
+    client = svc.oauth_clients.register(
+        svc.clock.now(),
+        redirect_uris=asked.redirect_uris,
+        application_type=asked.application_type,
+        grant_types=asked.grant_types,
+        client_name=asked.client_name,
+    )
     return edge.json_response(client, status=201, headers=_TOKEN_HEADERS)
 
 
@@ -327,7 +331,19 @@ def authorize() -> Response:
         except OAuthError as repeated:
             # Before the client is known nothing may be redirected to.
             raise PageError(400, "Invalid request", repeated.description) from None
-        return redirect(services().oauth_service.authorize(parameters, cookie(request)))
+        oauth = services().oauth_service
+        client = oauth.requesting_client(
+            parameters.get("client_id", ""), parameters.get("redirect_uri")
+        )
+        try:
+            asked = oauth_validated(
+                models.AuthorizationQuery,
+                parameters,
+                context={"resources": oauth.served_resources()},
+            )
+        except OAuthError as refused:
+            raise refused_request(refused) from None
+        return redirect(oauth.authorize(client, asked.request(), cookie(request)))
 
     return browser_step(step)
 
@@ -354,13 +370,14 @@ def pages_stylesheet() -> Response:
     summary="Back from the login provider: on to the consent page",
     tag=TAG,
     answers=(SEE_OTHER, UNSERVED, LATER_PAGE),
+    query=models.CallbackQuery,
 )
 def callback() -> Response:
     request = blueprint.current_request
 
     def step() -> Response:
-        parameters = dict(request.query_params or {})
-        to = services().oauth_service.callback(parameters, cookie(request))
+        answered = models.CallbackQuery.model_validate(dict(request.query_params or {}))
+        to = services().oauth_service.callback(answered.parameters(), cookie(request))
         return redirect(to, status=303)
 
     return browser_step(step)
@@ -373,14 +390,14 @@ def callback() -> Response:
     summary="The consent page",
     tag=TAG,
     answers=(Answer(200, "The consent form.", HTML), UNSERVED, LATER_PAGE),
+    query=models.ConsentQuery,
 )
 def consent_page() -> Response:
     request = blueprint.current_request
 
     def step() -> Response:
-        params: dict[str, str] = dict(request.query_params or {})
-        consent = params.get("consent")
-        view = services().oauth_service.consent(consent, cookie(request))
+        asked = models.ConsentQuery.model_validate(dict(request.query_params or {}))
+        view = services().oauth_service.consent(asked.consent, cookie(request))
         return page(200, pages.consent_page(**view.html_parameters), view.redirect_uri)
 
     return browser_step(step)
@@ -399,17 +416,18 @@ def consent_page() -> Response:
         Answer(415, "Send the consent form.", problems=(errors.UNSUPPORTED_MEDIA_TYPE,)),
     ),
     content_types=[FORM],
-    body={FORM: models.OAuthForm},
+    body={FORM: models.ConsentForm},
 )
 def decide() -> Response:
     request = blueprint.current_request
 
     def step() -> Response:
         try:
-            fields = form(request)
+            fields = models.ConsentForm.model_validate(form(request))
         except OAuthError as invalid:
             raise PageError(400, "Request refused", invalid.description) from None
-        return redirect(services().oauth_service.decide(fields, cookie(request)), status=303)
+        decided = services().oauth_service.decide(fields.parameters(), cookie(request))
+        return redirect(decided, status=303)
 
     return browser_step(step)
 
@@ -455,7 +473,7 @@ def client_authentication_refused(authorization: str) -> Response:
         *TOKEN_FAILURES,
     ),
     content_types=[FORM],
-    body={FORM: models.OAuthForm},
+    body={FORM: models.TokenForm},
 )
 def token() -> Response:
     request = blueprint.current_request
@@ -464,25 +482,12 @@ def token() -> Response:
         return client_authentication_refused(authorization)
     with oauth_errors():
         parameters = form(request)
-        if "client_secret" in parameters:
-            raise errors.INVALID_CLIENT.oauth_error()
-        if "client_id" not in parameters:
-            raise errors.OAUTH_INVALID_REQUEST.oauth_error("client_id is required.")
-        grant_type = parameters.get("grant_type")
+        grant = oauth_validated(models.TokenForm, parameters).root
         oauth = services().oauth_service
-        if grant_type == "authorization_code":
-            for name in ("code", "redirect_uri", "code_verifier"):
-                if name not in parameters:
-                    raise errors.OAUTH_INVALID_REQUEST.oauth_error(f"{name} is required.")
+        if isinstance(grant, models.AuthorizationCodeGrant):
             issued = oauth.redeem_code(parameters)
-        elif grant_type == "refresh_token":
-            if "refresh_token" not in parameters:
-                raise errors.OAUTH_INVALID_REQUEST.oauth_error("refresh_token is required.")
-            issued = oauth.refresh(parameters)
         else:
-            raise errors.UNSUPPORTED_GRANT_TYPE.oauth_error(
-                "Use authorization_code or refresh_token."
-            )
+            issued = oauth.refresh(parameters)
     return edge.json_response(issued.body(), headers=_TOKEN_HEADERS, secret=True)
 
 

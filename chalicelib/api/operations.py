@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast, get_args
 from urllib.parse import parse_qsl
 
 from chalice.app import Request, Response
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, RootModel, ValidationError
 
 from chalicelib import errors, strict_parsing
 from chalicelib.access.policy import require_manager
@@ -235,24 +235,44 @@ def _json_parameters(raw: bytes, fields: set[str]) -> dict[str, str]:
     return body
 
 
-def oauth_validated(model: type[BaseModel], parameters: Mapping[str, Any]) -> Any:
-    """`parameters` as an instance of `model`, or the RFC 6749 error of the first field
-    refused: `invalid_request` ("x is required.") for a missing one, else the problem and
-    detail its `Invalid` marker (or a validator's `Refused`) names; never pydantic's message."""
+def oauth_validated(
+    model: type[BaseModel],
+    parameters: Mapping[str, Any],
+    context: Mapping[str, Any] | None = None,
+) -> Any:
+    """`parameters` as an instance of `model` (validated with `context`, for the rules that
+    depend on the stage), or the RFC 6749 error of the first field refused: `invalid_request`
+    ("x is required.") for a missing one, else the problem and detail its `Invalid` marker
+    (or a validator's `Refused`) names; never pydantic's message."""
     try:
-        return model.model_validate(parameters)
+        return model.model_validate(parameters, context=context)
     except ValidationError as invalid:
         first = invalid.errors(include_url=False, include_input=False)[0]
     cause = (first.get("ctx") or {}).get("error")
     if isinstance(cause, Refused):
         raise cause.problem.oauth_error(cause.detail)
-    wire_name = str(first["loc"][0]) if first["loc"] else ""
+    location = list(first["loc"])
+    member = _tagged_member(model, location[0]) if location else None
+    if member is not None:  # inside one member of a tagged union: its location is the tag's
+        model, location = member, location[1:]
+    wire_name = str(location[0]) if location else ""
     if first["type"] == "missing":
         raise _invalid(f"{wire_name} is required.")
     marker = _marker(model, wire_name)
     if marker is None:
         raise errors.OAUTH_INVALID_REQUEST.oauth_error()
     raise marker.problem.oauth_error(marker.detail)
+
+
+def _tagged_member(model: type[BaseModel], tag: Any) -> type[BaseModel] | None:
+    """The member that `tag` names of the union a root model discriminates (`TokenForm`)."""
+    root = model.model_fields.get("root") if issubclass(model, RootModel) else None
+    if root is None or not isinstance(root.discriminator, str):
+        return None
+    for member in get_args(root.annotation):
+        if tag in get_args(member.model_fields[root.discriminator].annotation):
+            return cast(type[BaseModel], member)
+    return None
 
 
 @dataclass(frozen=True)

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 from chalice import Response
 
-from chalicelib import errors
+from chalicelib import errors, strict_parsing
 from chalicelib.api import edge, models
-from chalicelib.api.operations import Answer, Operations
+from chalicelib.api.operations import Answer, Operations, validated
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.runtime import services
 from chalicelib.scanning.github import (
     IDENTIFIER_HEADER,
     SIGNATURE_HEADER,
     KeyListUnavailable,
-    MalformedReport,
-    parse_report,
     verify,
 )
 
@@ -84,7 +82,9 @@ def github_report() -> Response:
     if edge.media_type(request) != edge.JSON:
         raise errors.UNSUPPORTED_MEDIA_TYPE.error()
     try:
-        report = parse_report(raw)
-    except MalformedReport as malformed:
-        raise errors.INVALID_REPORT.error(str(malformed)) from None
-    return edge.json_response(services().leak_reports.handle(report, edge.origin(request)))
+        document = strict_parsing.json_value(raw)
+    except strict_parsing.MalformedJson:
+        raise errors.INVALID_REPORT.error("The report is not valid JSON.") from None
+    report: models.LeakReport = validated(models.LeakReport, document)
+    verdicts = services().leak_reports.handle(report.tokens(), edge.origin(request))
+    return edge.json_response(verdicts)

@@ -12,7 +12,7 @@ Items (see `items.py`):
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -20,7 +20,6 @@ from urllib.parse import urlsplit
 
 from chalicelib import ids, items
 from chalicelib.clock import epoch, rfc3339
-from chalicelib.errors import INVALID_CLIENT_METADATA as _METADATA
 from chalicelib.errors import INVALID_REDIRECT_URI as _REDIRECT
 from chalicelib.fetch import FetchRefused
 from chalicelib.strict_parsing import is_printable
@@ -36,9 +35,7 @@ LOOPBACK_HOSTS = {"127.0.0.1", "[::1]", "::1", "localhost"}
 # Schemes that would run or read something in the browser instead of returning to an app.
 _FORBIDDEN_SCHEMES = {"javascript", "data", "file", "vbscript", "about", "blob", "ftp", "ws", "wss"}
 _SECRET_AUTH_METHODS = {"client_secret_basic", "client_secret_post", "client_secret_jwt"}
-APPLICATION_TYPES = ("web", "native")
 REFRESH_TOKEN = "refresh_token"
-GRANT_TYPES = ("authorization_code", REFRESH_TOKEN)
 DEFAULT_GRANT_TYPES = ("authorization_code",)  # RFC 7591 §2: when a client names none
 
 
@@ -242,47 +239,22 @@ class ClientStore:
             grant_types=tuple(values.get("grantTypes") or DEFAULT_GRANT_TYPES),
         )
 
-    def register(self, metadata: Mapping[str, Any], now: datetime) -> dict[str, Any]:
-        """RFC 7591 §3.1: the registered client's metadata, with its new `client_id`."""
-        redirect_uris = check_redirect_uris(metadata.get("redirect_uris"))
-        method = metadata.get("token_endpoint_auth_method", "none")
-        if method != "none":
-            raise InvalidClientMetadata(
-                _METADATA.code,
-                "Only public clients are registered: token_endpoint_auth_method none.",
-            )
-        application_type = metadata.get("application_type", "native")
-        if application_type not in APPLICATION_TYPES:
-            raise InvalidClientMetadata(
-                _METADATA.code, "application_type must be web or native."
-            )
-        grant_types = metadata.get("grant_types", list(DEFAULT_GRANT_TYPES))
-        if (
-            not isinstance(grant_types, list)
-            or not grant_types
-            or not set(grant_types) <= set(GRANT_TYPES)
-            or "authorization_code" not in grant_types
-        ):
-            raise InvalidClientMetadata(
-                _METADATA.code,
-                "grant_types must include authorization_code, and at most refresh_token too.",
-            )
-        response_types = metadata.get("response_types", ["code"])
-        if response_types != ["code"]:
-            raise InvalidClientMetadata(
-                _METADATA.code, 'response_types must be ["code"].'
-            )
-        if "client_name" in metadata and client_name(metadata["client_name"]) is None:
-            raise InvalidClientMetadata(
-                _METADATA.code,
-                f"client_name must be 1 to {MAX_NAME_LENGTH} printable characters.",
-            )
-        name = client_name(metadata.get("client_name"))
+    def register(
+        self,
+        now: datetime,
+        *,
+        redirect_uris: Sequence[str],
+        application_type: str,
+        grant_types: Sequence[str],
+        client_name: str | None,
+    ) -> dict[str, Any]:
+        """RFC 7591 §3.1: the registered client's metadata, with its new `client_id`. The
+        metadata as the edge validated it (`ClientMetadata` in api/models.py)."""
         client_id = REGISTERED_PREFIX + ids.ulid(now)
         item = to_item(
             {
                 "clientId": client_id,
-                "clientName": name,
+                "clientName": client_name,
                 "redirectUris": list(redirect_uris),
                 "applicationType": application_type,
                 "grantTypes": list(grant_types),
@@ -302,8 +274,8 @@ class ClientStore:
             "response_types": ["code"],
             "application_type": application_type,
         }
-        if name is not None:
-            answer["client_name"] = name
+        if client_name is not None:
+            answer["client_name"] = client_name
         return answer
 
     def extend(self, client_id: str, now: datetime) -> dict[str, Any] | None:

@@ -90,6 +90,19 @@ class Redirect:
 
 
 @dataclass(frozen=True)
+class AuthorizationRequest:
+    """What an authorization request asks, as the edge validated it (`AuthorizationQuery`)."""
+
+    redirect_uri: str
+    code_challenge: str
+    resource: str  # one served here, canonical
+    scopes: tuple[str, ...]  # in canonical order
+    state: str | None = None
+    login_hint: str | None = None
+    ask_consent: bool = False
+
+
+@dataclass(frozen=True)
 class ConsentView:
     html_parameters: dict[str, Any]
     redirect_uri: str
@@ -123,14 +136,18 @@ def with_parameters(uri: str, parameters: dict[str, str | None]) -> str:
     return uri + separator + urlencode(present)
 
 
-def refuse(problem: errors.Problem, description: str | None = None) -> NoReturn:
+def refused_request(error: OAuthError) -> PageError:
     """An authorization request refused before sign-in: shown here, never redirected."""
-    raise PageError(
-        problem.status if problem.status >= 500 else 400,
+    return PageError(
+        error.status if error.status >= 500 else 400,
         "The application's request cannot be accepted",
-        f"The application asked in a way we cannot accept: {description or problem.detail}",
-        problem.code,
+        f"The application asked in a way we cannot accept: {error.description}",
+        error.error,
     )
+
+
+def refuse(problem: errors.Problem, description: str | None = None) -> NoReturn:
+    raise refused_request(problem.oauth_error(description))
 
 
 def parse_scope(requested: str | None) -> list[str] | None:
@@ -193,17 +210,14 @@ class OAuthService:
             with_parameters(redirect_uri, {**outcome, "state": state, "iss": self._issuer})
         )
 
-    def _served_resource(self, requested: str | None) -> str | None:
-        """The resource of ours that `requested` names (its scheme and host in any case)."""
-        if requested is None:
-            return None
-        resource = canonical_resource(requested)
-        return resource if resource in self._resources else None
+    def served_resources(self) -> frozenset[str]:
+        return frozenset(self._resources)
 
-    def authorize(self, parameters: dict[str, str], cookie: str | None) -> Redirect:
-        now = self._clock.now()
+    def requesting_client(self, client_id: str, redirect_uri: str | None) -> Client:
+        """The client of an authorization request, checked first: until its `redirect_uri`
+        is one the client registered, nothing about the request can be trusted."""
         try:
-            client = self._clients.find(parameters.get("client_id", ""), now)
+            client = self._clients.find(client_id, self._clock.now())
         except ClientRejected as rejected:
             raise PageError(
                 400,
@@ -211,7 +225,6 @@ class OAuthService:
                 f"We could not tell which application sent you here. {rejected.description}",
                 errors.OAUTH_INVALID_REQUEST.code,
             ) from None
-        redirect_uri = parameters.get("redirect_uri")
         if not redirect_uri or not client.redirect_allowed(redirect_uri):
             raise PageError(
                 400,
@@ -220,45 +233,33 @@ class OAuthService:
                 " (redirect_uri), so we stopped here.",
                 errors.OAUTH_INVALID_REQUEST.code,
             )
-        state = parameters.get("state")
-        # Nothing is redirected before the person has signed in (RFC 9700 §4.11.2): anyone
-        # can be a client, so an error sent to its redirect URI would make this origin an
-        # open redirector to any page an attacker lists there.
-        if state is not None and len(state) > MAX_STATE_LENGTH:
-            refuse(errors.OAUTH_INVALID_REQUEST, "state is too long.")
-        if parameters.get("response_type") != "code":
-            refuse(errors.UNSUPPORTED_RESPONSE_TYPE)
-        if parameters.get("code_challenge_method") != "S256":
-            refuse(
-                errors.OAUTH_INVALID_REQUEST,
-                "PKCE is required, with code_challenge_method S256.",
-            )
-        challenge = parameters.get("code_challenge", "")
-        if not PKCE_CHALLENGE.fullmatch(challenge):
-            refuse(errors.OAUTH_INVALID_REQUEST, "code_challenge must be an S256 challenge.")
-        resource = self._served_resource(parameters.get("resource"))
-        if resource is None:
-            refuse(errors.INVALID_TARGET, "resource must name an MCP server served here.")
-        scopes = parse_scope(parameters.get("scope"))
-        if scopes is None:
-            refuse(errors.OAUTH_INVALID_SCOPE)
+        return client
+
+    def authorize(
+        self, client: Client, asked: AuthorizationRequest, cookie: str | None
+    ) -> Redirect:
+        """On to the login provider, for a request `requesting_client` and the edge's model
+        accepted. Nothing is redirected before the person has signed in (RFC 9700 §4.11.2):
+        anyone can be a client, so an error sent to its redirect URI would make this origin
+        an open redirector to any page an attacker lists there."""
+        now = self._clock.now()
         if self._login is None:
             logger.error("MCP authorization without LOGIN_PROVIDER")
             refuse(errors.SERVER_ERROR)
-        hint = parameters.get("login_hint")
+        hint = asked.login_hint
         if hint is not None and len(hint) > MAX_HINT_LENGTH:
-            hint = None
+            hint = None  # a hint, not a rule: a long one is ignored, not refused
         secret = browser.secret_from(cookie, self._secure) or browser.new_secret()
         pending = PendingAuthorization(
             request_id=new_request_id(),
             client_id=client.client_id,
             client_name=client.client_name,
-            redirect_uri=redirect_uri,
-            code_challenge=challenge,
-            resource=resource,
-            scope=" ".join(scopes),
-            state=state,
-            ask_consent=parameters.get("prompt") == "consent",
+            redirect_uri=asked.redirect_uri,
+            code_challenge=asked.code_challenge,
+            resource=asked.resource,
+            scope=" ".join(asked.scopes),
+            state=asked.state,
+            ask_consent=asked.ask_consent,
             nonce=secrets.token_urlsafe(16),
             binding_hash=browser.binding_hash(secret),
             expires=epoch(now + LIFETIME),

@@ -20,7 +20,6 @@ from typing import Any
 
 from chalicelib.clock import monotonic
 from chalicelib.fetch import FetchRefused, SafeFetcher
-from chalicelib.strict_parsing import MalformedJson, json_value
 
 IDENTIFIER_HEADER = "github-public-key-identifier"
 SIGNATURE_HEADER = "github-public-key-signature"
@@ -125,42 +124,3 @@ class ReportedToken:
     type: str
     url: str | None
     source: str | None
-
-
-class MalformedReport(ValueError):
-    pass
-
-
-def _text(entry: dict[str, Any], name: str, limit: int) -> str | None:
-    value = entry.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, str) or len(value) > limit:
-        raise MalformedReport(f"{name} must be a string of at most {limit} characters.")
-    return value
-
-
-def parse_report(raw: bytes) -> list[ReportedToken]:
-    """GitHub's JSON array of `{"token", "type", "url", "source"}`, or MalformedReport."""
-    try:
-        document = json_value(raw)
-    except MalformedJson:
-        raise MalformedReport("The report is not valid JSON.") from None
-    if not isinstance(document, list) or not 1 <= len(document) <= MAX_TOKENS:
-        raise MalformedReport(f"The report must be a JSON array of 1 to {MAX_TOKENS} objects.")
-    found = []
-    for entry in document:
-        if not isinstance(entry, dict):
-            raise MalformedReport("Each reported token must be an object.")
-        token = entry.get("token")
-        if not isinstance(token, str) or not 1 <= len(token) <= 1024:
-            raise MalformedReport("Each reported token needs a token string.")
-        found.append(
-            ReportedToken(
-                token=token,
-                type=_text(entry, "type", 200) or "",
-                url=_text(entry, "url", 2048),
-                source=_text(entry, "source", 200),
-            )
-        )
-    return found

@@ -633,16 +633,68 @@ export interface components {
             key: string;
         };
         /**
+         * AuthorizationCodeGrant
+         * @description RFC 6749 §4.1.3, with PKCE (RFC 7636 §4.5) and RFC 8707's `resource`.
+         */
+        AuthorizationCodeGrant: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            grant_type: "authorization_code";
+            client_id: string;
+            code: string;
+            redirect_uri: string;
+            code_verifier: string;
+            resource?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
          * ClientMetadata
-         * @description RFC 7591 client metadata.
+         * @description RFC 7591 client metadata; other metadata is ignored. A redirect URI returns to an app:
+         *     https, a loopback http address (any port), or an app's own scheme; no fragment.
          */
         ClientMetadata: {
             redirect_uris: string[];
-            client_name?: string;
-            /** @enum {string} */
+            /**
+             * @default none
+             * @constant
+             */
+            token_endpoint_auth_method?: "none";
+            /**
+             * @default native
+             * @enum {string}
+             */
             application_type?: "web" | "native";
+            /**
+             * @default [
+             *       "authorization_code"
+             *     ]
+             */
+            grant_types?: ("authorization_code" | "refresh_token")[];
+            /**
+             * @default [
+             *       "code"
+             *     ]
+             */
+            response_types?: "code"[];
+            client_name?: string;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * ConsentForm
+         * @description The consent page's form.
+         */
+        ConsentForm: {
+            /** @description The pending authorization's id. */
+            consent?: string;
+            csrf?: string;
+            /** @enum {string} */
+            decision?: "allow" | "deny";
+            /** @example ws_01JQ0000000000000000000000 */
+            workspace_id?: string;
         };
         /** Event */
         Event: {
@@ -803,13 +855,6 @@ export interface components {
             error_description: string;
         };
         /**
-         * OAuthForm
-         * @description An OAuth form: names and values.
-         */
-        OAuthForm: {
-            [key: string]: string;
-        };
-        /**
          * OpenApiDocument
          * @description An OpenAPI 3.1 document.
          */
@@ -867,7 +912,28 @@ export interface components {
             /** @constant */
             grant_type?: "refresh_token";
         };
-        /** ReportedToken */
+        /**
+         * RefreshTokenGrant
+         * @description RFC 6749 §6, with RFC 8707's `resource`; `scope` may only narrow the grant's.
+         */
+        RefreshTokenGrant: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            grant_type: "refresh_token";
+            client_id: string;
+            refresh_token: string;
+            resource?: string;
+            scope?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * ReportedToken
+         * @description One token GitHub found; other fields are ignored. Every refusal is invalid_report, for
+         *     the first token refused, its fields in this order.
+         */
         ReportedToken: {
             token: string;
             type?: string | null;
@@ -907,6 +973,11 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * TokenForm
+         * @description `POST /v1/oauth/token`'s form: one grant's, by its `grant_type`.
+         */
+        TokenForm: components["schemas"]["AuthorizationCodeGrant"] | components["schemas"]["RefreshTokenGrant"];
         /**
          * TokenPair
          * @description A user token and its refresh token, as `/v1/auth/exchange` and `/refresh` answer.
@@ -2420,16 +2491,17 @@ export interface operations {
     authorize: {
         parameters: {
             query: {
-                response_type: "code";
                 client_id: string;
                 redirect_uri: string;
-                code_challenge: string;
+                state?: string;
+                response_type: "code";
                 code_challenge_method: "S256";
+                code_challenge: string;
                 resource: string;
                 scope?: string;
-                state?: string;
                 login_hint?: string;
-                prompt?: "consent";
+                /** @description `consent`: ask even where a consent is remembered; other values are ignored. */
+                prompt?: string;
             };
             header?: never;
             path?: never;
@@ -2476,7 +2548,15 @@ export interface operations {
     };
     loginCallback: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The pending authorization's id. */
+                state?: string;
+                /** @description The provider's issuer (RFC 9207). */
+                iss?: string;
+                code?: string;
+                error?: string;
+                error_description?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2513,7 +2593,10 @@ export interface operations {
     };
     consentPage: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The pending authorization's id. */
+                consent?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2558,7 +2641,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": components["schemas"]["OAuthForm"];
+                "application/x-www-form-urlencoded": components["schemas"]["ConsentForm"];
             };
         };
         responses: {
@@ -2797,7 +2880,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": components["schemas"]["OAuthForm"];
+                "application/x-www-form-urlencoded": components["schemas"]["TokenForm"];
             };
         };
         responses: {

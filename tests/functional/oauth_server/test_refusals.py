@@ -50,6 +50,23 @@ def test_an_unknown_client_gets_an_error_page(mcp: Mcp) -> None:
     assert_error_page(Browser(mcp).authorize("cli_01NOSUCHCLIENT0000000000000", challenge))
 
 
+def test_the_client_and_its_redirect_uri_are_checked_before_the_rest_of_the_request(
+    mcp: Mcp,
+) -> None:
+    client_id = mcp.serve_document()
+    malformed = {"response_type": "token", "state": "s" * 501, "resource": None}
+
+    unknown = Browser(mcp).authorize("cli_01NOSUCHCLIENT0000000000000", "x", **malformed)
+    elsewhere = Browser(mcp).authorize(
+        client_id, "x", redirect_uri="https://evil.test.example/cb", **malformed
+    )
+
+    assert_error_page(unknown)
+    assert b"Unknown application" in unknown.body
+    assert_error_page(elsewhere)
+    assert b"Unknown return address" in elsewhere.body
+
+
 def test_a_redirect_uri_not_registered_gets_an_error_page(mcp: Mcp) -> None:
     client_id = mcp.serve_document()
     _, challenge = pkce()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import json
 
 import pytest
 from cryptography.hazmat.primitives import hashes, serialization
@@ -11,10 +10,8 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from chalicelib.fetch import FetchRefused
 from chalicelib.scanning.github import (
-    MalformedReport,
     PublishedKeys,
     parse_key_list,
-    parse_report,
     verify,
 )
 
@@ -83,28 +80,3 @@ def test_a_key_list_in_another_format_is_unavailable_or_empty(raw: object) -> No
     except KeyListUnavailable:
         keys = {}
     assert keys == {}
-
-
-def test_a_report_is_parsed_into_tokens() -> None:
-    raw = json.dumps(
-        [{"token": "t1", "type": "svc", "url": "https://github.com/x", "source": "content"},
-         {"token": "t2"}]
-    ).encode()
-
-    first, second = parse_report(raw)
-
-    assert (first.token, first.type, first.url, first.source) == (
-        "t1", "svc", "https://github.com/x", "content"
-    )
-    assert (second.type, second.url, second.source) == ("", None, None)
-    assert "t1" not in repr(first)
-
-
-@pytest.mark.parametrize(
-    "raw",
-    [b"{}", b"[]", b"x", b"[1]", b'[{"type": "a"}]', b'[{"token": ""}]', b'[{"token": 1}]',
-     b'[{"token": "t", "url": 5}]', json.dumps([{"token": "t"}] * 1001).encode()],
-)
-def test_malformed_reports_are_refused(raw: bytes) -> None:
-    with pytest.raises(MalformedReport):
-        parse_report(raw)
