@@ -35,6 +35,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -77,16 +78,50 @@ def port_in_use(host: str, port: int) -> bool:
     return False
 
 
-def busy_port(host: str, wanted: list[tuple[int, str, str]]) -> str | None:
-    """One line naming the first busy (port, what, variable), or None when all are free."""
-    for port, what, variable in wanted:
-        if port and port_in_use(host, port):
-            return (
-                f"port {port} ({what}) is already in use on {host}: stop what listens there, "
-                f"or pick another port with {variable}=<port> (e.g. make run {variable}="
-                f"{port + 10})"
-            )
-    return None
+def busy_ports(host: str, wanted: list[tuple[int, str, str]]) -> list[str]:
+    """One line for each busy (port, what, variable); empty when all are free."""
+    return [
+        f"port {port} ({what}) is already in use on {host}: stop what listens there, "
+        f"or pick another port with {variable}=<port> (e.g. make run {variable}={port + 10})"
+        for port, what, variable in wanted
+        if port and port_in_use(host, port)
+    ]
+
+
+def port_setting(
+    environ: Mapping[str, str], variable: str, default: int, problems: list[str]
+) -> int:
+    """The port `variable` names (0: a free one), or `default`; a bad value is a problem."""
+    text = environ.get(variable, "").strip()
+    if not text:
+        return default
+    if not text.isascii() or not text.isdigit() or int(text) > 65535:
+        problems.append(f"{variable}={text[:20]!r} is not a port: a whole number, 0 to 65535")
+        return default
+    return int(text)
+
+
+# Set by the stack itself from what it starts: never the caller's.
+_STACK_OWNED = ("LOGIN_PROVIDER", "MCP_RESOURCES", "DASHBOARD_LOGIN", "SECRET_SCANNING_KEYS_URL")
+
+
+def configuration_problems(
+    stage: str, endpoint: str, moto_endpoint: str, environ: Mapping[str, str]
+) -> list[str]:
+    """What the service would refuse in the configuration it is about to get (the stage's,
+    the local values, the caller's ALLOWED_ORIGINS, TRUSTED_ISSUERS, ...), one line each,
+    before anything starts: a mistake is one message, not a traceback after moto started."""
+    from chalicelib.config import ConfigurationError, Settings
+
+    env = {k: v for k, v in environ.items() if k not in _STACK_OWNED}
+    env.update(local_environment(stage, endpoint, moto_endpoint))
+    if environ.get("TRUSTED_ISSUERS") is not None:
+        env["TRUSTED_ISSUERS"] = environ["TRUSTED_ISSUERS"]
+    try:
+        Settings.from_env(env)
+    except ConfigurationError as error:
+        return str(error).splitlines()
+    return []
 
 
 def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
@@ -288,9 +323,14 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run the service locally on moto.")
+    problems: list[str] = []  # every one of them, in one message, before anything starts
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
-    parser.add_argument("--moto-port", type=int, default=int(os.environ.get("MOTO_PORT", "0")))
+    parser.add_argument(
+        "--port", type=int, default=port_setting(os.environ, "PORT", 8000, problems)
+    )
+    parser.add_argument(
+        "--moto-port", type=int, default=port_setting(os.environ, "MOTO_PORT", 0, problems)
+    )
     parser.add_argument(
         "--idp-port", type=int, default=None, help="development OpenID issuer (0: a free port)"
     )
@@ -303,6 +343,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--stage", default="dev")
     parser.add_argument("--ready-file", type=Path)
+    parser.add_argument(
+        "--connection-file", type=Path,
+        help="write the connection settings there (make run: .local/connection.env)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no request log lines")
     parser.add_argument(
         "--faults",
@@ -312,15 +356,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     callers_issuers = os.environ.get("TRUSTED_ISSUERS")
-    port = args.port or free_port(args.host)
-    moto_port = args.moto_port or free_port(args.host)
-    if args.idp_port is None:  # 8001 for `make run`; a free port when --port 0 asks for them
-        args.idp_port = int(os.environ.get("IDP_PORT", "8001")) if args.port else 0
+    # 8001, 8002, 8003 for `make run`; free ports when --port 0 asks for them.
+    if args.idp_port is None:
+        args.idp_port = port_setting(os.environ, "IDP_PORT", 8001, problems) if args.port else 0
     if args.mcp_port is None:
-        args.mcp_port = int(os.environ.get("MCP_PORT", "8002")) if args.port else 0
-    if args.scan_port is None:  # 8003 for `make run`
-        args.scan_port = int(os.environ.get("SCAN_SIGNER_PORT", "8003")) if args.port else 0
-    busy = busy_port(
+        args.mcp_port = port_setting(os.environ, "MCP_PORT", 8002, problems) if args.port else 0
+    if args.scan_port is None:
+        args.scan_port = (
+            port_setting(os.environ, "SCAN_SIGNER_PORT", 8003, problems) if args.port else 0
+        )
+    problems += busy_ports(
         args.host,
         [
             (args.port, "the service", "PORT"),
@@ -330,11 +375,14 @@ def main(argv: list[str] | None = None) -> int:
             (args.moto_port, "moto, DynamoDB and KMS", "MOTO_PORT"),
         ],
     )
-    if busy is not None:  # before anything starts: nothing to stop, one line to read
-        print(busy, file=sys.stderr, flush=True)
-        return 1
+    port = args.port or free_port(args.host)
+    moto_port = args.moto_port or free_port(args.host)
     endpoint = f"http://{args.host}:{port}"
     moto_endpoint = f"http://{args.host}:{moto_port}"
+    problems += configuration_problems(args.stage, endpoint, moto_endpoint, os.environ)
+    if problems:  # nothing was started: nothing to stop, one message to read
+        print("\n".join(problems), file=sys.stderr, flush=True)
+        return 1
 
     print(f"[1/4] starting moto (DynamoDB, KMS) on {moto_endpoint}", flush=True)
     moto = start_moto(args.host, moto_port)
