@@ -12,7 +12,13 @@ and prints the dashboard's URL, the MCP server's and how to make a first call. C
 everything it started.
 
     python -m local.stack [--port 8000] [--idp-port 8001] [--mcp-port 8002] [--scan-port 8003]
-                          [--ready-file stack.json] [--quiet] [--faults plan.json]
+                          [--ready-file stack.json] [--connection-file .local/connection.env]
+                          [--quiet] [--faults plan.json]
+
+Before anything starts it checks the ports and the configuration the service would get
+(the stage's, and the caller's ALLOWED_ORIGINS, TRUSTED_ISSUERS, ...) and lists every
+problem in one message. `--connection-file` (what `make run` passes) writes the connection
+settings every local tool reads (`local/connection.py`), and removes them on the way out.
 
 `--port 0` picks free ports for the service and (unless `--idp-port`, `--mcp-port` or
 `--scan-port` say otherwise) the issuer, the MCP server and the signer. TRUSTED_ISSUERS in the
@@ -40,16 +46,15 @@ from pathlib import Path
 from typing import Any
 
 from infra.template import PROJECT_DIR, stage_environment
+from local.connection import (
+    LOCAL_CREDENTIALS,
+    export_block,
+    remove_connection,
+    write_connection,
+)
 from local.running import write_ready_file
 
 DEV_SUBJECT = "developer"  # the development user's `sub` at the development issuer
-LOCAL_CREDENTIALS = {
-    # moto accepts any credentials; these are placeholders, not secrets.
-    "AWS_ACCESS_KEY_ID": "local",
-    "AWS_SECRET_ACCESS_KEY": "local",
-    "AWS_DEFAULT_REGION": "us-east-1",
-    "AWS_REGION": "us-east-1",
-}
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -273,15 +278,38 @@ def follow_faults(plan: Path) -> None:
         injector.attach(client)
 
 
-def banner(info: dict[str, Any]) -> str:
+def banner(info: dict[str, Any], connection_file: Path | None = None) -> str:
     endpoint = info["endpoint"]
     idp = info["idpEndpoint"]
     read = "python3 -c \"import json,sys; print(json.load(sys.stdin)['{}'])\""
+    if connection_file is not None:
+        where = str(connection_file)
+        if connection_file.resolve().is_relative_to(PROJECT_DIR):
+            where = str(connection_file.resolve().relative_to(PROJECT_DIR))
+        settings = (
+            f"written to {where}: every local tool reads it (make import-legacy, the examples,\n"
+            f"python -m local.scan_report); load it into another shell with `. {where}`"
+        )
+    else:
+        settings = "paste them into another shell"
     return f"""
 memory-auth is running on {endpoint}  (DynamoDB and KMS: moto on {info["motoEndpoint"]})
 Development OpenID issuer (trusted here, local mode only): {idp}
 
 Dashboard: {endpoint}/dashboard/  (sign in with any name at the development issuer's form)
+
+Connection settings ({settings}):
+
+{export_block(info)}
+
+A development user ({info["userId"]}) with a workspace ({info["workspaceId"]}) is ready;
+MEMORY_LOCAL_TOKEN is its user token, valid for one hour. Create a first admin key, then
+call whoami with it:
+
+  curl -s -X POST $MEMORY_ENDPOINT/v1/auth/api-keys \\
+       -H "Authorization: Bearer $MEMORY_LOCAL_TOKEN" -H 'Content-Type: application/json' \\
+       -d '{{"label": "my first key"}}'
+  curl -s $MEMORY_ENDPOINT/v1/auth/whoami -H "Authorization: Bearer <the key from above>"
 
 Sign in as anyone in three steps (ID token -> exchange -> call):
 
@@ -293,25 +321,11 @@ Sign in as anyone in three steps (ID token -> exchange -> call):
 
 Development MCP server, protected by this service's OAuth (its authorization server):
   {info["mcpResource"]}
-Point an MCP client at it (e.g. `npx @modelcontextprotocol/inspector`, Streamable HTTP);
-it discovers us from the 401, and the development issuer signs you in.
+A headless client in 30 lines: python examples/mcp_client.py (it signs in as `developer`).
 
-A development user ({info["userId"]}) with a workspace ({info["workspaceId"]}) is ready.
-Its user token, valid for one hour:
+Report a key as leaked, signed like GitHub (development signer on {info["scanSignerEndpoint"]}):
 
-  export TOKEN='{info["token"]}'
-
-Create a first admin key, then call whoami with it:
-
-  curl -s -X POST {endpoint}/v1/auth/api-keys \\
-       -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
-       -d '{{"label": "my first key"}}'
-  curl -s {endpoint}/v1/auth/whoami -H "Authorization: Bearer <the key from above>"
-
-Report that key as leaked, signed like GitHub (development signer on {info["scanSignerEndpoint"]}):
-
-  python -m local.scan_report --service {endpoint} --signer {info["scanSignerEndpoint"]} \\
-       --token <the key from above>
+  .venv/bin/python -m local.scan_report --token <the key from above>
 
 Press Ctrl-C to stop everything.
 """
@@ -426,13 +440,18 @@ def main(argv: list[str] | None = None) -> int:
         info["dashboard"] = f"{endpoint}/dashboard/"
         info["mcpResource"] = mcp_server.resource
         info["motoPid"] = moto.pid  # the fault test freezes it (SIGSTOP) and resumes it
+        info["stage"] = args.stage
         if args.ready_file:
             write_ready_file(args.ready_file, info)
-        print(banner(info), flush=True)
+        if args.connection_file:
+            write_connection(args.connection_file, info)
+        print(banner(info, args.connection_file), flush=True)
         server.server.serve_forever()
     except KeyboardInterrupt:
         print("\nstopping", flush=True)
     finally:
+        if args.connection_file:
+            remove_connection(args.connection_file, os.getpid())
         if mcp_server is not None:
             mcp_server.stop()
         if idp is not None:
