@@ -243,7 +243,19 @@ def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
             body = json.dumps(unknown_route_body(), separators=(",", ":"))
             headers = {"Content-Type": "application/problem+json"}
             headers.update(cors_headers(self.headers.get("Origin")))
-            self._send_http_response(404, headers, body)
+            self.unrouted = True
+            try:
+                self._send_http_response(404, headers, body)
+            finally:
+                self.unrouted = False
+
+        unrouted = False
+
+        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+            # The app logs every request it serves as one JSON line (method, route, status):
+            # an access-log line too would say it twice. Only what it never saw is told here.
+            if self.unrouted:
+                super().log_request(code, size)
 
         def log_message(self, format: str, *args: Any) -> None:
             if not quiet:
