@@ -126,7 +126,7 @@ run: $(LOCAL_STAMP) dashboard
 
 lint: venv
 	@echo "==> ruff and mypy"
-	$(BIN)/ruff check app.py chalicelib infra local tools tests bench
+	$(BIN)/ruff check app.py chalicelib infra local tools tests bench examples
 	$(BIN)/mypy
 	@echo "==> chalicelib's layers and import cycles (import-linter: [tool.importlinter] in pyproject.toml)"
 	$(BIN)/lint-imports --no-logo

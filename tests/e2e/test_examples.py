@@ -104,3 +104,29 @@ def test_import_legacy_reaches_the_local_stack_with_one_option(
     assert result.returncode == 0, result.stderr[-2000:]
     assert "imported 1, skipped 0" in result.stdout
     assert stack.call("GET", "/v1/auth/whoami", plaintext).status_code == 200
+
+
+def readme_recipe(heading: str) -> str:
+    """The first shell block under `### heading` in the README, as a reader copies it."""
+    section = (PROJECT_DIR / "README.md").read_text().split(f"### {heading}\n", 1)[1]
+    return section.split("```sh\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readmes_curl_recipe_works_verbatim_on_the_ports_this_stack_uses(
+    stack: Stack,
+) -> None:
+    recipe = readme_recipe("A workspace key with curl")
+    assert ". .local/connection.env" in recipe
+    create, _ = recipe.rsplit("curl -s $MEMORY_ENDPOINT/v1/auth/whoami", 1)
+    script = create.replace(".local/connection.env", str(connection_file(stack)))
+
+    shell = subprocess.run(  # noqa: S603 - bash, the README's own lines
+        ["bash", "-c", "set -eo pipefail\n" + script], capture_output=True, text=True,
+        timeout=60, check=False, env={"PATH": os.environ["PATH"]},
+    )
+
+    assert shell.returncode == 0, shell.stderr
+    created = json.loads(shell.stdout)
+    assert created["category"] == "workspace"
+    assert created["workspaceId"] == stack.workspace_id
+    assert stack.call("GET", "/v1/auth/whoami", created["key"]).status_code == 200
