@@ -1,6 +1,6 @@
 """Rotate a workspace key with a grace period, as a deployment would (Python SDK).
 
-    . .local/connection.env && .venv/bin/python examples/key_rotation.py
+    . .local/connection.env && PYTHONPATH=sdks/python/src .venv/bin/python examples/key_rotation.py
 
 A key in use by running servers cannot be swapped in one instant: rotate it with a grace
 period, so that the old key keeps working while the new one is rolled out, then revoke the

@@ -27,6 +27,7 @@ def run(stack: Stack, *command: str) -> subprocess.CompletedProcess[str]:
     """`command` with the connection file's variables and nothing else of ours, as after
     `. .local/connection.env` in a new shell."""
     environment = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/tmp")}
+    environment["PYTHONPATH"] = str(PROJECT_DIR / "sdks" / "python" / "src")  # as documented
     environment.update(parse_connection(connection_file(stack).read_text()))
     return subprocess.run(  # noqa: S603 - our interpreter, our scripts
         [sys.executable, *command], cwd=PROJECT_DIR, env=environment,
