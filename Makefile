@@ -47,7 +47,8 @@ help:
 	@echo "Targets:"
 	@echo "  make run                 the service on http://127.0.0.1:8000 (the dashboard at /dashboard/)"
 	@echo "                           with moto, a development OpenID issuer and MCP server (installs"
-	@echo "                           only what they need: requirements-local.txt)"
+	@echo "                           only what they need: requirements-local.txt); writes its connection"
+	@echo "                           settings to .local/connection.env, which the local tools read"
 	@echo "  make test                lint, type-check, every test tier, both SDKs' and the"
 	@echo "                           dashboard's tests, and the docs site (make docs)"
 	@echo "  make lint                ruff, mypy, the import layers and the OpenAPI document's validation"
@@ -62,8 +63,9 @@ help:
 	@echo "  make bench               authorizer benchmark against moto"
 	@echo "  make load                bounded load on the local stack: ARGS=\"--requests N --concurrency C\""
 	@echo "  make package             chalice package for STAGE, merged with infra/, then cfn-lint"
-	@echo "  make deploy              package, then deploy STAGE (docs: Deploy)"
-	@echo "  make import-legacy       import legacy keys: ARGS=\"keys.jsonl [--dry-run]\""
+	@echo "  make deploy              check its inputs, package, then deploy STAGE (docs: Deploy)"
+	@echo "  make import-legacy       import legacy keys: ARGS=\"keys.jsonl [--dry-run] [--local]\""
+	@echo "                           (--local: into the stack make run started)"
 	@echo "  make dashboard           build the dashboard's static files (npm)"
 	@echo "  make chromium            install Debian's chromium for the browser tests (root)"
 	@echo "  make test-dashboard      the dashboard's unit and browser tests"
@@ -76,7 +78,7 @@ help:
 	@echo "  make clean               remove the virtualenv, caches and build/"
 	@echo "  make help                this list"
 	@echo "Variables (make VAR=value target, or in the environment):"
-	@echo "  PORT=8000                make run: the service's port"
+	@echo "  PORT=8000                make run: the service's port (PORT=0: free ports for everything)"
 	@echo "  IDP_PORT=8001            make run: the development OpenID issuer's port"
 	@echo "  MCP_PORT=8002            make run: the development MCP server's port"
 	@echo "  MOTO_PORT=(free)         make run: moto's port (DynamoDB and KMS)"
@@ -117,12 +119,14 @@ $(STAMP): $(LOCAL_STAMP) requirements-dev.txt
 
 venv: $(STAMP)
 
+# The connection settings go to .local/connection.env (local/connection.py): every local tool
+# reads them, whatever ports this run uses.
 run: $(LOCAL_STAMP) dashboard
-	$(BIN)/python -m local.stack
+	$(BIN)/python -m local.stack --connection-file .local/connection.env
 
 lint: venv
 	@echo "==> ruff and mypy"
-	$(BIN)/ruff check app.py chalicelib infra local tools tests bench
+	$(BIN)/ruff check app.py chalicelib infra local tools tests bench examples
 	$(BIN)/mypy
 	@echo "==> chalicelib's layers and import cycles (import-linter: [tool.importlinter] in pyproject.toml)"
 	$(BIN)/lint-imports --no-logo
@@ -203,7 +207,11 @@ package: venv dashboard
 	@echo "==> chalice package, stage $(STAGE), merged with infra/resources.json; then cfn-lint"
 	$(BIN)/python -m tools.package --stage $(STAGE) $(if $(REPLICA_REGIONS),--replica-regions $(REPLICA_REGIONS))
 
-deploy: package
+# Its inputs first (stage, bucket, region, the AWS CLI: every problem at once), then the
+# package: a missing bucket is said before a minute of building, not after.
+deploy: venv
+	@$(BIN)/python -m tools.deploy --stage $(STAGE) --check-inputs $(ARGS)
+	@$(MAKE) --no-print-directory package STAGE=$(STAGE)
 	@echo "==> deploy build/package/$(STAGE) with the AWS CLI (needs credentials, DEPLOY_BUCKET, AWS_REGION)"
 	$(BIN)/python -m tools.deploy --stage $(STAGE) $(ARGS)
 
@@ -229,7 +237,9 @@ api-reference: venv
 	$(BIN)/python -m tools.openapi build/openapi.json
 	$(BIN)/python -m tools.api_reference build/openapi.json
 
-import-legacy: venv
+# Only what the local stack needs (requirements-local.txt): run next to `make run`, it must
+# not reinstall the development packages under the stack's feet.
+import-legacy: $(LOCAL_STAMP)
 	$(BIN)/python -m tools.import_legacy_keys $(ARGS)
 
 $(UV): requirements-lock.txt

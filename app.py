@@ -10,7 +10,9 @@ from chalicelib import snapstart
 from chalicelib.decisions import authorizer as data_plane
 from chalicelib.runtime import services
 
-app = Chalice(app_name="memory-auth")
+# Logs are Powertools' JSON lines (chalicelib/logs.py) on the logger of this name; Chalice's
+# own text handler on it would print every line twice, once as text.
+app = Chalice(app_name="memory-auth", configure_logs=False)
 # Both functions run with SnapStart: what a restored copy must renew (chalicelib/snapstart.py).
 snapstart.register()
 

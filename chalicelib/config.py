@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -256,34 +256,48 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """The settings, or ConfigurationError listing every problem at once (one a line)."""
         env = os.environ if environ is None else environ
+        problems: list[str] = []
 
         def required(name: str) -> str:
             value = env.get(name, "").strip()
             if not value:
-                raise ConfigurationError(f"environment variable {name} is not set")
+                problems.append(f"environment variable {name} is not set")
             return value
+
+        def parsed[T](parse: Callable[[], T], default: T) -> T:
+            # Each variable on its own: one bad value must not hide the next one's problem.
+            try:
+                return parse()
+            except ValueError as error:
+                problems.append(str(error))
+                return default
 
         local_mode = env.get("LOCAL_MODE", "").strip() == "1" and not env.get(
             "AWS_LAMBDA_FUNCTION_NAME"
         )
-        try:
-            trusted_issuers = parse_trusted_issuers(env.get("TRUSTED_ISSUERS", ""), local_mode)
-            allowed_origins = parse_allowed_origins(env.get("ALLOWED_ORIGINS", ""))
-            mcp_resources = parse_mcp_resources(env.get("MCP_RESOURCES", ""), local_mode)
-            login_provider = parse_login_provider(
-                env.get("LOGIN_PROVIDER", ""), local_mode, trusted_issuers
-            )
-            registration_limit = parse_registration_limit(env.get("MCP_REGISTRATION_LIMIT", ""))
-        except ValueError as error:
-            raise ConfigurationError(str(error)) from None
+        trusted_issuers: tuple[TrustedIssuer, ...] = parsed(
+            lambda: parse_trusted_issuers(env.get("TRUSTED_ISSUERS", ""), local_mode), ()
+        )
+        # Held to a list with a problem, LOGIN_PROVIDER would only add a misleading one.
+        login_text = env.get("LOGIN_PROVIDER", "") if not problems else ""
+        login_provider: LoginProvider | None = parsed(
+            lambda: parse_login_provider(login_text, local_mode, trusted_issuers), None
+        )
+        allowed_origins: tuple[str, ...] = parsed(
+            lambda: parse_allowed_origins(env.get("ALLOWED_ORIGINS", "")), ()
+        )
+        mcp_resources: tuple[McpResource, ...] = parsed(
+            lambda: parse_mcp_resources(env.get("MCP_RESOURCES", ""), local_mode), ()
+        )
+        registration_limit = parsed(
+            lambda: parse_registration_limit(env.get("MCP_REGISTRATION_LIMIT", "")),
+            DEFAULT_REGISTRATION_LIMIT,
+        )
         keys_url = env.get("SECRET_SCANNING_KEYS_URL", "").strip() or GITHUB_SECRET_SCANNING_KEYS
-        try:
-            check_url(keys_url, "SECRET_SCANNING_KEYS_URL", local_mode)
-        except ValueError as error:
-            raise ConfigurationError(str(error)) from None
-
-        return cls(
+        parsed(lambda: check_url(keys_url, "SECRET_SCANNING_KEYS_URL", local_mode), keys_url)
+        settings = cls(
             table_name=required("AUTH_TABLE"),
             encryption_key_id=required("KEY_ENCRYPTION_KEY_ID"),
             signing_key_id=required("TOKEN_SIGNING_KEY_ID"),
@@ -301,6 +315,9 @@ class Settings:
             event_bus_name=env.get("EVENT_BUS_NAME", "").strip() or None,
             secret_scanning_keys_url=keys_url,
         )
+        if problems:
+            raise ConfigurationError("\n".join(problems))
+        return settings
 
     @property
     def signing_key_ids(self) -> list[str]:

@@ -14,6 +14,9 @@ import logging
 from aws_lambda_powertools import Logger
 
 logger = Logger(service="memory-auth")
+# Its own handler only: through the root logger (Lambda's runtime, or a library that sets
+# one up) each line would print a second time.
+logging.getLogger(logger.name).propagate = False
 
 # botocore and urllib3 log whole request and response bodies at DEBUG: KMS Encrypt's
 # plaintext, Decrypt's answer, signing inputs. Whatever the root level is set to, they

@@ -108,8 +108,12 @@ async def _send_json(send: Any, status: int, body: Any, headers: dict[str, str])
 
 
 def build_server() -> Any:
+    # WARNING: the SDK sets the root logger's level to this, and at INFO every library's
+    # chatter (boto's "Found credentials", its own session notices) reached the banner.
     server: Any = MCPServer(
-        name="memory-dev", instructions="Development MCP server of memory-auth."
+        name="memory-dev",
+        instructions="Development MCP server of memory-auth.",
+        log_level="WARNING",
     )
 
     @server.tool()

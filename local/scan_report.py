@@ -1,8 +1,12 @@
 """Replays a leaked-key report, signed like GitHub's, against the local service.
 
-    python -m local.scan_report --token svc_… [--service http://127.0.0.1:8000]
-        [--signer http://127.0.0.1:8003] [--url https://github.com/o/r/blob/x/config.py]
+    python -m local.scan_report --token svc_… [--service URL] [--signer URL]
+        [--connection-file .local/connection.env]
+        [--url https://github.com/o/r/blob/x/config.py]
         [--tamper none|unsigned|wrong-signature|other-body]
+
+`--service` and `--signer` default to the running stack's (the connection file `make run`
+writes, local/connection.py), so it reaches the stack on whatever ports it uses.
 
 The body is GitHub's JSON array of `{"token", "type", "url", "source"}`; the local signer
 (`local/secret_scanning.py`, started by `make run`) signs it. `--tamper` sends what an
@@ -17,9 +21,12 @@ import argparse
 import base64
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import httpx
+
+from local.connection import CONNECTION_FILE, NoRunningStack, read_connection
 
 REPORT_PATH = "/v1/auth/secret-scanning/github"
 TOKEN_TYPE = "memory_auth_api_key"
@@ -68,11 +75,19 @@ def send(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--token", action="append", required=True, help="repeat for several")
-    parser.add_argument("--service", default="http://127.0.0.1:8000")
-    parser.add_argument("--signer", default="http://127.0.0.1:8003")
+    parser.add_argument("--service", help="default: the running stack's (MEMORY_ENDPOINT)")
+    parser.add_argument("--signer", help="default: the running stack's signer")
+    parser.add_argument("--connection-file", type=Path, default=CONNECTION_FILE)
     parser.add_argument("--url", default="https://github.com/example/repo/blob/main/config.py")
     parser.add_argument("--tamper", choices=TAMPERS, default="none")
     args = parser.parse_args(argv)
+    if args.service is None or args.signer is None:
+        try:
+            connection = read_connection(args.connection_file)
+        except NoRunningStack as missing:
+            parser.error(f"{missing}; or give --service and --signer")
+        args.service = args.service or connection["MEMORY_ENDPOINT"]
+        args.signer = args.signer or connection["MEMORY_LOCAL_SCAN_SIGNER"]
     answer = send(args.service, args.signer, args.token, args.url, args.tamper)
     body: Any = answer.json() if answer.content else None
     print(json.dumps({"status": answer.status_code, "answer": body}))

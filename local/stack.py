@@ -12,7 +12,13 @@ and prints the dashboard's URL, the MCP server's and how to make a first call. C
 everything it started.
 
     python -m local.stack [--port 8000] [--idp-port 8001] [--mcp-port 8002] [--scan-port 8003]
-                          [--ready-file stack.json] [--quiet] [--faults plan.json]
+                          [--ready-file stack.json] [--connection-file .local/connection.env]
+                          [--quiet] [--faults plan.json]
+
+Before anything starts it checks the ports and the configuration the service would get
+(the stage's, and the caller's ALLOWED_ORIGINS, TRUSTED_ISSUERS, ...) and lists every
+problem in one message. `--connection-file` (what `make run` passes) writes the connection
+settings every local tool reads (`local/connection.py`), and removes them on the way out.
 
 `--port 0` picks free ports for the service and (unless `--idp-port`, `--mcp-port` or
 `--scan-port` say otherwise) the issuer, the MCP server and the signer. TRUSTED_ISSUERS in the
@@ -35,20 +41,20 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from infra.template import PROJECT_DIR, stage_environment
+from local.connection import (
+    LOCAL_CREDENTIALS,
+    export_block,
+    remove_connection,
+    write_connection,
+)
 from local.running import write_ready_file
 
 DEV_SUBJECT = "developer"  # the development user's `sub` at the development issuer
-LOCAL_CREDENTIALS = {
-    # moto accepts any credentials; these are placeholders, not secrets.
-    "AWS_ACCESS_KEY_ID": "local",
-    "AWS_SECRET_ACCESS_KEY": "local",
-    "AWS_DEFAULT_REGION": "us-east-1",
-    "AWS_REGION": "us-east-1",
-}
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -77,16 +83,50 @@ def port_in_use(host: str, port: int) -> bool:
     return False
 
 
-def busy_port(host: str, wanted: list[tuple[int, str, str]]) -> str | None:
-    """One line naming the first busy (port, what, variable), or None when all are free."""
-    for port, what, variable in wanted:
-        if port and port_in_use(host, port):
-            return (
-                f"port {port} ({what}) is already in use on {host}: stop what listens there, "
-                f"or pick another port with {variable}=<port> (e.g. make run {variable}="
-                f"{port + 10})"
-            )
-    return None
+def busy_ports(host: str, wanted: list[tuple[int, str, str]]) -> list[str]:
+    """One line for each busy (port, what, variable); empty when all are free."""
+    return [
+        f"port {port} ({what}) is already in use on {host}: stop what listens there, "
+        f"or pick another port with {variable}=<port> (e.g. make run {variable}={port + 10})"
+        for port, what, variable in wanted
+        if port and port_in_use(host, port)
+    ]
+
+
+def port_setting(
+    environ: Mapping[str, str], variable: str, default: int, problems: list[str]
+) -> int:
+    """The port `variable` names (0: a free one), or `default`; a bad value is a problem."""
+    text = environ.get(variable, "").strip()
+    if not text:
+        return default
+    if not text.isascii() or not text.isdigit() or int(text) > 65535:
+        problems.append(f"{variable}={text[:20]!r} is not a port: a whole number, 0 to 65535")
+        return default
+    return int(text)
+
+
+# Set by the stack itself from what it starts: never the caller's.
+_STACK_OWNED = ("LOGIN_PROVIDER", "MCP_RESOURCES", "DASHBOARD_LOGIN", "SECRET_SCANNING_KEYS_URL")
+
+
+def configuration_problems(
+    stage: str, endpoint: str, moto_endpoint: str, environ: Mapping[str, str]
+) -> list[str]:
+    """What the service would refuse in the configuration it is about to get (the stage's,
+    the local values, the caller's ALLOWED_ORIGINS, TRUSTED_ISSUERS, ...), one line each,
+    before anything starts: a mistake is one message, not a traceback after moto started."""
+    from chalicelib.config import ConfigurationError, Settings
+
+    env = {k: v for k, v in environ.items() if k not in _STACK_OWNED}
+    env.update(local_environment(stage, endpoint, moto_endpoint))
+    if environ.get("TRUSTED_ISSUERS") is not None:
+        env["TRUSTED_ISSUERS"] = environ["TRUSTED_ISSUERS"]
+    try:
+        Settings.from_env(env)
+    except ConfigurationError as error:
+        return str(error).splitlines()
+    return []
 
 
 def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
@@ -203,7 +243,19 @@ def make_server(host: str, port: int, stage: str, quiet: bool) -> Any:
             body = json.dumps(unknown_route_body(), separators=(",", ":"))
             headers = {"Content-Type": "application/problem+json"}
             headers.update(cors_headers(self.headers.get("Origin")))
-            self._send_http_response(404, headers, body)
+            self.unrouted = True
+            try:
+                self._send_http_response(404, headers, body)
+            finally:
+                self.unrouted = False
+
+        unrouted = False
+
+        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+            # The app logs every request it serves as one JSON line (method, route, status):
+            # an access-log line too would say it twice. Only what it never saw is told here.
+            if self.unrouted:
+                super().log_request(code, size)
 
         def log_message(self, format: str, *args: Any) -> None:
             if not quiet:
@@ -238,15 +290,38 @@ def follow_faults(plan: Path) -> None:
         injector.attach(client)
 
 
-def banner(info: dict[str, Any]) -> str:
+def banner(info: dict[str, Any], connection_file: Path | None = None) -> str:
     endpoint = info["endpoint"]
     idp = info["idpEndpoint"]
     read = "python3 -c \"import json,sys; print(json.load(sys.stdin)['{}'])\""
+    if connection_file is not None:
+        where = str(connection_file)
+        if connection_file.resolve().is_relative_to(PROJECT_DIR):
+            where = str(connection_file.resolve().relative_to(PROJECT_DIR))
+        settings = (
+            f"written to {where}: every local tool reads it (make import-legacy, the examples,\n"
+            f"python -m local.scan_report); load it into another shell with `. {where}`"
+        )
+    else:
+        settings = "paste them into another shell"
     return f"""
 memory-auth is running on {endpoint}  (DynamoDB and KMS: moto on {info["motoEndpoint"]})
 Development OpenID issuer (trusted here, local mode only): {idp}
 
 Dashboard: {endpoint}/dashboard/  (sign in with any name at the development issuer's form)
+
+Connection settings ({settings}):
+
+{export_block(info)}
+
+A development user ({info["userId"]}) with a workspace ({info["workspaceId"]}) is ready;
+MEMORY_LOCAL_TOKEN is its user token, valid for one hour. Create a first admin key, then
+call whoami with it:
+
+  curl -s -X POST $MEMORY_ENDPOINT/v1/auth/api-keys \\
+       -H "Authorization: Bearer $MEMORY_LOCAL_TOKEN" -H 'Content-Type: application/json' \\
+       -d '{{"label": "my first key"}}'
+  curl -s $MEMORY_ENDPOINT/v1/auth/whoami -H "Authorization: Bearer <the key from above>"
 
 Sign in as anyone in three steps (ID token -> exchange -> call):
 
@@ -258,25 +333,11 @@ Sign in as anyone in three steps (ID token -> exchange -> call):
 
 Development MCP server, protected by this service's OAuth (its authorization server):
   {info["mcpResource"]}
-Point an MCP client at it (e.g. `npx @modelcontextprotocol/inspector`, Streamable HTTP);
-it discovers us from the 401, and the development issuer signs you in.
+A headless client in 30 lines: python examples/mcp_client.py (it signs in as `developer`).
 
-A development user ({info["userId"]}) with a workspace ({info["workspaceId"]}) is ready.
-Its user token, valid for one hour:
+Report a key as leaked, signed like GitHub (development signer on {info["scanSignerEndpoint"]}):
 
-  export TOKEN='{info["token"]}'
-
-Create a first admin key, then call whoami with it:
-
-  curl -s -X POST {endpoint}/v1/auth/api-keys \\
-       -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
-       -d '{{"label": "my first key"}}'
-  curl -s {endpoint}/v1/auth/whoami -H "Authorization: Bearer <the key from above>"
-
-Report that key as leaked, signed like GitHub (development signer on {info["scanSignerEndpoint"]}):
-
-  python -m local.scan_report --service {endpoint} --signer {info["scanSignerEndpoint"]} \\
-       --token <the key from above>
+  .venv/bin/python -m local.scan_report --token <the key from above>
 
 Press Ctrl-C to stop everything.
 """
@@ -288,9 +349,14 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run the service locally on moto.")
+    problems: list[str] = []  # every one of them, in one message, before anything starts
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
-    parser.add_argument("--moto-port", type=int, default=int(os.environ.get("MOTO_PORT", "0")))
+    parser.add_argument(
+        "--port", type=int, default=port_setting(os.environ, "PORT", 8000, problems)
+    )
+    parser.add_argument(
+        "--moto-port", type=int, default=port_setting(os.environ, "MOTO_PORT", 0, problems)
+    )
     parser.add_argument(
         "--idp-port", type=int, default=None, help="development OpenID issuer (0: a free port)"
     )
@@ -303,6 +369,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--stage", default="dev")
     parser.add_argument("--ready-file", type=Path)
+    parser.add_argument(
+        "--connection-file", type=Path,
+        help="write the connection settings there (make run: .local/connection.env)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no request log lines")
     parser.add_argument(
         "--faults",
@@ -312,15 +382,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     callers_issuers = os.environ.get("TRUSTED_ISSUERS")
-    port = args.port or free_port(args.host)
-    moto_port = args.moto_port or free_port(args.host)
-    if args.idp_port is None:  # 8001 for `make run`; a free port when --port 0 asks for them
-        args.idp_port = int(os.environ.get("IDP_PORT", "8001")) if args.port else 0
+    # 8001, 8002, 8003 for `make run`; free ports when --port 0 asks for them.
+    if args.idp_port is None:
+        args.idp_port = port_setting(os.environ, "IDP_PORT", 8001, problems) if args.port else 0
     if args.mcp_port is None:
-        args.mcp_port = int(os.environ.get("MCP_PORT", "8002")) if args.port else 0
-    if args.scan_port is None:  # 8003 for `make run`
-        args.scan_port = int(os.environ.get("SCAN_SIGNER_PORT", "8003")) if args.port else 0
-    busy = busy_port(
+        args.mcp_port = port_setting(os.environ, "MCP_PORT", 8002, problems) if args.port else 0
+    if args.scan_port is None:
+        args.scan_port = (
+            port_setting(os.environ, "SCAN_SIGNER_PORT", 8003, problems) if args.port else 0
+        )
+    problems += busy_ports(
         args.host,
         [
             (args.port, "the service", "PORT"),
@@ -330,11 +401,14 @@ def main(argv: list[str] | None = None) -> int:
             (args.moto_port, "moto, DynamoDB and KMS", "MOTO_PORT"),
         ],
     )
-    if busy is not None:  # before anything starts: nothing to stop, one line to read
-        print(busy, file=sys.stderr, flush=True)
-        return 1
+    port = args.port or free_port(args.host)
+    moto_port = args.moto_port or free_port(args.host)
     endpoint = f"http://{args.host}:{port}"
     moto_endpoint = f"http://{args.host}:{moto_port}"
+    problems += configuration_problems(args.stage, endpoint, moto_endpoint, os.environ)
+    if problems:  # nothing was started: nothing to stop, one message to read
+        print("\n".join(problems), file=sys.stderr, flush=True)
+        return 1
 
     print(f"[1/4] starting moto (DynamoDB, KMS) on {moto_endpoint}", flush=True)
     moto = start_moto(args.host, moto_port)
@@ -378,13 +452,18 @@ def main(argv: list[str] | None = None) -> int:
         info["dashboard"] = f"{endpoint}/dashboard/"
         info["mcpResource"] = mcp_server.resource
         info["motoPid"] = moto.pid  # the fault test freezes it (SIGSTOP) and resumes it
+        info["stage"] = args.stage
         if args.ready_file:
             write_ready_file(args.ready_file, info)
-        print(banner(info), flush=True)
+        if args.connection_file:
+            write_connection(args.connection_file, info)
+        print(banner(info, args.connection_file), flush=True)
         server.server.serve_forever()
     except KeyboardInterrupt:
         print("\nstopping", flush=True)
     finally:
+        if args.connection_file:
+            remove_connection(args.connection_file, os.getpid())
         if mcp_server is not None:
             mcp_server.stop()
         if idp is not None:

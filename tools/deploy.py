@@ -23,7 +23,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -132,13 +134,38 @@ def prune(stage: str, region: str, dry_run: bool) -> None:
             functions.delete_function(FunctionName=name, Qualifier=version)
 
 
-def plan(stage: str, bucket: str | None, region: str | None) -> list[list[str]]:
+# S3's rule for a bucket name (general purpose buckets), and the shape of a Region's name.
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]+$")
+
+
+def input_problems(
+    stage: str, bucket: str | None, region: str | None, need_cli: bool = True
+) -> list[str]:
+    """Every problem with deploy's inputs, one line each: `make deploy` checks them before
+    it builds anything, so a missing bucket is said at once, not after packaging."""
+    problems = []
     if stage not in STAGES:
-        raise DeployError(f"unknown stage {stage!r}; one of {', '.join(STAGES)}")
+        problems.append(f"unknown stage {stage!r}: STAGE is one of {', '.join(STAGES)}")
     if not bucket:
-        raise DeployError("name the artifact bucket: DEPLOY_BUCKET=... or --bucket")
+        problems.append("name the artifact bucket: DEPLOY_BUCKET=<bucket> (or ARGS=--bucket …)")
+    elif not _BUCKET.fullmatch(bucket) or ".." in bucket:
+        problems.append(f"DEPLOY_BUCKET={bucket[:70]!r} is not an S3 bucket name")
     if not region:
-        raise DeployError("name the region: AWS_REGION=... or --region")
+        problems.append("name the region: AWS_REGION=<region>, such as eu-west-1")
+    elif not _REGION.fullmatch(region):
+        problems.append(f"AWS_REGION={region[:30]!r} is not a Region name, such as eu-west-1")
+    if need_cli and shutil.which("aws") is None:
+        problems.append("the AWS CLI (aws) is not on the PATH: install it (AWS CLI v2)")
+    return problems
+
+
+def plan(
+    stage: str, bucket: str | None, region: str | None, need_cli: bool = True
+) -> list[list[str]]:
+    problems = input_problems(stage, bucket, region, need_cli)
+    if problems or not bucket or not region:
+        raise DeployError("\n".join(problems))
     directory = package_dir(stage)
     template_file = directory / "sam.json"
     if not template_file.is_file():
@@ -149,17 +176,27 @@ def plan(stage: str, bucket: str | None, region: str | None) -> list[list[str]]:
 
 def main(argv: list[str] | None = None, environ: Mapping[str, str] = os.environ) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", required=True, choices=STAGES)
+    parser.add_argument("--stage", required=True)
     parser.add_argument("--bucket", default=environ.get("DEPLOY_BUCKET"))
     parser.add_argument(
         "--region", default=environ.get("AWS_REGION") or environ.get("AWS_DEFAULT_REGION")
     )
     parser.add_argument("--dry-run", action="store_true", help="print the commands only")
+    parser.add_argument(
+        "--check-inputs", action="store_true",
+        help="only check the stage, bucket, region and the AWS CLI (before make package)",
+    )
     args = parser.parse_args(argv)
     try:
-        steps = plan(args.stage, args.bucket, args.region)
+        if args.check_inputs:
+            problems = input_problems(args.stage, args.bucket, args.region, not args.dry_run)
+            if problems:
+                raise DeployError("\n".join(problems))
+            return 0
+        steps = plan(args.stage, args.bucket, args.region, need_cli=not args.dry_run)
     except DeployError as error:
-        print(f"make deploy: {error}", file=sys.stderr)
+        for line in str(error).splitlines():
+            print(f"make deploy: {line}", file=sys.stderr)
         return 2
     for step in steps:
         print("+ " + shlex.join(step), flush=True)

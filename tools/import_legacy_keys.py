@@ -12,15 +12,17 @@ characters), and the key's id sorts by its `createdAt`, so it lists among the ow
 where its age puts it. Only the SHA-256 is stored, never the plaintext, and no ciphertext:
 these keys predate encryption at rest, so reveal answers 410 `key_not_revealable`.
 Importing the same key twice skips it. Uses the same environment variables as the service
-(AUTH_TABLE, …).
+(AUTH_TABLE, …), all checked before the first line is read; with `--local`, the running
+local stack's instead (the connection file `make run` writes, local/connection.py).
 
-    python -m tools.import_legacy_keys keys.jsonl [--dry-run]
+    python -m tools.import_legacy_keys keys.jsonl [--dry-run] [--local [FILE]]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Iterable
@@ -30,11 +32,18 @@ from pathlib import Path
 from chalicelib import ids
 from chalicelib.access.scopes import ADMIN, CATEGORIES, SCOPES_BY_CATEGORY, WORKSPACE
 from chalicelib.clock import parse_rfc3339
+from chalicelib.config import ConfigurationError, Settings
 from chalicelib.keys.model import ApiKey
 from chalicelib.keys.plaintext import hint, parse_key
 from chalicelib.keys.store import KeyNotCreated
 from chalicelib.runtime import Services
 from chalicelib.strict_parsing import InvalidText, clean_text
+from local.connection import (
+    CONNECTION_FILE,
+    NoRunningStack,
+    read_connection,
+    service_environment,
+)
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -164,8 +173,26 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Import legacy API keys (JSON Lines).")
     parser.add_argument("file", type=Path)
     parser.add_argument("--dry-run", action="store_true", help="validate only; write nothing")
+    parser.add_argument(
+        "--local", nargs="?", type=Path, const=CONNECTION_FILE, metavar="FILE",
+        help="into the running local stack (default FILE: .local/connection.env)",
+    )
     args = parser.parse_args(argv)
-    services = Services()
+    if args.local is not None:
+        try:
+            connection = read_connection(args.local)
+        except NoRunningStack as missing:
+            parser.error(str(missing))
+        os.environ.update(service_environment(connection))
+        print(f"into the local stack at {connection['MEMORY_ENDPOINT']}", flush=True)
+    try:
+        settings = Settings.from_env()
+    except ConfigurationError as problems:
+        hint = "" if args.local is not None else (
+            "\n(against the local stack: add --local, which reads what `make run` wrote)"
+        )
+        parser.exit(2, f"import-legacy: the configuration is incomplete:\n{problems}{hint}\n")
+    services = Services(settings)
     total = Outcome()
     lines = args.file.read_text().splitlines()
     for number, line in enumerate(lines, start=1):

@@ -24,6 +24,8 @@ from chalicelib.oauth.clients import is_loopback_http
 from chalicelib.workspaces.model import Workspace
 
 STYLESHEET_PATH = "/v1/oauth/pages.css"
+# Where a person without a workspace creates one: the dashboard (same origin), its section.
+DASHBOARD_WORKSPACES = "/dashboard/#workspaces"
 STYLESHEET = Path(__file__).with_name("pages.css")
 
 SCOPE_DESCRIPTIONS = {
@@ -184,9 +186,15 @@ def consent_page(
             '<button type="submit" class="primary" name="decision" value="allow">Allow</button>\n'
         )
     else:
+        # Access is granted in one workspace; with none there is nothing to allow yet.
         picker = (
-            '<p class="warning">You are not a member of any workspace, so there is nothing to'
-            " allow. Create a workspace in the dashboard first.</p>"
+            '<p class="warning"><strong>You are not a member of any workspace yet.</strong>'
+            " An application is allowed in one workspace, so there is nothing to allow it"
+            " into.</p>\n<p>Create a workspace in the"
+            f' <a href="{escape(issuer + DASHBOARD_WORKSPACES)}" target="_blank"'
+            ' rel="noopener">dashboard, under Workspaces</a>, or ask the owner of one to add'
+            " you as a member; then reload this page and choose it. Deny tells the application"
+            " that you did not allow it.</p>"
         )
         allow = ""
     content = f"""<h1>Allow <strong>{escape(name)}</strong> to use your memories?</h1>

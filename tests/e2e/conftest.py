@@ -60,8 +60,10 @@ class Stack:
 
 
 @pytest.fixture(scope="session")
-def stack() -> Iterator[Stack]:
-    with running_stack(keep_output=True) as info:
-        running = Stack(info)
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    # As `make run` does: the connection settings the local tools and examples read.
+    connection = tmp_path_factory.mktemp("connection") / "connection.env"
+    with running_stack("--connection-file", str(connection), keep_output=True) as info:
+        running = Stack({**info, "connectionFile": str(connection)})
         yield running
         running.http.close()

@@ -11,6 +11,7 @@ from chalice.constants import MISSING_DEPENDENCIES_TEMPLATE
 
 from infra.template import (
     NO_PREVIOUS_SLOT,
+    PROJECT_DIR,
     REQUEST_ORIGIN,
     STAGES,
     TemplateError,
@@ -310,3 +311,39 @@ def test_deploy_deletes_only_versions_older_than_the_one_before_live(
     published: list[str], live: str, stale: list[str]
 ) -> None:
     assert deploy.stale_versions(published, live) == stale
+
+
+def test_deploy_names_every_missing_or_malformed_input_at_once_before_building(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status = deploy.main(
+        ["--stage", "qa", "--check-inputs"],
+        environ={"DEPLOY_BUCKET": "My_Bucket", "AWS_REGION": "Ireland"},
+    )
+
+    assert status == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert all(line.startswith("make deploy: ") for line in lines)
+    said = "\n".join(lines)
+    assert "unknown stage 'qa'" in said
+    assert "DEPLOY_BUCKET='My_Bucket' is not an S3 bucket name" in said
+    assert "AWS_REGION='Ireland' is not a Region name" in said
+
+
+def test_deploy_input_check_needs_no_package(capsys: pytest.CaptureFixture[str]) -> None:
+    status = deploy.main(
+        ["--stage", "staging", "--check-inputs", "--dry-run"],
+        environ={"DEPLOY_BUCKET": "artifacts-bucket", "AWS_REGION": "eu-west-1"},
+    )
+
+    assert status == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_make_deploy_checks_its_inputs_before_it_packages() -> None:
+    makefile = (PROJECT_DIR / "Makefile").read_text()
+    recipe = makefile.split("\ndeploy:", 1)[1].split("\n\n", 1)[0]
+
+    assert "package" not in recipe.splitlines()[0]  # not a prerequisite: it would run first
+    check, build = recipe.index("--check-inputs"), recipe.index("package STAGE=")
+    assert check < build

@@ -112,3 +112,48 @@ def test_reading_the_configuration_loads_no_sign_in_code() -> None:
     )
     # MCP_RESOURCES and LOGIN_PROVIDER too are parsed in the floor, standard library only.
     assert result.stdout.strip() == "['chalicelib', 'chalicelib.config']"
+
+
+def test_every_configuration_problem_is_listed_in_one_error() -> None:
+    env = {
+        key: value for key, value in BASE_ENV.items() if key not in ("AUTH_TABLE", "TOKEN_ISSUER")
+    }
+    env.update(
+        ALLOWED_ORIGINS='["https://app.example.com/"]',
+        MCP_RESOURCES='["https://memory.example.com/"]',
+        MCP_REGISTRATION_LIMIT="lots",
+        TRUSTED_ISSUERS="not json",
+        SECRET_SCANNING_KEYS_URL="ftp://keys.example.com",
+    )
+
+    with pytest.raises(ConfigurationError) as raised:
+        Settings.from_env(env)
+
+    problems = str(raised.value).splitlines()
+    named = [line.split()[0].split("[")[0].rstrip(":.") for line in problems]
+    assert sorted(named) == sorted(
+        [
+            "TRUSTED_ISSUERS",
+            "ALLOWED_ORIGINS",
+            "MCP_RESOURCES",
+            "MCP_REGISTRATION_LIMIT",
+            "SECRET_SCANNING_KEYS_URL",
+            "environment",
+            "environment",
+        ]
+    )
+    assert "environment variable AUTH_TABLE is not set" in problems
+    assert "environment variable TOKEN_ISSUER is not set" in problems
+
+
+def test_a_login_provider_is_not_held_to_trusted_issuers_that_did_not_parse() -> None:
+    env = {
+        **BASE_ENV,
+        "TRUSTED_ISSUERS": "[",
+        "LOGIN_PROVIDER": '{"issuer": "https://id.example.com", "clientId": "c"}',
+    }
+
+    with pytest.raises(ConfigurationError) as raised:
+        Settings.from_env(env)
+
+    assert str(raised.value) == "TRUSTED_ISSUERS is not valid JSON"

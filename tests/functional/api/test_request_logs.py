@@ -116,3 +116,13 @@ def test_a_sign_in_and_a_refresh_name_the_user(api: Api, log_lines: io.StringIO)
         ("/v1/auth/refresh", {"user_id": user_id}),
     ]
     assert signed_in["refresh_token"] not in log_lines.getvalue()
+
+
+def test_each_line_is_printed_once_as_json_never_again_as_text() -> None:
+    import app  # noqa: F401 - Chalice's app, as the Lambda handler loads it
+
+    service = logging.getLogger("memory-auth")
+    ours = [h for h in service.handlers if not type(h).__module__.startswith("_pytest")]
+
+    assert [type(h.formatter).__name__ for h in ours] == ["LambdaPowertoolsFormatter"]
+    assert service.propagate is False  # not once more through the root logger's handlers

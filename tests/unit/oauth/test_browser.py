@@ -124,3 +124,25 @@ def test_an_error_page_says_what_to_do_with_the_code_small() -> None:
     assert "<h1>Title &lt;x&gt;</h1>" in html and "What you can do" in html
     assert '<p class="fineprint">Error code: <code>invalid_scope</code></p>' in html
     assert "Error code" not in pages.error_page("T", "M", "https://auth.example")
+
+
+def test_a_person_without_a_workspace_is_told_why_and_where_to_create_one() -> None:
+    html = pages.consent_page(
+        issuer="https://auth.example",
+        action="https://auth.example/v1/oauth/consent",
+        consent="c1",
+        csrf="t1",
+        client_name="Agent",
+        client_id="cli_1",
+        redirect_uri="https://app.example/cb",
+        resource="https://memory.example/mcp",
+        scopes=["memory"],
+        workspaces=[],
+        user_label="a@example.test",
+    )
+
+    assert "not a member of any workspace" in html
+    assert "allowed in one workspace" in html  # why: there is nothing to allow it into
+    assert '<a href="https://auth.example/dashboard/#workspaces"' in html
+    assert "ask the owner of one to add you" in html and "reload this page" in html
+    assert 'value="allow"' not in html and 'value="deny"' in html
