@@ -24,7 +24,8 @@ WORKSPACE_OPERATION: dict[str, Any] = {"tag": "Workspaces", "policy": MANAGER}
 
 
 def members(principal: Principal, workspace_id: str) -> list[Member]:
-    """The members of a workspace the caller belongs to (403 `not_a_member` otherwise)."""
+    """The members of a workspace the caller belongs to (403 `not_a_member` otherwise), with
+    their emails and names."""
     return services().workspace_service.members(principal, workspace_id)
 
 
@@ -86,14 +87,14 @@ def list_members(call: Call) -> models.MemberList:
 @blueprint.operation(
     "PUT",
     MEMBER,
-    summary="Add a member (owner only)",
+    summary="Add a member by user id or verified email (owner only)",
     find=owned,
     body=models.Nothing,
     body_required=False,
     response=models.Member,
     status=201,
     problems=(errors.OWNER_REQUIRED, errors.INVALID_USER_ID, errors.USER_NOT_FOUND),
-    answer="Added.",
+    answer="Added (with the member's email and name when known).",
     also={200: "Already a member."},
     **WORKSPACE_OPERATION,
 )
@@ -106,7 +107,7 @@ def add_member(call: Call) -> Reply:
 @blueprint.operation(
     "DELETE",
     MEMBER,
-    summary="Remove a member (owner only)",
+    summary="Remove a member by user id or verified email (owner only)",
     find=owned,
     response=None,
     status=204,
