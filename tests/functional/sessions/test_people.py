@@ -115,6 +115,16 @@ def test_owner_adds_a_member_by_the_email_they_signed_in_with(
     assert api.call("GET", WS, grace).json["workspaces"][0]["id"] == ws
 
 
+def test_an_email_may_be_sent_percent_encoded(api: Api, idp: FakeIssuer) -> None:
+    ada = sign_in(api, idp, "ada", email="ada@example.test")
+    sign_in(api, idp, "grace", email="grace@example.test")
+    ws = api.workspace(ada)
+
+    added = api.call("PUT", f"{WS}/{ws}/members/grace%40example.test", ada)
+
+    assert (added.status, added.json["email"]) == (201, "grace@example.test")
+
+
 def test_adding_an_email_nobody_signed_in_with_is_404_user_not_found(
     api: Api, idp: FakeIssuer
 ) -> None:
