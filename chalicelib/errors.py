@@ -136,7 +136,9 @@ INVALID_SCOPE = Problem(
     400, "invalid_scope", "scopes must be a non-empty subset of the category's scopes."
 )
 INVALID_WORKSPACE_ID = Problem(400, "invalid_workspace_id", "workspaceId must be a string.")
-INVALID_USER_ID = Problem(400, "invalid_user_id", "userId must look like usr_….")
+INVALID_USER_ID = Problem(
+    400, "invalid_user_id", "A member is named by a user id (usr_…) or an email address."
+)
 WORKSPACE_ID_NOT_ALLOWED = Problem(
     400,
     "workspace_id_not_allowed",
@@ -202,7 +204,12 @@ IP_NOT_ALLOWED = Problem(
 )
 
 NOT_FOUND = Problem(404, "not_found", "No such resource.")
-USER_NOT_FOUND = Problem(404, "user_not_found", "No user with this id has signed in.")
+USER_NOT_FOUND = Problem(
+    404,
+    "user_not_found",
+    "No user with this id or verified email has signed in: they must sign in once before "
+    "they can be added.",
+)
 METHOD_NOT_ALLOWED = Problem(405, "method_not_allowed", "This method is not allowed here.")
 KEY_NOT_ACTIVE = Problem(409, "key_not_active", "Only an active key can be rotated.")
 OWNER_CANNOT_LEAVE = Problem(409, "owner_cannot_leave", "The owner cannot remove itself.")

@@ -9,6 +9,7 @@
   USER#<userId>        PROFILE            a user's profile, written at the first sign-in
   USER#<userId>        CONSENT#<sha256>   an MCP client's remembered consent, by its id's hash
   IDP#<iss>#<sub>      IDP                a login: which user an issuer's subject is
+  EMAIL#<email>        EMAIL              who last signed in with this verified email (lowercase)
   REFRESH#<sha256>     REFRESH            a refresh token, by the hash of its plaintext
   RFAMILY#<familyId>   FAMILY             a refresh token family (a sign-in, an MCP grant)
   OAUTHCLIENT#<id>     CLIENT             a registered MCP client
@@ -79,6 +80,11 @@ def consent(user_id: str, client_digest: str) -> Item:
 
 def login(issuer: str, subject: str) -> Item:
     return key(f"IDP#{issuer}#{subject}", "IDP")
+
+
+def email(address: str) -> Item:
+    """Emails compare case-insensitively here: an owner types them as they please."""
+    return key(f"EMAIL#{address.lower()}", "EMAIL")
 
 
 def refresh_token(digest: str) -> Item:

@@ -8,14 +8,15 @@ outside local mode (see `chalicelib/sessions/openid.py`). It lives in `local/`, 
 
     GET  /.well-known/openid-configuration   discovery (it promises `iss` in answers)
     GET  /jwks.json                          its public signing key
-    POST /token  {"sub": "...", "email": "..."}  ->  {"id_token": "..."}   (scripts, curl)
+    POST /token  {"sub": "...", "email": "...", "name": "..."}  ->  {"id_token": "..."}
 
 and the browser flow of a real provider, OpenID Connect authorization code + PKCE (S256),
 for the dashboard and the MCP authorization server:
 
     GET  /authorize?response_type=code&client_id=&redirect_uri=&code_challenge=
          &code_challenge_method=S256&state=&nonce=[&login_hint=]
-         a sign-in form (subject and email); with `login_hint` it signs in at once
+         a sign-in form (subject, email, name); with `login_hint` it signs in at once
+         (a hint that is an email is the email, and its local part the name)
     POST /authorize                          the form: redirects with code, state and iss
     POST /token  grant_type=authorization_code&code=&redirect_uri=&client_id=&code_verifier=
          ->  {"id_token", "access_token", "token_type", "expires_in"}
@@ -85,6 +86,13 @@ class PendingCode:
     email: str | None
     nonce: str | None
     expires: float
+    name: str | None = None
+
+
+def hint_name(hint: str) -> str:
+    """A person's name for a `login_hint`: `ada.lovelace@x` is "Ada Lovelace"."""
+    words = hint.partition("@")[0].replace(".", " ").replace("_", " ").split()
+    return " ".join(w[:1].upper() + w[1:] for w in words)[:200] or hint[:200]
 
 
 def s256(verifier: str) -> str:
@@ -207,7 +215,13 @@ class DevIdentityProvider:
             return "invalid_request"
         return None
 
-    def issue_code(self, parameters: dict[str, str], subject: str, email: str | None) -> str:
+    def issue_code(
+        self,
+        parameters: dict[str, str],
+        subject: str,
+        email: str | None,
+        name: str | None = None,
+    ) -> str:
         code = secrets.token_urlsafe(32)
         pending = PendingCode(
             client_id=parameters["client_id"],
@@ -215,6 +229,7 @@ class DevIdentityProvider:
             code_challenge=parameters["code_challenge"],
             subject=subject,
             email=email,
+            name=name,
             nonce=parameters.get("nonce") or None,
             expires=time.monotonic() + CODE_LIFETIME,
         )
@@ -238,7 +253,11 @@ class DevIdentityProvider:
         ):
             return None
         claims = self.claims(
-            pending.subject, pending.email, audience=pending.client_id, nonce=pending.nonce
+            pending.subject,
+            pending.email,
+            pending.name,
+            audience=pending.client_id,
+            nonce=pending.nonce,
         )
         return {
             "id_token": self.sign(claims),
@@ -270,6 +289,8 @@ SIGN_IN_PAGE = """<!doctype html>
  value="dev-user"></p>
 <p><label for="email">Email</label><br>
 <input id="email" name="email" type="email" maxlength="255" value="dev-user@example.test"></p>
+<p><label for="name">Name</label><br>
+<input id="name" name="name" maxlength="200" autocomplete="name" value="Dev User"></p>
 <p><button type="submit">Sign in</button></p>
 </form>
 </main>
@@ -380,7 +401,8 @@ def _handler(
                 return
             hint = parameters.get("login_hint", "").strip()
             if hint:  # a test or a script says who signs in: no form
-                self._finish(parameters, hint[:255], hint if "@" in hint else None)
+                email = hint if "@" in hint else None
+                self._finish(parameters, hint[:255], email, hint_name(hint))
                 return
             hidden = "\n".join(
                 f'<input type="hidden" name="{name}" value="{html.escape(parameters[name])}">'
@@ -398,13 +420,21 @@ def _handler(
                 return
             subject = form.get("subject", "").strip()
             email = form.get("email", "").strip() or None
+            name = form.get("name", "").strip()[:200] or None
             if provider.authorization_error(form) is not None or not 0 < len(subject) <= 255:
                 self._back(form, error="invalid_request")
                 return
-            self._finish(form, subject, email)
+            self._finish(form, subject, email, name)
 
-        def _finish(self, parameters: dict[str, str], subject: str, email: str | None) -> None:
-            self._back(parameters, code=provider.issue_code(parameters, subject, email))
+        def _finish(
+            self,
+            parameters: dict[str, str],
+            subject: str,
+            email: str | None,
+            name: str | None = None,
+        ) -> None:
+            code = provider.issue_code(parameters, subject, email, name)
+            self._back(parameters, code=code)
 
         def _back(self, parameters: dict[str, str], **outcome: str) -> None:
             """To the client's redirect URI with the outcome, its state and our issuer."""

@@ -20,10 +20,13 @@ blueprint = Operations(__name__)
     policy=ANY_CALLER,
     response=models.Principal,
     status=200,
-    answer="The resolved caller.",
+    answer="The resolved caller (with a user token, the person's email and name).",
 )
 def whoami(call: Call) -> models.Principal:
-    return models.Principal.of(call.principal)
+    caller = call.principal
+    if caller.credential != "user_token":  # keys are for machines: no person to name
+        return models.Principal.of(caller)
+    return models.Principal.of(caller, services().users.person(caller.user_id))
 
 
 @blueprint.public(

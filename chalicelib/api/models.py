@@ -12,6 +12,7 @@ The API handler only: pydantic stays off the data-plane authorizer's cold start.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -108,7 +109,13 @@ def _id(prefix: str, nullable: bool = False) -> dict[str, Any]:
 KEY_ID = _id("key")
 WORKSPACE_ID = _id("ws")
 USER_ID = {"type": "string", "pattern": "^usr_[0-9A-Za-z]{1,40}$", "examples": ["usr_01JQ0000"]}
+USER_ID_OR_EMAIL = {
+    "anyOf": [USER_ID, {"type": "string", "format": "email", "maxLength": 320}],
+    "description": "A user id (`usr_…`), or the verified email of someone who signed in.",
+}
 TIME = {"type": "string", "format": "date-time", "examples": ["2026-11-21T12:00:00Z"]}
+NULLABLE_EMAIL = {"type": ["string", "null"], "examples": ["ada@example.com"]}
+NULLABLE_PERSON_NAME = {"type": ["string", "null"], "examples": ["Ada Lovelace"]}
 NULLABLE_TIME = {"type": ["string", "null"], "format": "date-time"}
 
 KeyId = Annotated[str, WithJsonSchema(KEY_ID)]
@@ -451,9 +458,29 @@ class Principal(Resource):
     ]
     workspace_id: Annotated[str | None, WithJsonSchema(_id("ws", nullable=True))]
     scopes: Scopes
+    email: Annotated[
+        str | None,
+        WithJsonSchema(
+            {
+                **NULLABLE_EMAIL,
+                "description": "For a user token: the verified email of the user's last "
+                "sign-in (null when unknown, and for an API key).",
+            }
+        ),
+    ] = None
+    name: Annotated[
+        str | None,
+        WithJsonSchema(
+            {
+                **NULLABLE_PERSON_NAME,
+                "description": "For a user token: the name the user's last sign-in gave "
+                "(null when unknown, and for an API key).",
+            }
+        ),
+    ] = None
 
     @classmethod
-    def of(cls, caller: Caller) -> Principal:
+    def of(cls, caller: Caller, person: workspaces.Person | None = None) -> Principal:
         return cls(
             user_id=caller.user_id,
             credential=caller.credential,
@@ -461,6 +488,8 @@ class Principal(Resource):
             category=caller.category,
             workspace_id=caller.workspace_id,
             scopes=ordered(caller.scopes),
+            email=person.email if person else None,
+            name=person.name if person else None,
         )
 
 
@@ -532,6 +561,18 @@ class Member(Resource):
     user_id: UserId
     role: Role
     added_at: Time
+    email: Annotated[
+        str | None,
+        WithJsonSchema(
+            {**NULLABLE_EMAIL, "description": "The member's verified email (null when unknown)."}
+        ),
+    ] = None
+    name: Annotated[
+        str | None,
+        WithJsonSchema(
+            {**NULLABLE_PERSON_NAME, "description": "The member's name (null when unknown)."}
+        ),
+    ] = None
 
     @classmethod
     def of(cls, member: workspaces.Member) -> Member:
@@ -541,6 +582,8 @@ class Member(Resource):
                 "user_id": member.user_id,
                 "role": member.role,
                 "added_at": rfc3339(member.added_at),
+                "email": member.email,
+                "name": member.name,
             }
         )
 
@@ -565,12 +608,15 @@ class Event(Resource):
         WithJsonSchema(
             {
                 "type": "object",
-                "description": "The caller (`userId`, `credential`, `keyId`), or "
+                "description": "The caller (`userId`, `credential`, `keyId`, and the "
+                "person's `email` and `name` when known: absent otherwise), or "
                 '`{"system": "expiry"}` / `{"system": "github-secret-scanning"}`.',
                 "properties": {
                     "userId": USER_ID,
                     "credential": {"type": "string", "enum": ["user_token", "api_key"]},
                     "keyId": _id("key", nullable=True),
+                    "email": NULLABLE_EMAIL,
+                    "name": NULLABLE_PERSON_NAME,
                     "system": {"type": "string"},
                 },
             }
@@ -586,9 +632,17 @@ class Event(Resource):
     ]
 
     @classmethod
-    def of(cls, event: events.Event) -> Event:
-        """The event as the API and the event bus carry it (`events.Event.detail`)."""
-        return cls.model_validate(event.detail())
+    def of(
+        cls, event: events.Event, people: Mapping[str, workspaces.Person] | None = None
+    ) -> Event:
+        """The event as the API and the event bus carry it (`events.Event.detail`), its
+        actor named by the person's email and name when known (`people`, by user id)."""
+        detail = event.detail()
+        person = (people or {}).get(str(detail["actor"].get("userId")))
+        if person is not None:
+            known = {"email": person.email, "name": person.name}
+            detail["actor"] |= {k: v for k, v in known.items() if v is not None}
+        return cls.model_validate(detail)
 
 
 class EventPage(Resource):

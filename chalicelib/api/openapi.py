@@ -30,7 +30,7 @@ from chalicelib.api import (
     sessions,
     workspaces,
 )
-from chalicelib.api.models import KEY_ID, USER_ID, WORKSPACE_ID
+from chalicelib.api.models import KEY_ID, USER_ID_OR_EMAIL, WORKSPACE_ID
 from chalicelib.api.operations import HTML, Answer, Operation, Public
 from chalicelib.errors import Problem
 
@@ -168,7 +168,7 @@ def parameter(name: str) -> Schema:
 DECLARED: tuple[Operation, ...] = tuple(
     op for routes in (keys, events, identity, workspaces) for op in routes.blueprint.operations
 )
-PATH_PARAMETERS = {"key_id": "KeyId", "workspace_id": "WorkspaceId", "user_id": "UserId"}
+PATH_PARAMETERS = {"key_id": "KeyId", "workspace_id": "WorkspaceId", "user_id": "UserIdOrEmail"}
 
 
 class _Schemas(GenerateJsonSchema):
@@ -431,7 +431,7 @@ def components() -> Schema:
                 for name, component, schema in (
                     ("key_id", "KeyId", KEY_ID),
                     ("workspace_id", "WorkspaceId", WORKSPACE_ID),
-                    ("user_id", "UserId", USER_ID),
+                    ("user_id", "UserIdOrEmail", USER_ID_OR_EMAIL),
                 )
             },
         },

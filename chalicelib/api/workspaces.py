@@ -8,6 +8,7 @@ then validates the request (400).
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import unquote
 
 from chalicelib import errors, idempotency
 from chalicelib.access.principal import Principal
@@ -24,8 +25,15 @@ WORKSPACE_OPERATION: dict[str, Any] = {"tag": "Workspaces", "policy": MANAGER}
 
 
 def members(principal: Principal, workspace_id: str) -> list[Member]:
-    """The members of a workspace the caller belongs to (403 `not_a_member` otherwise)."""
+    """The members of a workspace the caller belongs to (403 `not_a_member` otherwise), with
+    their emails and names."""
     return services().workspace_service.members(principal, workspace_id)
+
+
+def member_named(call: Call) -> str:
+    """The member path's user id or email, percent-decoded: clients encode the `@` of an email
+    (`%40`), and not every server in front of the app decodes path parameters."""
+    return unquote(call.path["user_id"])
 
 
 def owned(principal: Principal, workspace_id: str, user_id: str) -> Workspace:
@@ -86,27 +94,27 @@ def list_members(call: Call) -> models.MemberList:
 @blueprint.operation(
     "PUT",
     MEMBER,
-    summary="Add a member (owner only)",
+    summary="Add a member by user id or verified email (owner only)",
     find=owned,
     body=models.Nothing,
     body_required=False,
     response=models.Member,
     status=201,
     problems=(errors.OWNER_REQUIRED, errors.INVALID_USER_ID, errors.USER_NOT_FOUND),
-    answer="Added.",
+    answer="Added (with the member's email and name when known).",
     also={200: "Already a member."},
     **WORKSPACE_OPERATION,
 )
 def add_member(call: Call) -> Reply:
     workspace_service = services().workspace_service
-    member, added = workspace_service.add_member(call.principal, call.found, call.path["user_id"])
+    member, added = workspace_service.add_member(call.principal, call.found, member_named(call))
     return Reply(models.Member.of(member), 201 if added else 200)
 
 
 @blueprint.operation(
     "DELETE",
     MEMBER,
-    summary="Remove a member (owner only)",
+    summary="Remove a member by user id or verified email (owner only)",
     find=owned,
     response=None,
     status=204,
@@ -114,4 +122,4 @@ def add_member(call: Call) -> Reply:
     **WORKSPACE_OPERATION,
 )
 def remove_member(call: Call) -> None:
-    services().workspace_service.remove_member(call.principal, call.found, call.path["user_id"])
+    services().workspace_service.remove_member(call.principal, call.found, member_named(call))

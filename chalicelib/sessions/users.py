@@ -3,6 +3,11 @@
 Items (see `items.py`):
   IDP#<issuer>#<subject>  IDP       the login's user id: the one read on every exchange
   USER#<userId>           PROFILE   issuer, subject, email, name, createdAt, lastLoginAt
+  EMAIL#<email>           EMAIL     who last signed in with this verified email
+
+The profile keeps an email only when the issuer said it is verified (`email_verified`): an
+owner adds a member by email, and an unverified one could be anybody's. A later sign-in with
+an unverified email forgets it; one without the claim keeps what was known.
 
 An issuer never contains `#` (it is an https URL without fragment), so the partition key
 splits unambiguously even when a subject does.
@@ -24,13 +29,35 @@ from chalicelib.table import (
     EXISTS,
     assignments,
     get_consistent,
+    get_many_consistent,
     is_condition_failure,
+    put,
     put_if_absent,
     to_item,
     transact,
     update,
     write_once,
 )
+from chalicelib.workspaces.model import Person
+
+BATCH_GET_LIMIT = 100  # keys per BatchGetItem (DynamoDB's limit)
+
+
+def _verified_email(identity: Identity) -> str | None:
+    return identity.email if identity.email_verified is True else None
+
+
+def _person(user_id: str, profile: dict[str, Any] | None) -> Person:
+    """Profiles written before emails had to be verified may hold an unverified one."""
+    if not profile:
+        return Person(user_id)
+    email = profile.get("email") if profile.get("emailVerified") is True else None
+    name = profile.get("name")
+    return Person(
+        user_id,
+        email if isinstance(email, str) else None,
+        name if isinstance(name, str) else None,
+    )
 
 
 class UserStore:
@@ -55,10 +82,43 @@ class UserStore:
         profile = get_consistent(self._client, self._table, items.profile(user_id))
         if not profile:
             return None
-        for attribute in ("email", "name", "subject"):
-            if isinstance(profile.get(attribute), str):
-                return str(profile[attribute])
-        return None
+        person = _person(user_id, profile)
+        subject = profile.get("subject")
+        return person.email or person.name or (subject if isinstance(subject, str) else None)
+
+    def person(self, user_id: str) -> Person:
+        """What is known of a user (nothing for one who never signed in)."""
+        profile = get_consistent(self._client, self._table, items.profile(user_id))
+        return _person(user_id, profile)
+
+    def people(self, user_ids: list[str]) -> dict[str, Person]:
+        """What is known of each of these users, by id: one BatchGetItem per 100 of them."""
+        unique = list(dict.fromkeys(user_ids))
+        found: dict[str, Person] = {}
+        for start in range(0, len(unique), BATCH_GET_LIMIT):
+            chunk = unique[start : start + BATCH_GET_LIMIT]
+            profiles = get_many_consistent(
+                self._client, self._table, [items.profile(u) for u in chunk]
+            )
+            found.update({u: _person(u, p) for u, p in zip(chunk, profiles, strict=True)})
+        return found
+
+    def find_by_email(self, email: str) -> str | None:
+        """The user who last signed in with this verified email, or None. The profile is
+        read to confirm it: an email item outlives a change of the user's email."""
+        found = get_consistent(self._client, self._table, items.email(email))
+        if not found:
+            return None
+        user_id = str(found["userId"])
+        known = self.person(user_id).email
+        return user_id if known is not None and known.lower() == email.lower() else None
+
+    def _email_item(self, user_id: str, email: str, now: datetime) -> dict[str, Any]:
+        item = to_item({"userId": user_id, "email": email, "updatedAt": rfc3339(now)})
+        item.update(items.email(email))
+        # No condition: two users may have signed in with one email (two issuers, a
+        # reassigned address); the latest sign-in is who the email names now.
+        return put(self._table, item)
 
     def sign_in(self, identity: Identity, now: datetime) -> str:
         """The user id for this login, created on the first one. Safe under concurrency."""
@@ -80,7 +140,7 @@ class UserStore:
                 "userId": user_id,
                 "issuer": identity.issuer,
                 "subject": identity.subject,
-                "email": identity.email,
+                "email": _verified_email(identity),
                 "emailVerified": identity.email_verified,
                 "name": identity.name,
                 "createdAt": rfc3339(now),
@@ -88,12 +148,14 @@ class UserStore:
             }
         )
         profile.update(items.profile(user_id))
+        email = _verified_email(identity)
+        also = [self._email_item(user_id, email, now)] if email is not None else []
         # Two first logins of one person can race (two tabs, a retried request). The login
         # item is written only if absent, so exactly one user id wins; the loser reads it.
         try:
             transact(
                 self._client,
-                [put_if_absent(self._table, login), put_if_absent(self._table, profile)],
+                [put_if_absent(self._table, login), put_if_absent(self._table, profile), *also],
             )
         except ClientError as error:
             if not is_condition_failure(error):
@@ -105,15 +167,14 @@ class UserStore:
         return user_id
 
     def _record_login(self, user_id: str, identity: Identity, now: datetime) -> None:
-        """Keeps the profile current: the latest email and name the issuer sent, if any."""
-        sent = {
-            "email": identity.email,
-            "emailVerified": identity.email_verified,
-            "name": identity.name,
-        }
+        """Keeps the profile current: the latest verified email and name the issuer sent."""
+        email = _verified_email(identity)
+        sent = {"email": email, "emailVerified": identity.email_verified, "name": identity.name}
         values = {"lastLoginAt": rfc3339(now)} | {n: v for n, v in sent.items() if v is not None}
+        expression = "SET " + assignments(values)
+        if identity.email is not None and email is None:  # an email, but not verified
+            expression += " REMOVE #email"
         # Never create a profile from an update: a missing one stays missing.
-        current = update(
-            self._table, items.profile(user_id), "SET " + assignments(values), EXISTS, values
-        )
-        write_once(self._bookkeeping, current)
+        current = update(self._table, items.profile(user_id), expression, EXISTS, values)
+        if write_once(self._bookkeeping, current) and email is not None:
+            write_once(self._bookkeeping, self._email_item(user_id, email, now))

@@ -1,4 +1,4 @@
-"""A workspace and a membership in it."""
+"""A workspace, a membership in it, and who a member is."""
 
 from __future__ import annotations
 
@@ -16,8 +16,19 @@ class Workspace:
 
 
 @dataclass(frozen=True)
+class Person:
+    """What a user's last sign-in said of them: a verified email and a name, when known."""
+
+    user_id: str
+    email: str | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
 class Member:
     workspace_id: str
     user_id: str
     role: str
     added_at: datetime
+    email: str | None = None
+    name: str | None = None

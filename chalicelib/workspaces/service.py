@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol
 
 from chalicelib import errors, ids
@@ -11,7 +12,7 @@ from chalicelib.errors import DependencyUnavailable
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
 from chalicelib.idempotency import IdempotencyStore, IdempotentRequest, Recorder
-from chalicelib.workspaces.model import Member, Workspace
+from chalicelib.workspaces.model import Member, Person, Workspace
 from chalicelib.workspaces.store import WorkspaceNotCreated, WorkspaceStore
 
 
@@ -29,6 +30,28 @@ def _created_maybe(idempotent: IdempotentRequest | None) -> str:
 
 class KnowsUsers(Protocol):
     def exists(self, user_id: str) -> bool: ...
+
+    def person(self, user_id: str) -> Person: ...
+
+    def people(self, user_ids: list[str]) -> dict[str, Person]: ...
+
+    def find_by_email(self, email: str) -> str | None: ...
+
+
+def is_email(text: str) -> bool:
+    """An address as the member routes take it: something@domain, no spaces, no slash."""
+    local, at, domain = text.rpartition("@")
+    return (
+        bool(at and local and "." in domain.strip("."))
+        and len(text) <= 320
+        and not any(c.isspace() or c == "/" for c in text)
+    )
+
+
+def _with_person(member: Member, person: Person | None) -> Member:
+    if person is None:
+        return member
+    return replace(member, email=person.email, name=person.name)
 
 
 class WorkspaceService:
@@ -113,23 +136,42 @@ class WorkspaceService:
         return workspace
 
     def members(self, principal: Principal, workspace_id: str) -> list[Member]:
+        """The members, each with the email and name their last sign-in gave."""
         self._workspace_of_member(principal, workspace_id)
-        return self._workspaces.members(workspace_id)
+        found = self._workspaces.members(workspace_id)
+        people = self._users.people([m.user_id for m in found])
+        return [_with_person(m, people.get(m.user_id)) for m in found]
+
+    def _user_named(self, user_id_or_email: str) -> str:
+        """The user id a member route names: a `usr_` id, or a verified email's user."""
+        if is_email(user_id_or_email):
+            user_id = self._users.find_by_email(user_id_or_email)
+            if user_id is None:
+                raise errors.USER_NOT_FOUND.error(
+                    "No user has signed in with this verified email. Ask them to sign in "
+                    "once, then add them again."
+                )
+            return user_id
+        if not ids.is_user_id(user_id_or_email):
+            raise errors.INVALID_USER_ID.error()
+        return user_id_or_email
 
     def add_member(
-        self, principal: Principal, workspace: Workspace, user_id: str
+        self, principal: Principal, workspace: Workspace, user_id_or_email: str
     ) -> tuple[Member, bool]:
-        """Add `user_id` to `workspace` (from `owned`); True when it was not a member."""
+        """Add a user (by id or verified email) to `workspace` (from `owned`); True when
+        they were not a member."""
         workspace_id = workspace.id
-        if not ids.is_user_id(user_id):
-            raise errors.INVALID_USER_ID.error()
+        user_id = self._user_named(user_id_or_email)
         if not self._users.exists(user_id):
             # A member who can never sign in would only be a placeholder for a typo.
             raise errors.USER_NOT_FOUND.error()
+        person = self._users.person(user_id)
         now = self._clock.now()
+        data = {"userId": user_id, "role": "member", "email": person.email, "name": person.name}
         event = self._events.by(
             principal, events.MEMBER_ADDED, workspace.owner_id,
-            workspace_id=workspace_id, data={"userId": user_id, "role": "member"},
+            workspace_id=workspace_id, data={k: v for k, v in data.items() if v is not None},
         )
         added = self._workspaces.add_member(workspace, user_id, now, [self._events.member(event)])
         if added:
@@ -137,18 +179,27 @@ class WorkspaceService:
         member = next(
             (m for m in self._workspaces.members(workspace_id) if m.user_id == user_id), None
         )
-        return member or Member(workspace_id, user_id, "member", now), added
+        return _with_person(member or Member(workspace_id, user_id, "member", now), person), added
 
-    def remove_member(self, principal: Principal, workspace: Workspace, user_id: str) -> None:
-        """Remove `user_id` from `workspace` (from `owned`)."""
+    def remove_member(
+        self, principal: Principal, workspace: Workspace, user_id_or_email: str
+    ) -> None:
+        """Remove a user (by id or verified email) from `workspace` (from `owned`)."""
         workspace_id = workspace.id
+        user_id = user_id_or_email
+        if is_email(user_id_or_email):
+            user_id = self._users.find_by_email(user_id_or_email) or ""
         if user_id == workspace.owner_id:
             raise errors.OWNER_CANNOT_LEAVE.error()
+        if not ids.is_user_id(user_id):
+            raise errors.NOT_FOUND.error("This user is not a member of the workspace.")
+        person = self._users.person(user_id)
+        data = {"userId": user_id, "email": person.email, "name": person.name}
         event = self._events.by(
             principal, events.MEMBER_REMOVED, workspace.owner_id,
-            workspace_id=workspace_id, data={"userId": user_id},
+            workspace_id=workspace_id, data={k: v for k, v in data.items() if v is not None},
         )
-        if not ids.is_user_id(user_id) or not self._workspaces.remove_member(
+        if not self._workspaces.remove_member(
             workspace_id, user_id, [self._events.member(event)]
         ):
             raise errors.NOT_FOUND.error("This user is not a member of the workspace.")

@@ -5,7 +5,7 @@
 import { MemoryClient, Session, type Principal, type SessionTokens, type Workspace } from "memory-sdk";
 
 import { announce, h, replace } from "./dom.js";
-import { problemText } from "./format.js";
+import { ANSWER_BUDGET_MS, PROGRESS_AFTER_MS, problemText, signInAgain, TimedOut } from "./format.js";
 import { saveTokens } from "./storage.js";
 import { renderActivity } from "./views/activity.js";
 import { renderKeys } from "./views/keys.js";
@@ -32,6 +32,8 @@ export class App {
   readonly #onHashChange = (): void => this.show();
   #main: HTMLElement | undefined;
   #switcher: HTMLSelectElement | undefined;
+  #progress: HTMLElement | undefined;
+  #pending = 0;
   #stopped = false;
 
   constructor(root: HTMLElement, endpoint: string, tokens: SessionTokens, signOut: SignOut) {
@@ -62,18 +64,35 @@ export class App {
   }
 
   /**
-   * Runs an API call. When the session has ended for good (its refresh token was refused),
-   * the dashboard signs out and says why; the error still reaches the caller.
+   * Runs an API call. Progress shows once it has taken PROGRESS_AFTER_MS; past the service's
+   * failure budget (ANSWER_BUDGET_MS) it fails with TimedOut, so that the screen offers to
+   * try again instead of waiting. When the session has ended for good (its refresh token was
+   * refused), the dashboard signs out and says why; the error still reaches the caller.
    */
   async call<T>(work: () => Promise<T>): Promise<T> {
+    this.#pending += 1;
+    const progress = window.setTimeout(() => this.#showProgress(), PROGRESS_AFTER_MS);
+    let budget: number | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      budget = window.setTimeout(() => reject(new TimedOut()), ANSWER_BUDGET_MS);
+    });
     try {
-      return await work();
+      return await Promise.race([work(), timedOut]);
     } catch (error) {
       if (this.#session.ended && !this.#stopped) {
-        this.#signOut(`Your session has ended (${problemText(error)}). Sign in again.`);
+        this.#signOut(signInAgain(`Your session has ended: ${problemText(error)}`));
       }
       throw error;
+    } finally {
+      window.clearTimeout(progress);
+      window.clearTimeout(budget);
+      this.#pending -= 1;
+      if (this.#pending === 0 && this.#progress !== undefined) this.#progress.hidden = true;
     }
+  }
+
+  #showProgress(): void {
+    if (this.#progress !== undefined && this.#pending > 0) this.#progress.hidden = false;
   }
 
   async loadWorkspaces(): Promise<void> {
@@ -82,9 +101,20 @@ export class App {
     this.#fillSwitcher();
   }
 
+  /** How to name a person: their name, else their email, else their user id. */
+  personName(person: { userId: string; email?: string | null; name?: string | null }): string {
+    return person.name ?? person.email ?? person.userId;
+  }
+
   workspaceName(id: string | null): string {
     if (id === null) return "—";
     return this.workspaces.find((w) => w.id === id)?.name ?? id;
+  }
+
+  /** Chooses a workspace in the switcher without drawing the section again. */
+  pick(workspaceId: string | null): void {
+    this.current = workspaceId;
+    if (this.#switcher !== undefined) this.#switcher.value = workspaceId ?? "";
   }
 
   /** Chooses a workspace in the switcher (and shows the section again for it). */
@@ -115,14 +145,23 @@ export class App {
     });
     this.#switcher = switcher;
     this.#fillSwitcher();
+    this.#progress = h("p", { class: "progress", role: "status", id: "progress" }, "Working…");
+    this.#progress.hidden = this.#pending === 0;
     const userId = me?.userId ?? "";
-    const copyId = h("button", { type: "button", class: "link", "aria-label": "Copy your user id" }, "Copy");
+    const person = me as (Principal & { email?: string | null; name?: string | null }) | undefined;
+    const copyId = h(
+      "button",
+      { type: "button", class: "link", id: "user-id", "data-user-id": userId, title: userId },
+      "Copy user id",
+    );
     copyId.addEventListener("click", () => {
       navigator.clipboard.writeText(userId).then(
         () => announce("Your user id was copied."),
         () => announce("Copying was blocked by the browser."),
       );
     });
+    const email = person?.email ?? null;
+    const shownName = person?.name ?? email ?? "you";
     const signOut = h("button", { type: "button", class: "secondary" }, "Sign out");
     signOut.addEventListener("click", () => this.#signOut());
     const nav = h(
@@ -150,10 +189,12 @@ export class App {
           "div",
           { class: "who" },
           h("span", {}, "Signed in as "),
-          h("code", { id: "user-id" }, userId),
+          h("strong", { class: "person", id: "who-name" }, shownName),
+          email !== null && email !== shownName ? h("span", { class: "email" }, ` ${email}`) : null,
           copyId,
         ),
         signOut,
+        this.#progress,
       ),
       nav,
       main,

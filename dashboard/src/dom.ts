@@ -70,14 +70,23 @@ export function field(label: string, control: HTMLElement, hint?: string): HTMLE
   return wrapper;
 }
 
-/** An alert area for a form's refusals; `show` fills it, `clear` empties it. */
-export function errorArea(): { element: HTMLElement; show(message: string): void; clear(): void } {
+/** An alert area for a form's refusals; `show` fills it (with a "Try again" button when
+ * given what to retry), `clear` empties it. */
+export function errorArea(): { element: HTMLElement; show(message: string, retry?: () => void): void; clear(): void } {
   const element = h("div", { class: "error", role: "alert" });
   element.hidden = true;
   return {
     element,
-    show(message: string) {
+    show(message: string, retry?: () => void) {
       element.textContent = message;
+      if (retry !== undefined) {
+        const again = h("button", { type: "button", class: "secondary small retry" }, "Try again");
+        again.addEventListener("click", () => {
+          element.hidden = true;
+          retry();
+        });
+        append(element, " ", again);
+      }
       element.hidden = false;
     },
     clear() {

@@ -16,6 +16,14 @@ export function expiresSoon(key: Expiring, now: number = Date.now()): boolean {
   return key.status === "active" && Number.isFinite(expires) && expires - now <= EXPIRES_SOON_MS;
 }
 
+/** When a key was last used, as shown: its last use is recorded to 5 minutes (rounded
+ * down), so a key used just after its creation would read as used before it. */
+export function lastUsedShown(key: { createdAt: string; lastUsedAt?: string | null }): string | null {
+  const used = key.lastUsedAt ?? null;
+  if (used === null) return null;
+  return Date.parse(used) < Date.parse(key.createdAt) ? key.createdAt : used;
+}
+
 const DATE_TIME = new Intl.DateTimeFormat("en", {
   year: "numeric",
   month: "short",
@@ -31,19 +39,80 @@ export function dateTime(value: string | null | undefined): string {
   return Number.isFinite(parsed) ? DATE_TIME.format(parsed) : value;
 }
 
-/** What went wrong, in words a person can act on: the service's `detail` first. */
+// A message per problem code, written for the person at the page. Codes not listed fall back
+// to the service's `detail` (already written for people) with its API wording softened.
+const PROBLEM_MESSAGES: Readonly<Record<string, string>> = {
+  not_a_member: "You are not a member of this workspace (anymore). Ask its owner to add you again.",
+  owner_required: "Only the workspace's owner can do this.",
+  owner_cannot_leave: "The owner cannot be removed from their own workspace.",
+  user_not_found:
+    "Nobody has signed in with that email or user id yet. Ask them to sign in to this dashboard once, then add them again.",
+  invalid_user_id: "Enter the email they sign in with, or their user id (usr_…).",
+  invalid_label: "The label cannot be used: keep it to 1–100 characters, without control characters or text-direction marks.",
+  invalid_name: "The name cannot be used: keep it to 1–100 characters, without control characters or text-direction marks.",
+  invalid_cidr: "An allowed address is not an IPv4 or IPv6 network (such as 203.0.113.0/24).",
+  invalid_lifetime: "The lifetime must be a whole number of days from 1 to 90.",
+  key_not_active: "Only an active key can be rotated.",
+  key_revoked: "This key has been revoked: it can no longer be changed or revealed.",
+  key_not_revealable: "This key was created before keys could be shown again: rotate it to get a new one.",
+  too_many_requests: "Too many requests in a short time. Wait a moment, then try again.",
+  dependency_unavailable: "The service is having trouble right now. Nothing was changed; try again in a moment.",
+  internal_error: "Something went wrong on our side. Try again in a moment.",
+  insufficient_scope: "Your sign-in does not allow this.",
+  invalid_credentials: "Your session is no longer valid.",
+  expired_credentials: "Your session has expired.",
+  revoked_credentials: "Your session was ended.",
+  missing_credentials: "You are signed out.",
+  invalid_grant: "Your session has ended.",
+  limit_reached: "You have reached a limit of the service.",
+};
+
+/** The time the dashboard waits for an answer before it offers to try again: the service's
+ * own failure budget (a stuck dependency is answered 503 within 5 s), twice, for the network. */
+export const ANSWER_BUDGET_MS = 10_000;
+/** Requests that take longer than this show progress. */
+export const PROGRESS_AFTER_MS = 300;
+
+/** The dashboard gave up waiting (ANSWER_BUDGET_MS): the request may still complete. */
+export class TimedOut extends Error {
+  constructor() {
+    super("The service did not answer in time. Check your connection, then try again.");
+    this.name = "TimedOut";
+  }
+}
+
+/** The API's wording made personal: no "The caller", no dependency names. */
+function softened(detail: string): string {
+  return detail
+    .replace(/^The caller is\b/, "You are")
+    .replace(/^The caller\b/, "You")
+    .replace(/\bA dependency \([^)]*\) is unavailable; retry later\./, PROBLEM_MESSAGES["dependency_unavailable"] ?? "")
+    .replace(/\bA dependency is unavailable; retry later\./, PROBLEM_MESSAGES["dependency_unavailable"] ?? "");
+}
+
+/** What went wrong, in words a person can act on: a message per problem code, else the
+ * service's `detail`. */
 export function problemText(error: unknown): string {
   if (error instanceof OAuthError) {
-    return error.detail ?? `The sign-in was refused (${error.code}).`;
+    return PROBLEM_MESSAGES[error.code] ?? error.detail ?? "The sign-in was refused.";
   }
   if (error instanceof ApiError) {
-    return error.detail ?? `The service answered ${error.status} (${error.code}).`;
+    const known = PROBLEM_MESSAGES[error.code];
+    if (error.code === "limit_reached" && error.detail) return softened(error.detail);
+    if (known !== undefined) return known;
+    return error.detail ? softened(error.detail) : `The service refused this (${error.code}).`;
   }
   if (error instanceof NetworkError) {
     return "The service could not be reached. Check the connection and try again.";
   }
   if (error instanceof Error && error.message !== "") return error.message;
   return "Something went wrong.";
+}
+
+/** Ends with one "Sign in again." whatever the reason said. */
+export function signInAgain(reason: string): string {
+  const stripped = reason.replace(/(\s*Sign in again\.)+\s*$/, "").trim();
+  return `${stripped} Sign in again.`.trim();
 }
 
 const EVENT_NAMES: Readonly<Record<string, string>> = {
@@ -59,6 +128,8 @@ const EVENT_NAMES: Readonly<Record<string, string>> = {
   "member.added": "Member added",
   "member.removed": "Member removed",
 };
+
+export const EVENT_TYPES: readonly string[] = Object.keys(EVENT_NAMES);
 
 export function eventName(type: string): string {
   return EVENT_NAMES[type] ?? type;

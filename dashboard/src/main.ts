@@ -6,7 +6,7 @@ import { AuthenticationError, MemoryClient, OAuthError } from "memory-sdk";
 import { App } from "./app.js";
 import { apiEndpoint, loginProvider, pageAddress, type LoginProvider } from "./config.js";
 import { errorArea, h, replace } from "./dom.js";
-import { problemText } from "./format.js";
+import { problemText, signInAgain } from "./format.js";
 import { beginSignIn, finishSignIn, isCallback } from "./signin.js";
 import { forgetAll, loadTokens, saveTokens } from "./storage.js";
 
@@ -86,7 +86,7 @@ async function startApp(provider: LoginProvider | null): Promise<void> {
     app = undefined;
     if (error instanceof AuthenticationError || error instanceof OAuthError) {
       forgetAll();
-      showSignIn(provider, `Sign in again: ${problemText(error)}`, true);
+      showSignIn(provider, signInAgain(problemText(error)), true);
     } else {
       // An outage is no reason to lose the session: keep it, and offer to try again.
       showUnavailable(provider, problemText(error));

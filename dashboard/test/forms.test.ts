@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 
 import { ApiError, NetworkError, NotFoundError } from "memory-sdk";
 
-import { DAY_MS, expiresSoon, problemText } from "../src/format.js";
+import { DAY_MS, expiresSoon, lastUsedShown, problemText, signInAgain } from "../src/format.js";
 import { cidrList, newKeyRequest, rotateRequest, updateRequest, type NewKeyForm } from "../src/requests.js";
 
 const FORM: NewKeyForm = {
@@ -87,7 +87,30 @@ describe("what the page shows", () => {
 
   it("an error reads as the service's detail, else what happened", () => {
     assert.equal(problemText(new NotFoundError({ status: 404, code: "not_found", detail: "No such key." })), "No such key.");
-    assert.equal(problemText(new ApiError({ status: 405, code: "method_not_allowed" })), "The service answered 405 (method_not_allowed).");
+    assert.equal(problemText(new ApiError({ status: 405, code: "method_not_allowed" })), "The service refused this (method_not_allowed).");
     assert.match(problemText(new NetworkError("GET /x", { mayHaveReached: false })), /could not be reached/);
+  });
+
+  it("has a message written for a person for the codes people meet", () => {
+    const member = new ApiError({ status: 403, code: "not_a_member", detail: "The caller is not a member of this workspace." });
+    const outage = new ApiError({ status: 503, code: "dependency_unavailable", detail: "A dependency (DynamoDB) is unavailable; retry later." });
+    const unknown = new ApiError({ status: 403, code: "something_new", detail: "The caller is not allowed this." });
+    assert.match(problemText(member), /^You are not a member of this workspace/);
+    assert.doesNotMatch(problemText(outage), /DynamoDB|dependency/i);
+    assert.equal(problemText(unknown), "You are not allowed this.");
+  });
+
+  it("says Sign in again once, whatever the reason already said", () => {
+    assert.equal(signInAgain("Your session has ended. Sign in again. Sign in again."), "Your session has ended. Sign in again.");
+    assert.equal(signInAgain("Your session has ended."), "Your session has ended. Sign in again.");
+  });
+});
+
+describe("last used", () => {
+  it("never reads earlier than created (last use is recorded to 5 minutes)", () => {
+    const key = { createdAt: "2026-11-25T10:03:00Z", lastUsedAt: "2026-11-25T10:00:00Z" };
+    assert.equal(lastUsedShown(key), "2026-11-25T10:03:00Z");
+    assert.equal(lastUsedShown({ ...key, lastUsedAt: "2026-11-25T11:00:00Z" }), "2026-11-25T11:00:00Z");
+    assert.equal(lastUsedShown({ ...key, lastUsedAt: null }), null);
   });
 });

@@ -85,18 +85,24 @@ class Person:
     def dashboard(self) -> str:
         return f"{self.stack.endpoint}/dashboard/"
 
-    def sign_in(self, subject: str | None = None) -> str:
-        """Signs in through the development provider's form; returns the user id shown."""
+    def sign_in(self, subject: str | None = None, name: str | None = None) -> str:
+        """Signs in through the development provider's form (subject, email and, when given,
+        name); returns the user id the header's "Copy user id" holds."""
         page = self.page
         page.goto(self.dashboard)
         page.get_by_role("button", name="Sign in").click()
         page.wait_for_url(re.compile(r"/authorize\?"))
         page.get_by_label("Subject (user name)").fill(subject or self.name)
-        page.get_by_label("Email").fill(f"{subject or self.name}@example.test")
+        page.get_by_label("Email").fill(self.email(subject))
+        if name is not None:
+            page.get_by_label("Name", exact=True).fill(name)
         page.get_by_role("button", name="Sign in").click()
         user_id = page.locator("#user-id")
-        expect(user_id).to_have_text(re.compile(r"^usr_"))
-        return user_id.inner_text()
+        expect(user_id).to_have_attribute("data-user-id", re.compile(r"^usr_"))
+        return str(user_id.get_attribute("data-user-id"))
+
+    def email(self, subject: str | None = None) -> str:
+        return f"{subject or self.name}@example.test"
 
     def storage(self, kind: str) -> dict[str, str]:
         return dict(self.page.evaluate(f"() => Object.fromEntries(Object.entries({kind}))"))

@@ -92,7 +92,7 @@ def test_the_session_refreshes_before_its_access_token_expires(people, stack: St
 
     person.page.reload()
 
-    expect(person.page.locator("#user-id")).to_have_text(re.compile("^usr_"))
+    expect(person.page.locator("#user-id")).to_have_attribute("data-user-id", re.compile("^usr_"))
     fresh = json.loads(person.storage("sessionStorage")["memory-dashboard.tokens"])
     assert fresh["refreshToken"] != stored["refreshToken"]
     assert fresh["accessToken"] != stored["accessToken"]
@@ -185,7 +185,7 @@ AXE_SEEN: list[tuple[str, str]] = []
 
 
 def axe_violations(person: Person) -> list[dict[str, Any]]:
-    """axe-core's serious and critical findings on the page as it is now."""
+    """axe-core's findings of any impact on the page as it is now."""
     person.page.add_script_tag(path=str(AXE))
     results = person.page.evaluate(
         "async () => { const r = await axe.run(document); "
@@ -196,12 +196,11 @@ def axe_violations(person: Person) -> list[dict[str, Any]]:
     return [
         {"id": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]]}
         for v in results["violations"]
-        if v["impact"] in ("serious", "critical")
     ]
 
 
 @pytest.mark.parametrize("viewport", ["desktop", "phone"])
-def test_no_serious_accessibility_violations_on_any_screen(
+def test_no_accessibility_violations_on_any_screen(
     people, stack: Stack, viewport: str
 ) -> None:
     # axe-core is injected as a script, which the page's CSP forbids, so the scan runs in a

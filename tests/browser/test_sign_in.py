@@ -114,7 +114,7 @@ def test_a_provider_that_does_not_promise_iss_may_answer_without_it(people) -> N
 
     sign_in_at_the_provider(person)
 
-    expect(person.page.locator("#user-id")).to_have_text(re.compile(r"^usr_"))
+    expect(person.page.locator("#user-id")).to_have_attribute("data-user-id", re.compile(r"^usr_"))
     assert set(person.storage("sessionStorage")) == {"memory-dashboard.tokens"}
     assert person.csp_violations() == []
 

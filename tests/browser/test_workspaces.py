@@ -23,11 +23,13 @@ def test_owner_adds_and_removes_a_member(people, stack: Stack) -> None:
     expect(members.locator(f'tr[data-user-id="{owner_id}"]')).to_contain_text("owner")
 
     # A refusal shows the service's own detail.
-    members.get_by_label("User id of the new member").fill("bob")
+    members.get_by_label("Email of the new member").fill("bob")
     members.get_by_role("button", name="Add member").click()
-    expect(members.get_by_role("alert")).to_have_text("userId must look like usr_….")
+    expect(members.get_by_role("alert")).to_have_text(
+        "Enter the email they sign in with, or their user id (usr_…)."
+    )
 
-    members.get_by_label("User id of the new member").fill(member_id)
+    members.get_by_label("Email of the new member").fill(member_id)
     members.get_by_role("button", name="Add member").click()
     row = members.locator(f'tr[data-user-id="{member_id}"]')
     expect(row).to_contain_text("member")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import secrets
 import subprocess
 
 import httpx
@@ -106,3 +107,34 @@ def test_jose_verifies_our_access_tokens_against_our_served_jwks(stack: Stack) -
     assert [r["ok"] for r in results] == [True, True, True, False]
     assert results[0]["sub"] == whoami["userId"]
     assert results[3]["code"] == "ERR_JWS_SIGNATURE_VERIFICATION_FAILED"
+
+
+def test_people_are_named_by_the_email_and_name_of_their_sign_in_over_http(
+    stack: Stack,
+) -> None:
+    run = secrets.token_hex(4)
+    ada, grace = (f"e2e-{who}-{run}" for who in ("ada", "grace"))
+
+    def person(subject: str, name: str) -> str:
+        body = {"sub": subject, "email": f"{subject}@example.test", "name": name}
+        token = httpx.post(stack.info["idpEndpoint"] + "/token", json=body, timeout=10)
+        pair = stack.call("POST", "/v1/auth/exchange", body={"id_token": token.json()["id_token"]})
+        return str(pair.json()["access_token"])
+
+    owner = person(ada, "Ada Lovelace")
+    person(grace, "Grace Hopper")
+    ws = stack.call("POST", "/v1/workspaces", owner, body={"name": "People"}).json()["id"]
+
+    added = stack.call("PUT", f"/v1/workspaces/{ws}/members/{grace}@example.test", owner)
+
+    assert added.status_code == 201, added.text
+    members = stack.call("GET", f"/v1/workspaces/{ws}/members", owner).json()["members"]
+    assert {(m["email"], m["name"]) for m in members} == {
+        (f"{ada}@example.test", "Ada Lovelace"), (f"{grace}@example.test", "Grace Hopper"),
+    }
+    whoami = stack.call("GET", "/v1/auth/whoami", owner).json()
+    assert (whoami["email"], whoami["name"]) == (f"{ada}@example.test", "Ada Lovelace")
+    event = stack.call("GET", "/v1/auth/events", owner).json()["events"][0]
+    assert (event["type"], event["actor"]["name"], event["data"]["name"]) == (
+        "member.added", "Ada Lovelace", "Grace Hopper"
+    )

@@ -1,68 +1,160 @@
 // Activity: the audit events of the user's keys and of the workspaces they own, newest
-// first, for services that record them.
+// first, for services that record them. Keys are named by their labels and people by their
+// names; the workspace switcher and the filters (type, key) narrow the list.
 
-import type { AuditEvent } from "memory-sdk";
+import type { ApiKey, AuditEvent } from "memory-sdk";
 import { NotFoundError } from "memory-sdk";
 
 import type { App } from "../app.js";
 import { append, errorArea, h, replace } from "../dom.js";
-import { dateTime, eventName, problemText } from "../format.js";
+import { dateTime, eventName, EVENT_TYPES, problemText } from "../format.js";
 
 const PAGE_SIZE = 25;
 
-function actor(event: AuditEvent): string {
-  if ("system" in event.actor) return `the service (${event.actor.system})`;
-  const via = event.actor.credential === "api_key" ? ` with ${event.actor.keyId ?? "a key"}` : "";
-  return `${event.actor.userId}${via}`;
-}
+/** An actor as services that name people answer: with the person's email and name. */
+type Actor = { userId?: string; credential?: string; keyId?: string | null; email?: string | null; name?: string | null; system?: string };
 
 export function renderActivity(app: App, main: HTMLElement): void {
   const errors = errorArea();
-  const list = h("div", { class: "list", "aria-busy": "true" });
+  const list = h("div", { class: "list", "aria-busy": "true", "aria-live": "polite" });
   const more = h("button", { type: "button", class: "secondary" }, "Load more events");
   more.hidden = true;
   let events: AuditEvent[] = [];
   let cursor: string | null = null;
-  more.addEventListener("click", () => void load());
+  let labels = new Map<string, ApiKey>();
+  more.addEventListener("click", () => void load(false));
+
+  const typeFilter = h(
+    "select",
+    { id: "event-type" },
+    h("option", { value: "" }, "Every event"),
+    ...EVENT_TYPES.map((type) => h("option", { value: type }, eventName(type))),
+  );
+  const keyFilter = h("select", { id: "event-key" }, h("option", { value: "" }, "Every key"));
+  typeFilter.addEventListener("change", () => void load(true));
+  keyFilter.addEventListener("change", () => void load(true));
+  const where = app.current === null ? "every workspace" : app.workspaceName(app.current);
 
   append(
     main,
     h("h1", {}, "Activity"),
-    h("p", { class: "intro" }, "Every change to your keys and to the workspaces you own: who did it, when, and from where."),
+    h(
+      "p",
+      { class: "intro" },
+      "Every change to your keys and to the workspaces you own: who did it, when, and from where. ",
+      h("span", {}, `Showing ${where}.`),
+    ),
+    h(
+      "div",
+      { class: "toolbar" },
+      h(
+        "div",
+        { class: "filters" },
+        h("div", { class: "field inline" }, h("label", { for: "event-type" }, "Event"), typeFilter),
+        h("div", { class: "field inline" }, h("label", { for: "event-key" }, "Key"), keyFilter),
+      ),
+    ),
     errors.element,
     list,
     more,
   );
 
-  async function load(): Promise<void> {
-    errors.clear();
+  function keyName(id: string | null | undefined): string {
+    if (id === null || id === undefined) return "—";
+    const key = labels.get(id);
+    return key === undefined ? "a key no longer listed" : `“${key.label}” (${key.hint ?? "…"})`;
+  }
+
+  function actor(event: AuditEvent): string {
+    const who = event.actor as Actor;
+    if (who.system !== undefined) {
+      return who.system === "expiry" ? "the service (expiry)" : `the service (${who.system.replace(/-/g, " ")})`;
+    }
+    const me = who.userId === app.me?.userId;
+    const person = me ? "you" : (who.name ?? who.email ?? "someone whose name is not known");
+    const via = who.credential === "api_key" ? ` with ${keyName(who.keyId)}` : "";
+    return `${person}${via}`;
+  }
+
+  /** What the event's data says, in words. */
+  function what(event: AuditEvent): string {
+    const data = (event.data ?? {}) as Record<string, unknown>;
+    const person = (): string => {
+      const name = typeof data["name"] === "string" ? data["name"] : null;
+      const email = typeof data["email"] === "string" ? data["email"] : null;
+      if (name !== null && email !== null) return `${name} (${email})`;
+      return name ?? email ?? "someone whose name is not known";
+    };
+    switch (event.type) {
+      case "member.added":
+        return `${person()} joined`;
+      case "member.removed":
+        return `${person()} was removed`;
+      case "key.rotated":
+        return typeof data["successorId"] === "string" ? `replaced by ${keyName(data["successorId"])}` : "";
+      case "key.created":
+        return typeof data["label"] === "string" ? `labelled “${data["label"]}”` : "";
+      case "key.updated":
+        return Array.isArray(data["changed"]) ? `changed: ${data["changed"].join(", ")}` : "";
+      case "workspace.created":
+        return typeof data["name"] === "string" ? `named “${data["name"]}”` : "";
+      default:
+        return "";
+    }
+  }
+
+  async function loadKeys(): Promise<void> {
     try {
-      const options: { limit: number; cursor?: string } = { limit: PAGE_SIZE };
-      if (cursor !== null) options.cursor = cursor;
+      const page = await app.call(() => app.client.auth.listApiKeys(null, { limit: 100 }));
+      labels = new Map(page.keys.map((k) => [k.id, k]));
+      for (const key of page.keys) keyFilter.append(h("option", { value: key.id }, `${key.label} (${key.hint ?? "…"})`));
+    } catch {
+      // Without labels the events still show; their keys read "a key no longer listed".
+    }
+  }
+
+  let loads = 0;
+  async function load(reset: boolean): Promise<void> {
+    const current = ++loads;
+    errors.clear();
+    list.setAttribute("aria-busy", "true");
+    try {
+      const options: { limit: number; cursor?: string; type?: string; keyId?: string; workspaceId?: string } = { limit: PAGE_SIZE };
+      if (!reset && cursor !== null) options.cursor = cursor;
+      if (typeFilter.value !== "") options.type = typeFilter.value;
+      if (keyFilter.value !== "") options.keyId = keyFilter.value;
+      if (app.current !== null) options.workspaceId = app.current;
       const page = await app.call(() => app.client.auth.listEvents(options));
-      events = [...events, ...page.events];
+      if (current !== loads) return;
+      events = reset ? page.events : [...events, ...page.events];
       cursor = page.nextCursor;
       draw();
     } catch (error) {
+      if (current !== loads) return;
       if (error instanceof NotFoundError) {
         replace(
           list,
           h("div", { class: "empty" }, h("p", {}, "This service does not record activity yet: its audit events arrive with a newer version.")),
         );
       } else {
-        errors.show(problemText(error));
+        errors.show(problemText(error), () => void load(reset));
       }
     } finally {
-      list.setAttribute("aria-busy", "false");
+      if (current === loads) list.setAttribute("aria-busy", "false");
     }
   }
 
   function draw(): void {
     more.hidden = cursor === null;
     if (events.length === 0) {
+      const filtered = typeFilter.value !== "" || keyFilter.value !== "";
       replace(
         list,
-        h("div", { class: "empty" }, h("p", {}, "Nothing has happened yet. Create a workspace or a key and it shows here.")),
+        h(
+          "div",
+          { class: "empty" },
+          h("p", {}, filtered ? "No event matches these filters." : "Nothing has happened yet. Create a workspace or a key and it shows here."),
+        ),
       );
       return;
     }
@@ -76,22 +168,23 @@ export function renderActivity(app: App, main: HTMLElement): void {
         h(
           "tbody",
           {},
-          ...events.map((event) =>
-            h(
+          ...events.map((event) => {
+            const said = what(event);
+            return h(
               "tr",
               { "data-event-type": event.type },
               h("td", { "data-label": "When" }, h("time", { datetime: event.occurredAt }, dateTime(event.occurredAt))),
-              h("th", { scope: "row", "data-label": "Event" }, eventName(event.type)),
-              h("td", { "data-label": "Key" }, event.keyId === null ? "—" : h("code", {}, event.keyId)),
-              h("td", { "data-label": "Workspace" }, app.workspaceName(event.workspaceId)),
-              h("td", { "data-label": "By" }, actor(event)),
+              h("th", { scope: "row", "data-label": "Event", class: "label" }, eventName(event.type), said === "" ? null : h("span", { class: "detail block" }, said)),
+              h("td", { "data-label": "Key", class: "label" }, keyName(event.keyId)),
+              h("td", { "data-label": "Workspace", class: "label" }, app.workspaceName(event.workspaceId)),
+              h("td", { "data-label": "By", class: "label" }, actor(event)),
               h("td", { "data-label": "From" }, event.sourceIp ?? "—"),
-            ),
-          ),
+            );
+          }),
         ),
       ),
     );
   }
 
-  void load();
+  void loadKeys().then(() => load(true));
 }

@@ -6,7 +6,7 @@ import type { ApiKey, ApiKeyWithSecret, KeyStatus } from "memory-sdk";
 import type { App } from "../app.js";
 import { confirmAction, formDialog, showSecret } from "../dialogs.js";
 import { announce, append, errorArea, field, h, replace, uid } from "../dom.js";
-import { dateTime, expiresSoon, GRACE_CHOICES, problemText } from "../format.js";
+import { dateTime, expiresSoon, GRACE_CHOICES, lastUsedShown, problemText } from "../format.js";
 import {
   ADMIN_SCOPE,
   DATA_PLANE_SCOPES,
@@ -17,6 +17,7 @@ import {
 } from "../requests.js";
 
 const PAGE_SIZE = 25;
+const MAX_PAGE = 100; // the service's largest page
 const STATUSES: ReadonlyArray<{ value: "" | KeyStatus; label: string }> = [
   { value: "", label: "All" },
   { value: "active", label: "Active" },
@@ -29,8 +30,14 @@ function hasLifecycleFields(key: ApiKey): boolean {
   return "lastUsedAt" in key;
 }
 
+/** How a label is compared in search: case and Unicode forms aside. */
+function searchable(text: string): string {
+  return text.normalize("NFKC").toLocaleLowerCase();
+}
+
 export function renderKeys(app: App, main: HTMLElement): void {
   let status: "" | KeyStatus = "";
+  let search = "";
   let keys: ApiKey[] = [];
   let cursor: string | null = null;
   const errors = errorArea();
@@ -42,6 +49,11 @@ export function renderKeys(app: App, main: HTMLElement): void {
   filter.addEventListener("change", () => {
     status = filter.value as "" | KeyStatus;
     void load(true);
+  });
+  const searchBox = h("input", { type: "search", id: "key-search", autocomplete: "off", spellcheck: "false", placeholder: "Label" });
+  searchBox.addEventListener("input", () => {
+    search = searchable(searchBox.value.trim());
+    draw();
   });
   const create = h("button", { type: "button", class: "primary" }, "Create key");
   create.addEventListener("click", () => void createKey());
@@ -61,7 +73,12 @@ export function renderKeys(app: App, main: HTMLElement): void {
     h(
       "div",
       { class: "toolbar" },
-      h("div", { class: "field inline" }, h("label", { for: "status-filter" }, "Status"), filter),
+      h(
+        "div",
+        { class: "filters" },
+        h("div", { class: "field inline" }, h("label", { for: "key-search" }, "Search"), searchBox),
+        h("div", { class: "field inline" }, h("label", { for: "status-filter" }, "Status"), filter),
+      ),
       create,
     ),
     errors.element,
@@ -87,16 +104,69 @@ export function renderKeys(app: App, main: HTMLElement): void {
       cursor = page.nextCursor;
       draw();
     } catch (error) {
-      if (current === loads) errors.show(problemText(error));
+      if (current === loads) errors.show(problemText(error), () => void load(reset));
     } finally {
       if (current === loads) list.setAttribute("aria-busy", "false");
     }
+  }
+
+  /**
+   * After an action: the same keys again (as many as were on show, every page loaded so
+   * far), and the focus back where it was, on the same key's button or row.
+   */
+  async function reloadInPlace(focus: { keyId: string; button?: string }): Promise<void> {
+    const current = ++loads;
+    const wanted = Math.max(PAGE_SIZE, keys.length);
+    list.setAttribute("aria-busy", "true");
+    try {
+      let found: ApiKey[] = [];
+      let next: string | null = null;
+      do {
+        const options: { limit: number; status?: KeyStatus; cursor?: string } = {
+          limit: Math.min(MAX_PAGE, Math.max(PAGE_SIZE, wanted - found.length)),
+        };
+        if (status !== "") options.status = status;
+        if (next !== null) options.cursor = next;
+        const page = await app.call(() => app.client.auth.listApiKeys(app.current, options));
+        found = [...found, ...page.keys];
+        next = page.nextCursor;
+      } while (next !== null && found.length < wanted);
+      if (current !== loads) return;
+      keys = found;
+      cursor = next;
+      draw();
+      restoreFocus(focus);
+    } catch (error) {
+      if (current === loads) errors.show(problemText(error), () => void reloadInPlace(focus));
+    } finally {
+      if (current === loads) list.setAttribute("aria-busy", "false");
+    }
+  }
+
+  function restoreFocus(focus: { keyId: string; button?: string }): void {
+    const row = list.querySelector<HTMLTableRowElement>(`tr[data-key-id="${CSS.escape(focus.keyId)}"]`);
+    if (row === null) {
+      list.querySelector<HTMLElement>("table")?.focus();
+      return;
+    }
+    const button = [...row.querySelectorAll<HTMLButtonElement>("button")].find((b) => b.textContent === focus.button);
+    (button ?? row.querySelector<HTMLElement>("th"))?.focus();
+  }
+
+  function shown(): ApiKey[] {
+    if (search === "") return keys;
+    return keys.filter((key) => searchable(key.label).includes(search));
   }
 
   function draw(): void {
     more.hidden = cursor === null;
     if (keys.length === 0) {
       replace(list, emptyState());
+      return;
+    }
+    const visible = shown();
+    if (visible.length === 0) {
+      replace(list, h("div", { class: "empty" }, h("p", {}, `No key whose label contains “${searchBox.value.trim()}” among the keys loaded.`)));
       return;
     }
     const lastUsed = keys.some(hasLifecycleFields);
@@ -107,12 +177,33 @@ export function renderKeys(app: App, main: HTMLElement): void {
       list,
       h(
         "table",
-        { class: "keys" },
+        { class: "keys", tabindex: "-1" },
         h("caption", { class: "visually-hidden" }, `API keys in ${where}`),
         h("thead", {}, h("tr", {}, ...headings.map((text) => h("th", { scope: "col" }, text)))),
-        h("tbody", {}, ...keys.map((key) => row(key, lastUsed))),
+        h("tbody", {}, ...visible.map((key) => row(key, lastUsed))),
       ),
     );
+  }
+
+  /** A workspace key whose owner has left its workspace: every request with it is refused. */
+  function orphaned(key: ApiKey): boolean {
+    return key.category === "workspace" && key.workspaceId !== null && !app.workspaces.some((w) => w.id === key.workspaceId);
+  }
+
+  function keyName(id: string): string {
+    const other = keys.find((k) => k.id === id);
+    return other === undefined ? "a newer key" : `“${other.label}” (${other.hint ?? "…"})`;
+  }
+
+  function jumpTo(id: string, text: string): HTMLElement {
+    if (!keys.some((k) => k.id === id)) return h("span", {}, text);
+    const link = h("button", { type: "button", class: "link" }, text);
+    link.addEventListener("click", () => {
+      const target = list.querySelector<HTMLElement>(`tr[data-key-id="${CSS.escape(id)}"] th`);
+      target?.scrollIntoView({ block: "center" });
+      target?.focus();
+    });
+    return link;
   }
 
   function emptyState(): HTMLElement {
@@ -157,22 +248,38 @@ export function renderKeys(app: App, main: HTMLElement): void {
     if (key.replacedBy !== null && key.status === "active") {
       append(statusCell, " ", h("span", { class: "badge grace" }, "replaced"));
     }
+    if (key.status !== "revoked" && orphaned(key)) {
+      append(
+        statusCell,
+        " ",
+        h("span", { class: "badge left" }, "you left its workspace"),
+        h("span", { class: "hint block" }, "Every request with it is refused."),
+      );
+    }
+    const label = h("th", { scope: "row", "data-label": "Label", tabindex: "-1", class: "label" }, key.label);
+    if (key.replacedBy !== null) {
+      append(label, h("span", { class: "pair" }, "replaced by ", jumpTo(key.replacedBy, keyName(key.replacedBy))));
+    }
+    const predecessor = keys.find((k) => k.replacedBy === key.id);
+    if (predecessor !== undefined) {
+      append(label, h("span", { class: "pair" }, "replaces ", jumpTo(predecessor.id, `“${predecessor.label}” (${predecessor.hint ?? "…"})`)));
+    }
     const cells = [
-      h("th", { scope: "row", "data-label": "Label" }, key.label),
+      label,
       h("td", { "data-label": "Key" }, h("code", {}, key.hint ?? "—")),
       h("td", { "data-label": "Kind" }, key.category === "workspace" ? "workspace" : "admin"),
-      h("td", { "data-label": "Workspace" }, app.workspaceName(key.workspaceId)),
+      h("td", { "data-label": "Workspace", class: "wrap" }, orphaned(key) ? "a workspace you left" : app.workspaceName(key.workspaceId)),
       h("td", { "data-label": "Scopes" }, key.scopes.join(", ")),
       statusCell,
       h("td", { "data-label": "Created" }, h("time", { datetime: key.createdAt }, dateTime(key.createdAt))),
       h("td", { "data-label": "Expires" }, h("time", { datetime: key.expiresAt }, dateTime(key.expiresAt))),
     ];
     if (lastUsed) {
-      const used = key.lastUsedAt ?? null;
+      const used = lastUsedShown(key);
       cells.push(h("td", { "data-label": "Last used" }, used === null ? "never" : h("time", { datetime: used }, dateTime(used))));
     }
     cells.push(h("td", { "data-label": "Actions", class: "row-actions" }, ...actions(key)));
-    return h("tr", { "data-key-id": key.id }, ...cells);
+    return h("tr", { "data-key-id": key.id, class: orphaned(key) ? "orphaned" : null }, ...cells);
   }
 
   function action(text: string, label: string, work: () => Promise<void>, danger = false): HTMLButtonElement {
@@ -181,12 +288,18 @@ export function renderKeys(app: App, main: HTMLElement): void {
       errors.clear();
       work().catch((error: unknown) => errors.show(problemText(error)));
     });
+    button.dataset["action"] = text;
     return button;
   }
 
   function actions(key: ApiKey): HTMLButtonElement[] {
     const buttons: HTMLButtonElement[] = [];
     const name = `key “${key.label}”`;
+    if (key.status !== "revoked" && orphaned(key)) {
+      // Reveal, rotate and rename need the workspace; revoking it is all that is left.
+      buttons.push(action("Revoke", name, () => revoke(key), true));
+      return buttons;
+    }
     if (key.status !== "revoked" && key.revealable) buttons.push(action("Reveal", name, () => reveal(key)));
     if (key.status === "active" && key.replacedBy === null) buttons.push(action("Rotate", name, () => rotate(key)));
     if (key.status !== "revoked") buttons.push(action("Rename", name, () => rename(key)));
@@ -216,8 +329,8 @@ export function renderKeys(app: App, main: HTMLElement): void {
     if (!ok || created === undefined) return;
     const key = created;
     created = undefined;
-    void load(true);
     await present(key, "Your new API key", true, `“${key.label}” (${key.hint ?? key.id}) is ready.`);
+    await reloadInPlace({ keyId: key.id });
     announce(`Key ${key.label} created.`);
   }
 
@@ -255,8 +368,8 @@ export function renderKeys(app: App, main: HTMLElement): void {
     if (!ok || rotated === undefined) return;
     const next = rotated;
     rotated = undefined;
-    void load(true);
     await present(next, "Your rotated API key", true, `The new key for “${next.label}” (${next.hint ?? next.id}).`);
+    await reloadInPlace({ keyId: key.id });
     announce(`Key ${key.label} rotated.`);
   }
 
@@ -284,7 +397,7 @@ export function renderKeys(app: App, main: HTMLElement): void {
     });
     if (ok) {
       announce("Key saved.");
-      await load(true);
+      await reloadInPlace({ keyId: key.id, button: "Rename" });
     }
   }
 
@@ -298,7 +411,7 @@ export function renderKeys(app: App, main: HTMLElement): void {
     if (!sure) return;
     await app.call(() => app.client.auth.revokeApiKey(key.id));
     announce(`Key ${key.label} revoked.`);
-    await load(true);
+    await reloadInPlace({ keyId: key.id });
   }
 
   void load(true);

@@ -1,11 +1,14 @@
 // Workspaces: create one, see the members of each, and (as its owner) add and remove them.
 
-import type { Member, Workspace } from "memory-sdk";
+import type { Member as WireMember, Workspace } from "memory-sdk";
 
 import type { App } from "../app.js";
 import { confirmAction } from "../dialogs.js";
 import { announce, append, errorArea, field, h, replace } from "../dom.js";
 import { dateTime, problemText } from "../format.js";
+
+/** A member as services that name people answer: with their email and name. */
+type Member = WireMember & { email?: string | null; name?: string | null };
 
 export function renderWorkspaces(app: App, main: HTMLElement): void {
   const errors = errorArea();
@@ -89,11 +92,18 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
 
   function row(workspace: Workspace): HTMLTableRowElement {
     const open = h("button", { type: "button", class: "secondary small", "aria-label": `Members of ${workspace.name}` }, "Members");
-    open.addEventListener("click", () => app.choose(workspace.id));
+    open.addEventListener("click", () => {
+      // In place: the list stays, the members show below it and take the focus (on a phone
+      // the page would otherwise jump to its top with the members below the fold).
+      app.pick(workspace.id);
+      for (const other of list.querySelectorAll("tr.selected")) other.classList.remove("selected");
+      open.closest("tr")?.classList.add("selected");
+      void showMembers(workspace, true);
+    });
     return h(
       "tr",
       { "data-workspace-id": workspace.id, class: workspace.id === app.current ? "selected" : null },
-      h("th", { scope: "row", "data-label": "Name" }, workspace.name),
+      h("th", { scope: "row", "data-label": "Name", class: "label" }, workspace.name),
       h("td", { "data-label": "Id" }, h("code", {}, workspace.id)),
       h("td", { "data-label": "Your role" }, workspace.role ?? "member"),
       h("td", { "data-label": "Created" }, h("time", { datetime: workspace.createdAt }, dateTime(workspace.createdAt))),
@@ -101,11 +111,16 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
     );
   }
 
-  async function showMembers(workspace: Workspace): Promise<void> {
+  async function showMembers(workspace: Workspace, focus = false): Promise<void> {
     const owner = workspace.ownerId === app.me?.userId;
     const memberErrors = errorArea();
-    const table = h("div", { class: "list" });
-    replace(members, h("h2", { id: "members-title" }, `Members of ${workspace.name}`), memberErrors.element, table);
+    const table = h("div", { class: "list", "aria-busy": "true" });
+    const title = h("h2", { id: "members-title", tabindex: "-1", class: "label" }, `Members of ${workspace.name}`);
+    replace(members, title, memberErrors.element, table);
+    if (focus) {
+      title.focus({ preventScroll: true });
+      title.scrollIntoView({ block: "start" });
+    }
     if (owner) {
       append(members, addForm(workspace, memberErrors, () => void refresh()));
     } else {
@@ -114,10 +129,12 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
 
     async function refresh(): Promise<void> {
       try {
-        const found = await app.call(() => app.client.workspaces.listMembers(workspace.id));
+        const found: Member[] = await app.call(() => app.client.workspaces.listMembers(workspace.id));
         replace(table, membersTable(workspace, found, owner, memberErrors, () => void refresh()));
       } catch (error) {
-        memberErrors.show(problemText(error));
+        memberErrors.show(problemText(error), () => void refresh());
+      } finally {
+        table.setAttribute("aria-busy", "false");
       }
     }
     await refresh();
@@ -130,7 +147,7 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
     memberErrors: ReturnType<typeof errorArea>,
     refresh: () => void,
   ): HTMLElement {
-    const headings = ["User", "Role", "Added"];
+    const headings = ["Person", "Role", "Added"];
     if (owner) headings.push("Actions");
     return h(
       "table",
@@ -142,15 +159,31 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
         {},
         ...found.map((member) => {
           const you = member.userId === app.me?.userId ? " (you)" : "";
+          const copy = h("button", { type: "button", class: "link", "aria-label": `Copy id of ${app.personName(member)}`, title: member.userId }, "Copy id");
+          copy.addEventListener("click", () => {
+            navigator.clipboard.writeText(member.userId).then(
+              () => announce("The user id was copied."),
+              () => announce("Copying was blocked by the browser."),
+            );
+          });
+          const email = member.email ?? null;
           const cells = [
-            h("th", { scope: "row", "data-label": "User" }, h("code", {}, member.userId), you),
+            h(
+              "th",
+              { scope: "row", "data-label": "Person", class: "label" },
+              h("span", { class: "person" }, app.personName(member)),
+              you,
+              email !== null && member.name != null ? h("span", { class: "email block" }, email) : null,
+              member.name == null && email == null ? h("span", { class: "hint block" }, "No name or email known yet") : null,
+              copy,
+            ),
             h("td", { "data-label": "Role" }, member.role),
             h("td", { "data-label": "Added" }, h("time", { datetime: member.addedAt }, dateTime(member.addedAt))),
           ];
           if (owner) {
             const actions = h("td", { "data-label": "Actions", class: "row-actions" });
             if (member.role !== "owner") {
-              const remove = h("button", { type: "button", class: "danger small", "aria-label": `Remove ${member.userId}` }, "Remove");
+              const remove = h("button", { type: "button", class: "danger small", "aria-label": `Remove ${app.personName(member)}` }, "Remove");
               remove.addEventListener("click", () => {
                 memberErrors.clear();
                 void removeMember(workspace, member, memberErrors, refresh);
@@ -166,14 +199,14 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
   }
 
   function addForm(workspace: Workspace, memberErrors: ReturnType<typeof errorArea>, refresh: () => void): HTMLElement {
-    const userId = h("input", { type: "text", required: true, autocomplete: "off", spellcheck: "false", placeholder: "usr_…" });
+    const userId = h("input", { type: "text", required: true, autocomplete: "off", spellcheck: "false", placeholder: "name@example.com" });
     const form = h(
       "form",
       { class: "inline-form", "aria-label": `Add a member to ${workspace.name}` },
       field(
-        "User id of the new member",
+        "Email of the new member",
         userId,
-        "Ask them to sign in to this dashboard once and send you the user id shown at its top.",
+        "The email they sign in with (they must have signed in to this dashboard once), or their user id.",
       ),
       h("button", { type: "submit", class: "primary" }, "Add member"),
     );
@@ -181,11 +214,16 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
       event.preventDefault();
       memberErrors.clear();
       const id = userId.value.trim();
+      if (id === "") {
+        memberErrors.show("Enter the email they sign in with.");
+        userId.focus();
+        return;
+      }
       app
         .call(() => app.client.workspaces.addMember(workspace.id, id))
-        .then(() => {
+        .then((added: Member) => {
           userId.value = "";
-          announce(`${id} added to ${workspace.name}.`);
+          announce(`${app.personName(added)} added to ${workspace.name}.`);
           refresh();
         })
         .catch((error: unknown) => memberErrors.show(problemText(error)));
@@ -200,7 +238,7 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
     refresh: () => void,
   ): Promise<void> {
     const sure = await confirmAction({
-      title: `Remove ${member.userId}?`,
+      title: `Remove ${app.personName(member)}?`,
       message: `They lose access to ${workspace.name}, and their keys for it stop working on their next request.`,
       confirm: "Remove member",
       danger: true,
@@ -208,7 +246,7 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
     if (!sure) return;
     try {
       await app.call(() => app.client.workspaces.removeMember(workspace.id, member.userId));
-      announce(`${member.userId} removed from ${workspace.name}.`);
+      announce(`${app.personName(member)} removed from ${workspace.name}.`);
       refresh();
     } catch (error) {
       memberErrors.show(problemText(error));

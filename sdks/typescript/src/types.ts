@@ -149,7 +149,15 @@ type WireActor = Required<WireSchemas["Event"]["actor"]>;
 
 /** Who did something recorded in an audit event: a caller, or the service itself. */
 export type EventActor =
-  | { userId: WireActor["userId"]; credential: WireActor["credential"]; keyId: WireActor["keyId"] }
+  | {
+      userId: WireActor["userId"];
+      credential: WireActor["credential"];
+      keyId: WireActor["keyId"];
+      /** The person's verified email, when known. */
+      email?: WireActor["email"];
+      /** The person's name, when known. */
+      name?: WireActor["name"];
+    }
   | { system: WireActor["system"] };
 
 /** One audit event (`key.created`, `key.revoked`, `member.added`, ...). Never holds a secret. */
@@ -185,5 +193,5 @@ export interface Workspace extends WireWorkspace {
   role?: WireSchemas["WorkspaceList"]["workspaces"][number]["role"];
 }
 
-/** A member of a workspace. */
+/** A member of a workspace, with their verified `email` and `name` (null when unknown). */
 export type Member = WireSchemas["Member"];

@@ -246,7 +246,7 @@ export interface paths {
         };
         /**
          * The audit events of the caller's keys and of the workspaces it owns
-         * @description With a workspace named (header or `workspace_id`), only that workspace's events. Events are kept 400 days.
+         * @description With a workspace named (header or `workspace_id`), only that workspace's events. Events are kept 400 days. Actors are named by their current email and name when known.
          */
         get: operations["listEvents"];
         put?: never;
@@ -491,10 +491,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Add a member (owner only) */
+        /** Add a member by user id or verified email (owner only) */
         put: operations["addMember"];
         post?: never;
-        /** Remove a member (owner only) */
+        /** Remove a member by user id or verified email (owner only) */
         delete: operations["removeMember"];
         options?: never;
         head?: never;
@@ -707,7 +707,7 @@ export interface components {
              * @example 2026-11-21T12:00:00Z
              */
             occurredAt: string;
-            /** @description The caller (`userId`, `credential`, `keyId`), or `{"system": "expiry"}` / `{"system": "github-secret-scanning"}`. */
+            /** @description The caller (`userId`, `credential`, `keyId`, and the person's `email` and `name` when known: absent otherwise), or `{"system": "expiry"}` / `{"system": "github-secret-scanning"}`. */
             actor: {
                 /** @example usr_01JQ0000 */
                 userId?: string;
@@ -715,6 +715,10 @@ export interface components {
                 credential?: "user_token" | "api_key";
                 /** @example key_01JQ0000000000000000000000 */
                 keyId?: string | null;
+                /** @example ada@example.com */
+                email?: string | null;
+                /** @example Ada Lovelace */
+                name?: string | null;
                 system?: string;
             };
             /** @example key_01JQ0000000000000000000000 */
@@ -780,6 +784,16 @@ export interface components {
              * @example 2026-11-21T12:00:00Z
              */
             addedAt: string;
+            /**
+             * @description The member's verified email (null when unknown).
+             * @example ada@example.com
+             */
+            email: string | null;
+            /**
+             * @description The member's name (null when unknown).
+             * @example Ada Lovelace
+             */
+            name: string | null;
         };
         /** MemberList */
         MemberList: {
@@ -874,6 +888,16 @@ export interface components {
             /** @example ws_01JQ0000000000000000000000 */
             workspaceId: string | null;
             scopes: ("memory" | "entities" | "reasoning" | "ontology" | "skills" | "workspace:admin")[];
+            /**
+             * @description For a user token: the verified email of the user's last sign-in (null when unknown, and for an API key).
+             * @example ada@example.com
+             */
+            email: string | null;
+            /**
+             * @description For a user token: the name the user's last sign-in gave (null when unknown, and for an API key).
+             * @example Ada Lovelace
+             */
+            name: string | null;
         };
         /**
          * Problem
@@ -1055,7 +1079,7 @@ export interface components {
         IdempotencyKey: string;
         KeyId: string;
         WorkspaceId: string;
-        UserId: string;
+        UserIdOrEmail: string;
     };
     requestBodies: never;
     headers: {
@@ -2428,7 +2452,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The resolved caller. */
+            /** @description The resolved caller (with a user token, the person's email and name). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3227,7 +3251,7 @@ export interface operations {
             };
             path: {
                 workspace_id: components["parameters"]["WorkspaceId"];
-                user_id: components["parameters"]["UserId"];
+                user_id: components["parameters"]["UserIdOrEmail"];
             };
             cookie?: never;
         };
@@ -3246,7 +3270,7 @@ export interface operations {
                     "application/json": components["schemas"]["Member"];
                 };
             };
-            /** @description Added. */
+            /** @description Added (with the member's email and name when known). */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3292,7 +3316,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description No user with this id has signed in. Codes: `user_not_found`. */
+            /** @description No user with this id or verified email has signed in: they must sign in once before they can be added. Codes: `user_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3351,7 +3375,7 @@ export interface operations {
             };
             path: {
                 workspace_id: components["parameters"]["WorkspaceId"];
-                user_id: components["parameters"]["UserId"];
+                user_id: components["parameters"]["UserIdOrEmail"];
             };
             cookie?: never;
         };

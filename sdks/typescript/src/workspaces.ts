@@ -1,5 +1,6 @@
 // `client.workspaces`: workspaces and their members (a user token, or an admin key holding
-// `workspace:admin`). The owner adds and removes members by their `usr_` id.
+// `workspace:admin`). The owner adds and removes members by their `usr_` id or by the verified
+// email they signed in with.
 
 import type { Transport } from "./transport.js";
 import { newIdempotencyKey } from "./retry.js";
@@ -14,9 +15,9 @@ function segment(value: unknown, name: string): string {
   return encodeURIComponent(value);
 }
 
-function membersPath(workspaceId: string, userId?: string): string {
+function membersPath(workspaceId: string, userIdOrEmail?: string): string {
   const base = `${WORKSPACES}/${segment(workspaceId, "workspaceId")}/members`;
-  return userId === undefined ? base : `${base}/${segment(userId, "userId")}`;
+  return userIdOrEmail === undefined ? base : `${base}/${segment(userIdOrEmail, "userIdOrEmail")}`;
 }
 
 export class WorkspacesClient {
@@ -50,7 +51,7 @@ export class WorkspacesClient {
     return workspaces;
   }
 
-  /** The members of a workspace the caller belongs to. */
+  /** The members of a workspace the caller belongs to, with their emails and names. */
   async listMembers(workspaceId: string): Promise<Member[]> {
     const answer = await this.#transport.request({
       method: "GET",
@@ -61,11 +62,15 @@ export class WorkspacesClient {
     return members;
   }
 
-  /** Adds a user (`usr_…`) to a workspace the caller owns; adding a member again is no error. */
-  async addMember(workspaceId: string, userId: string): Promise<Member> {
+  /**
+   * Adds a user (`usr_…`, or the verified email they signed in with) to a workspace the
+   * caller owns; adding a member again is no error. An email nobody signed in with is a
+   * NotFoundError (`user_not_found`): they must sign in once first.
+   */
+  async addMember(workspaceId: string, userIdOrEmail: string): Promise<Member> {
     const answer = await this.#transport.request({
       method: "PUT",
-      path: membersPath(workspaceId, userId),
+      path: membersPath(workspaceId, userIdOrEmail),
       authenticated: true,
     });
     const member: Member = answer.body as WireSchemas["Member"];
@@ -76,10 +81,10 @@ export class WorkspacesClient {
    * Removes a member from a workspace the caller owns; that member's keys for it stop
    * working on their next request. The owner cannot remove itself (ConflictError, 409).
    */
-  async removeMember(workspaceId: string, userId: string): Promise<void> {
+  async removeMember(workspaceId: string, userIdOrEmail: string): Promise<void> {
     await this.#transport.request({
       method: "DELETE",
-      path: membersPath(workspaceId, userId),
+      path: membersPath(workspaceId, userIdOrEmail),
       authenticated: true,
     });
   }

@@ -69,7 +69,10 @@ def test_sign_in_form_then_code_then_id_token_for_the_client(idp: DevIdpServer) 
     assert page.status_code == 200
     assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
     assert '<label for="subject">' in page.text and "<script" not in page.text
-    form = {**authorize_parameters(challenge), "subject": "alice", "email": "alice@example.test"}
+    form = {
+        **authorize_parameters(challenge),
+        "subject": "alice", "email": "alice@example.test", "name": "Alice Liddell",
+    }
     query = redirect_query(httpx.post(f"{idp.endpoint}/authorize", data=form))
     assert query["state"] == "st-1"
     assert query["iss"] == idp.endpoint
@@ -78,7 +81,9 @@ def test_sign_in_form_then_code_then_id_token_for_the_client(idp: DevIdpServer) 
     assert answer.headers["cache-control"] == "no-store"
     claims = jwt.decode(answer.json()["id_token"], options={"verify_signature": False})
     assert (claims["sub"], claims["aud"], claims["nonce"]) == ("alice", "memory-auth-local", "n-1")
-    assert claims["email"] == "alice@example.test"
+    assert (claims["email"], claims["email_verified"], claims["name"]) == (
+        "alice@example.test", True, "Alice Liddell"
+    )
 
 
 def test_login_hint_signs_in_at_once(idp: DevIdpServer) -> None:
@@ -89,7 +94,9 @@ def test_login_hint_signs_in_at_once(idp: DevIdpServer) -> None:
         redeem(idp, query["code"], verifier).json()["id_token"],
         options={"verify_signature": False},
     )
-    assert claims["sub"] == "bob@example.test"
+    assert (claims["sub"], claims["email"], claims["email_verified"], claims["name"]) == (
+        "bob@example.test", "bob@example.test", True, "Bob"
+    )
 
 
 def test_a_code_works_once_and_only_with_its_verifier(idp: DevIdpServer) -> None:

@@ -71,14 +71,20 @@ class Principal(_Resource):
     category: KeyCategory | None = None
     workspace_id: str | None = None
     scopes: tuple[str, ...] = ()
+    # For a user token: the person's verified email and name (None when unknown, and for a key).
+    email: str | None = None
+    name: str | None = None
 
 
 class UserActor(_Resource):
-    """An event's actor that is a caller: the user, and the admin key it used (or None)."""
+    """An event's actor that is a caller: the user, and the admin key it used (or None),
+    with the person's verified email and name when the service knows them."""
 
     user_id: str
     credential: CredentialKind
     key_id: str | None = None
+    email: str | None = None
+    name: str | None = None
 
 
 class SystemActor(_Resource):

@@ -75,7 +75,7 @@ MODELS = (
     Wire(
         SystemActor,
         "Event/properties/actor",
-        not_read=frozenset({"userId", "credential", "keyId"}),
+        not_read=frozenset({"userId", "credential", "keyId", "email", "name"}),
         required_by_sdk=frozenset({"system"}),
     ),
     Wire(AuditEvent, "Event"),
