@@ -19,6 +19,7 @@ KEY_ID = re.compile(rf"^key_{_ULID}$")
 WORKSPACE_ID = re.compile(rf"^ws_{_ULID}$")
 USER_ID = re.compile(r"^usr_[0-9A-Za-z]{1,40}$")
 EVENT_ID = re.compile(rf"^evt_{_ULID}$")
+TRUST_POLICY_ID = re.compile(rf"^tp_{_ULID}$")
 
 
 def ulid(created_at: datetime) -> str:
@@ -69,6 +70,14 @@ def new_workspace_id(created_at: datetime) -> str:
 
 def new_user_id(created_at: datetime) -> str:
     return "usr_" + ulid(created_at)
+
+
+def new_trust_policy_id(created_at: datetime) -> str:
+    return "tp_" + ulid(created_at)
+
+
+def is_trust_policy_id(value: str) -> bool:
+    return bool(TRUST_POLICY_ID.fullmatch(value))
 
 
 def is_key_id(value: str) -> bool:
