@@ -72,8 +72,21 @@ def new_user_id(created_at: datetime) -> str:
     return "usr_" + ulid(created_at)
 
 
+_policy_lock = threading.Lock()
+_last_policy = 0
+
+
 def new_trust_policy_id(created_at: datetime) -> str:
-    return "tp_" + ulid(created_at)
+    """`tp_` + a ULID, monotonic within this process like an event id: the first matching
+    policy in creation order wins an exchange, so two made in one millisecond keep theirs."""
+    global _last_policy
+    ms = int(created_at.timestamp() * 1000)
+    with _policy_lock:
+        value = (ms << 80) | secrets.randbits(80)
+        if value <= _last_policy:
+            value = _last_policy + 1
+        _last_policy = value
+    return "tp_" + _crockford(value)
 
 
 def is_trust_policy_id(value: str) -> bool:

@@ -10,7 +10,7 @@ from typing import Any
 import jwt
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from chalicelib.fetch import FetchRefused, Fetched
+from chalicelib.fetch import Fetched, FetchRefused
 from chalicelib.sessions.access_tokens import public_jwk_from_der
 from tests.oidc_issuer import signing_key
 
@@ -37,23 +37,38 @@ class WorkloadIssuer:
         self.ec_jwk = {**ec_jwk, "kid": "ec-1", "use": "sig", "alg": "ES256"}
         self.published = [self.rsa_jwk, self.ec_jwk]
 
-    def claims(self, subject: str = REPO_SUBJECT, audience: Any = AUDIENCE,
-               lifetime: int = 600, **extra: Any) -> dict[str, Any]:
+    def claims(
+        self,
+        subject: str = REPO_SUBJECT,
+        audience: Any = AUDIENCE,
+        lifetime: int = 600,
+        **extra: Any,
+    ) -> dict[str, Any]:
         now = int(time.time())
         claims = {
-            "iss": self.issuer, "aud": audience, "sub": subject, "iat": now,
-            "nbf": now, "exp": now + lifetime, "repository_owner": "acme",
-            "repository": "acme/agents", "ref": "refs/heads/main",
+            "iss": self.issuer,
+            "aud": audience,
+            "sub": subject,
+            "iat": now,
+            "nbf": now,
+            "exp": now + lifetime,
+            "repository_owner": "acme",
+            "repository": "acme/agents",
+            "ref": "refs/heads/main",
         }
         claims.update(extra)
         return {name: value for name, value in claims.items() if value is not None}
 
-    def token(self, subject: str = REPO_SUBJECT, alg: str = "RS256",
-              kid: str | None = None, **claims: Any) -> str:
-        key, default_kid = (self.rsa, self.rsa_jwk["kid"]) if alg == "RS256" else (
-            self.ec, "ec-1")
-        return jwt.encode(self.claims(subject, **claims), key, algorithm=alg,
-                          headers={"kid": kid or default_kid, "typ": "JWT"})
+    def token(
+        self, subject: str = REPO_SUBJECT, alg: str = "RS256", kid: str | None = None, **claims: Any
+    ) -> str:
+        key, default_kid = (self.rsa, self.rsa_jwk["kid"]) if alg == "RS256" else (self.ec, "ec-1")
+        return jwt.encode(
+            self.claims(subject, **claims),
+            key,
+            algorithm=alg,
+            headers={"kid": kid or default_kid, "typ": "JWT"},
+        )
 
     def rotate(self) -> str:
         """A new RSA key published beside the old ones; its kid."""
@@ -71,6 +86,7 @@ class FakeFetcher:
         self.max_age = max_age
         self.fetched: list[str] = []
         self.reachable = True
+        self.now = 1000.0  # a monotonic clock for the key cache
 
     def fetch_json(self, url: str) -> Fetched:
         self.fetched.append(url)
@@ -78,8 +94,10 @@ class FakeFetcher:
             raise FetchRefused("it could not be fetched in time")
         for issuer in self.issuers.values():
             if url == issuer.issuer + "/.well-known/openid-configuration":
-                return Fetched({"issuer": issuer.issuer,
-                                "jwks_uri": issuer.issuer + "/.well-known/jwks"}, self.max_age)
+                return Fetched(
+                    {"issuer": issuer.issuer, "jwks_uri": issuer.issuer + "/.well-known/jwks"},
+                    self.max_age,
+                )
             if url == issuer.issuer + "/.well-known/jwks":
                 return Fetched({"keys": list(issuer.published)}, self.max_age)
         raise FetchRefused("it answered HTTP 404, not 200")

@@ -166,17 +166,10 @@ def parameter(name: str) -> Schema:
 
 # -- the declared operations (api/operations.py) -----------------------------------------
 
-DECLARED: tuple[Operation, ...] = tuple(
-    op
-    for routes in (keys, events, identity, workspaces, trust_policies)
-    for op in routes.blueprint.operations
-)
-PATH_PARAMETERS = {
-    "key_id": "KeyId",
-    "workspace_id": "WorkspaceId",
-    "user_id": "UserId",
-    "policy_id": "TrustPolicyId",
-}
+ROUTES = (keys, events, identity, workspaces, trust_policies)
+DECLARED: tuple[Operation, ...] = tuple(op for r in ROUTES for op in r.blueprint.operations)
+PATH_PARAMETERS = {"key_id": "KeyId", "workspace_id": "WorkspaceId", "user_id": "UserId"}
+PATH_PARAMETERS["policy_id"] = "TrustPolicyId"
 
 
 class _Schemas(GenerateJsonSchema):

@@ -25,7 +25,9 @@ def issuer() -> WorkloadIssuer:
 @pytest.fixture
 def fetcher(services: Services, issuer: WorkloadIssuer) -> FakeFetcher:
     fake = FakeFetcher(issuer)
-    vars(services)["workload_issuer_keys"] = IssuerKeys(fake)  # type: ignore[arg-type]
+    # The key cache's clock is the fetcher's `now`, which tests move past the cooldown.
+    keys = IssuerKeys(fake, now=lambda: fake.now)  # type: ignore[arg-type]
+    vars(services)["workload_issuer_keys"] = keys
     return fake
 
 

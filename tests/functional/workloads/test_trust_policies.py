@@ -37,7 +37,9 @@ def test_owner_creates_lists_gets_and_deletes_a_trust_policy(
     assert after.status == 404
 
 
-def test_a_member_who_is_not_the_owner_gets_403(api: Api, alice: str, bob: str, workspace: str) -> None:
+def test_a_member_who_is_not_the_owner_gets_403(
+    api: Api, alice: str, bob: str, workspace: str
+) -> None:
     api.add_member(alice, workspace, "usr_bob")
 
     created = create_policy(api, bob, workspace)
@@ -120,8 +122,12 @@ def test_a_policy_with_an_exact_subject_and_a_lifetime_is_kept_as_sent(
     api: Api, alice: str, workspace: str
 ) -> None:
     answer = create_policy(
-        api, alice, workspace, subject="system:serviceaccount:agents:runner",
-        maxLifetimeSeconds=3600, claims=None,
+        api,
+        alice,
+        workspace,
+        subject="system:serviceaccount:agents:runner",
+        maxLifetimeSeconds=3600,
+        claims=None,
     )
 
     assert answer.status == 201
