@@ -164,3 +164,25 @@ def test_deleting_the_policy_refuses_its_tokens_on_the_next_request(stack: Stack
 
     assert before.status_code == 200
     assert (after.status_code, after.json()["code"]) == (401, "revoked_credentials")
+
+
+def test_the_banners_workload_commands_work_as_printed(stack: Stack) -> None:
+    from local.stack import banner
+
+    text = banner(stack.info)
+    commands = text.split("token there, exchange it (docs/guides/workload-identity.md):\n\n", 1)[
+        1
+    ].split("\n\n", 1)[0]
+    script = f"set -eo pipefail\nexport TOKEN='{stack.token}'\n{commands}"
+
+    result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+
+    assert result.returncode == 0, result.stderr
+    decoder, printed, at = json.JSONDecoder(), list[Any](), 0
+    while at < len(result.stdout):  # curl prints its answers without newlines
+        value, at = decoder.raw_decode(result.stdout, at)
+        printed.append(value)
+    created, exchanged = printed
+    assert created["issuer"] == stack.info["idpEndpoint"]
+    assert exchanged["token_type"] == "Bearer"
+    assert exchanged["scope"] == "memory"
