@@ -44,6 +44,7 @@ if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
         reference,
         secret_scanning,
         sessions,
+        trust_policies,
         workspaces,
     )
 
@@ -54,6 +55,7 @@ if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
     app.register_blueprint(keys.blueprint)
     app.register_blueprint(identity.blueprint)
     app.register_blueprint(workspaces.blueprint)
+    app.register_blueprint(trust_policies.blueprint)
     app.register_blueprint(sessions.blueprint)
     app.register_blueprint(events.blueprint)
     app.register_blueprint(secret_scanning.blueprint)

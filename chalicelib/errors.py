@@ -131,6 +131,9 @@ INVALID_NAME = Problem(
     "name must be 1 to 100 characters, without control characters or bidirectional overrides"
     " and isolates.",
 )
+INVALID_TRUST_POLICY = Problem(
+    400, "invalid_trust_policy", "The trust policy is not valid (its detail says which field)."
+)
 INVALID_CATEGORY = Problem(400, "invalid_category", "category must be 'workspace' or 'admin'.")
 INVALID_SCOPE = Problem(
     400, "invalid_scope", "scopes must be a non-empty subset of the category's scopes."
@@ -213,6 +216,7 @@ USER_NOT_FOUND = Problem(
 METHOD_NOT_ALLOWED = Problem(405, "method_not_allowed", "This method is not allowed here.")
 KEY_NOT_ACTIVE = Problem(409, "key_not_active", "Only an active key can be rotated.")
 OWNER_CANNOT_LEAVE = Problem(409, "owner_cannot_leave", "The owner cannot remove itself.")
+LIMIT_REACHED = Problem(409, "limit_reached", "A limit of this stage was reached.")
 KEY_REVOKED = Problem(410, "key_revoked", "This key has been revoked.")
 KEY_NOT_REVEALABLE = Problem(
     410, "key_not_revealable", "This key was created before encryption at rest."
@@ -246,6 +250,7 @@ PROBLEMS: dict[str, Problem] = {
         INVALID_LABEL,
         INVALID_NAME,
         INVALID_CATEGORY,
+        INVALID_TRUST_POLICY,
         INVALID_SCOPE,
         INVALID_WORKSPACE_ID,
         INVALID_USER_ID,
@@ -274,6 +279,7 @@ PROBLEMS: dict[str, Problem] = {
         METHOD_NOT_ALLOWED,
         KEY_NOT_ACTIVE,
         OWNER_CANNOT_LEAVE,
+        LIMIT_REACHED,
         KEY_REVOKED,
         KEY_NOT_REVEALABLE,
         PAYLOAD_TOO_LARGE,

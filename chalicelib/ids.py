@@ -19,6 +19,7 @@ KEY_ID = re.compile(rf"^key_{_ULID}$")
 WORKSPACE_ID = re.compile(rf"^ws_{_ULID}$")
 USER_ID = re.compile(r"^usr_[0-9A-Za-z]{1,40}$")
 EVENT_ID = re.compile(rf"^evt_{_ULID}$")
+TRUST_POLICY_ID = re.compile(rf"^tp_{_ULID}$")
 
 
 def ulid(created_at: datetime) -> str:
@@ -69,6 +70,27 @@ def new_workspace_id(created_at: datetime) -> str:
 
 def new_user_id(created_at: datetime) -> str:
     return "usr_" + ulid(created_at)
+
+
+_policy_lock = threading.Lock()
+_last_policy = 0
+
+
+def new_trust_policy_id(created_at: datetime) -> str:
+    """`tp_` + a ULID, monotonic within this process like an event id: the first matching
+    policy in creation order wins an exchange, so two made in one millisecond keep theirs."""
+    global _last_policy
+    ms = int(created_at.timestamp() * 1000)
+    with _policy_lock:
+        value = (ms << 80) | secrets.randbits(80)
+        if value <= _last_policy:
+            value = _last_policy + 1
+        _last_policy = value
+    return "tp_" + _crockford(value)
+
+
+def is_trust_policy_id(value: str) -> bool:
+    return bool(TRUST_POLICY_ID.fullmatch(value))
 
 
 def is_key_id(value: str) -> bool:

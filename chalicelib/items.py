@@ -4,6 +4,9 @@
   CRED#<sha256>        CRED               the same key, found by the hash of its plaintext
   WS#<wsId>            WS                 a workspace
   WS#<wsId>            MEMBER#<userId>    a membership, as the workspace sees it
+  WS#<wsId>            TP#<policyId>      a trust policy of the workspace (workload identity)
+  WS#<wsId>            TPCOUNT            how many trust policies the workspace has
+  WS#<wsId>            WLSEEN#<policyId>#<sha256>  when a workload's exchange was last recorded
   USER#<userId>        WS#<wsId>          the same membership, as the member sees it
   USER#<userId>        EVT#<evtId>        an audit event of that user's log
   USER#<userId>        PROFILE            a user's profile, written at the first sign-in
@@ -31,6 +34,7 @@ WORKSPACE_PREFIX = "WS#"
 MEMBER_PREFIX = "MEMBER#"
 EVENT_PREFIX = "EVT#"
 CREDENTIAL_SK = "CRED"
+TRUST_POLICY_PREFIX = "TP#"
 
 
 def user_pk(user_id: str) -> str:
@@ -113,3 +117,15 @@ def registration_window(address: str, start: int) -> Item:
 
 def idempotency_record(digest: str) -> Item:
     return key(f"IDEMPOTENCY#{digest}", "IDEMPOTENCY")
+
+
+def trust_policy(workspace_id: str, policy_id: str) -> Item:
+    return key(workspace_pk(workspace_id), TRUST_POLICY_PREFIX + policy_id)
+
+
+def trust_policy_count(workspace_id: str) -> Item:
+    return key(workspace_pk(workspace_id), "TPCOUNT")
+
+
+def workload_seen(workspace_id: str, policy_id: str, subject_digest: str) -> Item:
+    return key(workspace_pk(workspace_id), f"WLSEEN#{policy_id}#{subject_digest}")

@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from chalicelib.sessions.service import SessionService
     from chalicelib.sessions.successors import RefreshSuccessors
     from chalicelib.sessions.users import UserStore
+    from chalicelib.workloads.exchange import WorkloadExchange
+    from chalicelib.workloads.issuers import IssuerKeys
+    from chalicelib.workloads.service import TrustPolicyService
+    from chalicelib.workloads.store import TrustPolicyStore
     from chalicelib.workspaces.service import WorkspaceService
 
 
@@ -305,6 +309,42 @@ class Services:
             self.refresh_tokens,
             self.refresh_successors,
             self.signer,
+            self.clock,
+        )
+
+    @cached_property
+    def trust_policies(self) -> TrustPolicyStore:
+        from chalicelib.workloads.store import TrustPolicyStore
+
+        return TrustPolicyStore(self.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def trust_policy_service(self) -> TrustPolicyService:
+        from chalicelib.workloads.service import TrustPolicyService
+
+        return TrustPolicyService(
+            self.trust_policies,
+            self.workspace_store,
+            self.event_log,
+            self.clock,
+            self.settings.local_mode,
+        )
+
+    @cached_property
+    def workload_issuer_keys(self) -> IssuerKeys:
+        from chalicelib.workloads.issuers import IssuerKeys, jwks_fetcher
+
+        return IssuerKeys(jwks_fetcher(self.settings.local_mode))
+
+    @cached_property
+    def workload_exchange(self) -> WorkloadExchange:
+        from chalicelib.workloads.exchange import WorkloadExchange
+
+        return WorkloadExchange(
+            self.trust_policies,
+            self.workload_issuer_keys,
+            self.signer,
+            self.event_log,
             self.clock,
         )
 

@@ -9,6 +9,9 @@ outside local mode (see `chalicelib/sessions/openid.py`). It lives in `local/`, 
     GET  /.well-known/openid-configuration   discovery (it promises `iss` in answers)
     GET  /jwks.json                          its public signing key
     POST /token  {"sub": "...", "email": "...", "name": "..."}  ->  {"id_token": "..."}
+    POST /workload-token  {"sub": "...", "aud": "...", "claims": {...}}  ->  {"token": "..."}
+         a workload's identity token (as GitHub Actions or Kubernetes would issue one), for
+         the exchange under a trust policy naming this issuer (workload identity federation)
 
 and the browser flow of a real provider, OpenID Connect authorization code + PKCE (S256),
 for the dashboard and the MCP authorization server:
@@ -49,6 +52,8 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 AUDIENCE = "memory-auth-local"  # the client id the local service expects in `aud`
 ID_TOKEN_LIFETIME = 600  # seconds
+WORKLOAD_TOKEN_LIFETIME = 600  # seconds, as GitHub Actions' tokens live about 5-10 minutes
+MAX_WORKLOAD_CLAIMS = 20
 MAX_BODY_BYTES = 16 * 1024
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 CODE_LIFETIME = 60  # seconds
@@ -195,6 +200,15 @@ class DevIdentityProvider:
 
     def id_token(self, subject: str, email: str | None = None, name: str | None = None) -> str:
         return self.sign(self.claims(subject, email, name))
+
+    def workload_token(
+        self, subject: str, audience: str, extra: dict[str, Any] | None = None
+    ) -> str:
+        """A workload's OIDC token: `sub`, `aud` and any further claims (`repository_owner`),
+        living WORKLOAD_TOKEN_LIFETIME, like a CI platform's."""
+        claims = {**(extra or {}), **self.claims(subject, audience=audience)}
+        claims["exp"] = claims["iat"] + WORKLOAD_TOKEN_LIFETIME
+        return self.sign(claims)
 
     def check_authorization(self, parameters: dict[str, str]) -> None:
         """Raises AuthorizeError for what must not be redirected to; else the request is fine."""
@@ -386,6 +400,8 @@ def _handler(
                 self._code_grant(_single(parse_qs(body.decode("utf-8", "replace"))))
             elif self.path == "/token":
                 self._scripted_token(body)
+            elif self.path == "/workload-token":
+                self._workload_token(body)
             else:
                 self._answer(404, {"error": "not_found"})
 
@@ -474,6 +490,29 @@ def _handler(
                 })
                 return
             self._answer(200, {"id_token": provider.id_token(subject, email, name)}, no_store=True)
+
+        def _workload_token(self, raw: bytes) -> None:
+            try:
+                body = json.loads(raw or b"null")
+            except ValueError:
+                body = None
+            body = body if isinstance(body, dict) else {}
+            subject, audience, extra = body.get("sub"), body.get("aud"), body.get("claims", {})
+            reserved = {"iss", "aud", "sub", "iat", "nbf", "exp", "jti"}
+            if (
+                not all(isinstance(v, str) and 0 < len(v) <= 255 for v in (subject, audience))
+                or not isinstance(extra, dict)
+                or len(extra) > MAX_WORKLOAD_CLAIMS
+                or reserved & set(extra)
+            ):
+                self._answer(400, {
+                    "error": "invalid_request",
+                    "error_description": 'Send {"sub": "<subject>", "aud": "<audience>", '
+                    '"claims": {<other claims, not iss/aud/sub/times>}}.',
+                })
+                return
+            token = provider.workload_token(str(subject), str(audience), extra)
+            self._answer(200, {"token": token}, no_store=True)
 
         def log_message(self, format: str, *args: Any) -> None:
             # The request line holds codes and PKCE values in its query: never print it.

@@ -339,6 +339,21 @@ Report a key as leaked, signed like GitHub (development signer on {info["scanSig
 
   .venv/bin/python -m local.scan_report --token <the key from above>
 
+Workload identity (a CI job, no secret): trust the development issuer, mint a workload
+token there, exchange it (docs/guides/workload-identity.md):
+
+  WS={info["workspaceId"]}
+  curl -s -X POST {endpoint}/v1/workspaces/$WS/trust-policies \
+       -H "Authorization: Bearer $MEMORY_LOCAL_TOKEN" -H 'Content-Type: application/json' \
+       -d '{{"name": "ci", "issuer": "{idp}", "audience": "memory-service",
+            "subject": "repo:acme/agents:*", "scopes": ["memory"]}}'
+  WL=$(curl -s -X POST {idp}/workload-token -H 'Content-Type: application/json' \
+       -d '{{"sub": "repo:acme/agents:ref:refs/heads/main", "aud": "memory-service"}}' \
+       | {read.format("token")})
+  curl -s {endpoint}/v1/auth/exchange -d subject_token="$WL" -d workspace_id=$WS \
+       -d grant_type=urn:ietf:params:oauth:grant-type:token-exchange \
+       -d subject_token_type=urn:ietf:params:oauth:token-type:jwt
+
 Press Ctrl-C to stop everything.
 """
 

@@ -50,6 +50,7 @@ from chalicelib.oauth.service import (
 )
 from chalicelib.scanning import github
 from chalicelib.scanning.github import MAX_TOKENS as MAX_REPORTED_TOKENS
+from chalicelib.workloads import model as trust
 from chalicelib.workspaces import model as workspaces
 
 
@@ -108,6 +109,7 @@ def _id(prefix: str, nullable: bool = False) -> dict[str, Any]:
 
 KEY_ID = _id("key")
 WORKSPACE_ID = _id("ws")
+TRUST_POLICY_ID = _id("tp")
 USER_ID = {"type": "string", "pattern": "^usr_[0-9A-Za-z]{1,40}$", "examples": ["usr_01JQ0000"]}
 USER_ID_OR_EMAIL = {
     "anyOf": [USER_ID, {"type": "string", "format": "email", "maxLength": 320}],
@@ -596,6 +598,106 @@ class Nothing(Request):
     """A body that may be absent or an empty object."""
 
 
+# -- trust policies (workload identity federation) -----------------------------------------
+
+_POLICY_TEXT = {"type": "string", "minLength": 1, "maxLength": trust.MAX_TEXT}
+
+
+def _policy_field(name: str, rule: str) -> Invalid:
+    return Invalid(errors.INVALID_TRUST_POLICY, f"{name} must be {rule}.")
+
+
+class NewTrustPolicy(Request):
+    """What creates a trust policy (docs/guides/workload-identity.md)."""
+
+    name: Annotated[Name, Invalid(errors.INVALID_NAME)]
+    issuer: Annotated[
+        str,
+        _policy_field("issuer", "an https URL"),
+        WithJsonSchema(
+            {**_POLICY_TEXT, "format": "uri", "examples": ["https://token.actions.githubusercontent.com"],
+             "description": "The workload's OIDC issuer (https; its discovery document and "
+             "JWKS are fetched from it)."}
+        ),
+    ]
+    audience: Annotated[
+        str,
+        _policy_field("audience", "a string"),
+        WithJsonSchema({**_POLICY_TEXT, "examples": ["memory-service"],
+                        "description": "The `aud` the workload's token must carry."}),
+    ]
+    subject: Annotated[
+        str,
+        _policy_field("subject", "a string"),
+        WithJsonSchema(
+            {**_POLICY_TEXT, "examples": ["repo:acme/agents:ref:refs/heads/main"],
+             "description": "The `sub` to match: exact, or ending in `*` for a prefix "
+             f"(at least {trust.MIN_PREFIX} characters and a `:` or `/` before it)."}
+        ),
+    ]
+    claims: Annotated[
+        dict[str, str] | None,
+        _policy_field("claims", "an object of claim names to strings"),
+        WithJsonSchema(
+            {"type": "object", "maxProperties": trust.MAX_CLAIMS,
+             "additionalProperties": _POLICY_TEXT, "examples": [{"repository_owner": "acme"}],
+             "description": f"Up to {trust.MAX_CLAIMS} exact matches on other claims."}
+        ),
+    ] = None
+    scopes: Annotated[
+        list[str],
+        Invalid(errors.INVALID_SCOPE, "scopes must be a list of strings."),
+        WithJsonSchema(
+            {"type": "array", "minItems": 1,
+             "items": {"type": "string", "enum": list(DATA_PLANE_SCOPES)},
+             "description": "A subset of the workspace-key scopes."}
+        ),
+    ]
+    max_lifetime_seconds: Annotated[
+        int | None,
+        _policy_field("maxLifetimeSeconds", f"a whole number from {trust.MIN_LIFETIME} to "
+                      f"{trust.MAX_LIFETIME}"),
+        WithJsonSchema({"type": "integer", "minimum": trust.MIN_LIFETIME,
+                        "maximum": trust.MAX_LIFETIME, "default": trust.DEFAULT_LIFETIME}),
+    ] = None
+
+
+class TrustPolicy(Resource):
+    id: Annotated[str, WithJsonSchema(TRUST_POLICY_ID)]
+    workspace_id: WorkspaceId
+    name: str
+    issuer: str
+    audience: str
+    subject: str
+    claims: dict[str, str]
+    scopes: Scopes
+    max_lifetime_seconds: int
+    created_at: Time
+    created_by: UserId
+
+    @classmethod
+    def of(cls, policy: trust.TrustPolicy) -> TrustPolicy:
+        return cls.model_validate(
+            {
+                "id": policy.id,
+                "workspace_id": policy.workspace_id,
+                "name": policy.name,
+                "issuer": policy.issuer,
+                "audience": policy.audience,
+                "subject": policy.subject,
+                "claims": dict(policy.claims),
+                "scopes": list(policy.scopes),
+                "max_lifetime_seconds": policy.max_lifetime_seconds,
+                "created_at": rfc3339(policy.created_at),
+                "created_by": policy.created_by,
+            }
+        )
+
+
+class TrustPolicyList(Resource):
+    trust_policies: list[TrustPolicy]
+
+
 # -- audit events --------------------------------------------------------------------------
 
 
@@ -838,6 +940,8 @@ class TokenExchangeForm(OAuthRequest):
             "subject_token_type must be one of " + ", ".join(SUBJECT_TOKEN_TYPES) + ".",
         ),
     ]
+    workspace_id: ANY_TEXT = None
+    scope: ANY_TEXT = None
     requested_token_type: Annotated[
         Literal["urn:ietf:params:oauth:token-type:access_token"] | None,
         _absent_or({"const": ACCESS_TOKEN_TYPE}),

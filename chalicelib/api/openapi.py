@@ -28,9 +28,10 @@ from chalicelib.api import (
     oauth,
     secret_scanning,
     sessions,
+    trust_policies,
     workspaces,
 )
-from chalicelib.api.models import KEY_ID, USER_ID_OR_EMAIL, WORKSPACE_ID
+from chalicelib.api.models import KEY_ID, TRUST_POLICY_ID, USER_ID_OR_EMAIL, WORKSPACE_ID
 from chalicelib.api.operations import HTML, Answer, Operation, Public
 from chalicelib.errors import Problem
 
@@ -165,10 +166,10 @@ def parameter(name: str) -> Schema:
 
 # -- the declared operations (api/operations.py) -----------------------------------------
 
-DECLARED: tuple[Operation, ...] = tuple(
-    op for routes in (keys, events, identity, workspaces) for op in routes.blueprint.operations
-)
+ROUTES = (keys, events, identity, workspaces, trust_policies)
+DECLARED: tuple[Operation, ...] = tuple(op for r in ROUTES for op in r.blueprint.operations)
 PATH_PARAMETERS = {"key_id": "KeyId", "workspace_id": "WorkspaceId", "user_id": "UserIdOrEmail"}
+PATH_PARAMETERS["policy_id"] = "TrustPolicyId"
 
 
 class _Schemas(GenerateJsonSchema):
@@ -432,6 +433,7 @@ def components() -> Schema:
                     ("key_id", "KeyId", KEY_ID),
                     ("workspace_id", "WorkspaceId", WORKSPACE_ID),
                     ("user_id", "UserIdOrEmail", USER_ID_OR_EMAIL),
+                    ("policy_id", "TrustPolicyId", TRUST_POLICY_ID),
                 )
             },
         },

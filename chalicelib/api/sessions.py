@@ -42,6 +42,7 @@ ANSWERS = (
             errors.UNSUPPORTED_GRANT_TYPE,
             errors.INVALID_TARGET,
             errors.INVALID_GRANT,
+            errors.OAUTH_INVALID_SCOPE,
         ),
         oauth=True,
     ),
@@ -152,7 +153,34 @@ def exchange() -> Response:
 def _exchange_for_workspace_token(form: models.TokenExchangeForm) -> Response:
     """A delegation (subject_token_type access_token) or a workload's exchange (jwt): a
     short-lived token bound to one workspace."""
+    if form.subject_token_type == models.JWT_TOKEN_TYPE:
+        return _workload_exchange(form)
     raise invalid_request(f"subject_token_type {form.subject_token_type} is not served yet.")
+
+
+def _workload_exchange(form: models.TokenExchangeForm) -> Response:
+    """Workload identity federation: the answer of RFC 8693 §2.2.1, no refresh token."""
+    from chalicelib.workloads.exchange import WorkloadRejected
+
+    subject_token = _subject_token(form)
+    try:
+        minted = services().workload_exchange.exchange(
+            subject_token, form.workspace_id, form.scope
+        )
+    except WorkloadRejected as rejected:
+        problem = {
+            "invalid_request": errors.OAUTH_INVALID_REQUEST,
+            "invalid_scope": errors.OAUTH_INVALID_SCOPE,
+        }.get(rejected.error, errors.INVALID_GRANT)
+        raise problem.oauth_error(rejected.description) from None
+    body = {
+        "access_token": minted.token,
+        "issued_token_type": models.ACCESS_TOKEN_TYPE,
+        "token_type": "Bearer",
+        "expires_in": minted.expires_in,
+        "scope": minted.scope,
+    }
+    return edge.json_response(body, headers=_TOKEN_HEADERS, secret=True)
 
 
 @blueprint.public(

@@ -13,7 +13,9 @@ What each credential's one round trip reads:
 - a user token (signature checked locally): the membership of the named workspace;
 - an MCP access token: its grant (the refresh family in `sid`) and its owner's membership of
   the workspace it is bound to, so revoking the grant or removing the member refuses it on
-  the very next request.
+  the very next request;
+- a workload token (a `policy` claim): its trust policy (one GetItem), so deleting the policy
+  refuses it on the very next request; no membership (a workload is not a user).
 Each further kind of token this service signs (told apart by its claims in `_resolve_jwt`)
 states the items it reads the same way, and is judged from them without another read.
 
@@ -208,6 +210,8 @@ class Resolver:
             return self._judge_mcp_token(claims, workspace_id, origin)
         if workspace_id is not None and not ids.is_workspace_id(workspace_id):
             return INVALID_WORKSPACE_ID
+        if "policy" in claims:
+            return self._judge_workload_token(claims, workspace_id, origin)
         principal = Principal(
             user_id=claims["sub"],
             credential="user_token",
@@ -249,6 +253,42 @@ class Resolver:
             origin=origin,
         )
         return principal, member
+
+    def _judge_workload_token(
+        self, claims: dict[str, Any], workspace_id: str | None, origin: Origin | None
+    ) -> tuple[Principal, bool | None] | Refusal:
+        """A workload token: bound to its workspace like a workspace key, with exactly its
+        scopes; its trust policy is re-read (one GetItem) so a deleted policy refuses it."""
+        from chalicelib.workloads.store import to_policy
+
+        policy_id, bound, scope, subject = (
+            claims.get(name) for name in ("policy", "workspace_id", "scope", "sub")
+        )
+        if not all(isinstance(v, str) and v for v in (policy_id, bound, scope, subject)):
+            return INVALID  # signed by us, yet not a workload token
+        assert isinstance(policy_id, str) and isinstance(bound, str)
+        assert isinstance(scope, str) and isinstance(subject, str)
+        if not ids.is_workspace_id(bound) or not ids.is_trust_policy_id(policy_id):
+            return INVALID
+        found = self._workspaces.read(items.trust_policy(bound, policy_id))
+        if found is None:
+            return REVOKED  # the owner deleted the policy: its tokens stop on the next request
+        policy = to_policy(found)
+        if workspace_id is not None and workspace_id != bound:
+            return MISMATCH  # bound to its workspace, like a workspace key
+        act = claims.get("act")
+        principal = Principal(
+            user_id=subject,
+            credential="workload",
+            # Never more than the policy holds now, nor than a workspace key may.
+            scopes=frozenset(scope.split()) & frozenset(policy.scopes),
+            workspace_id=bound,
+            token_id=str(claims.get("jti") or "") or None,
+            policy_id=policy_id,
+            act=act if isinstance(act, dict) else None,
+            origin=origin,
+        )
+        return principal, True  # no membership applies: a workload is not a user
 
     def _check_membership(self, principal: Principal, member: bool | None) -> Principal | Refusal:
         """Rule 3: the caller (the key's owner) must be a member of the resolved workspace.

@@ -24,6 +24,9 @@ KEY_LEAKED = "key.leaked"
 WORKSPACE_CREATED = "workspace.created"
 MEMBER_ADDED = "member.added"
 MEMBER_REMOVED = "member.removed"
+TRUST_POLICY_CREATED = "trust_policy.created"
+TRUST_POLICY_DELETED = "trust_policy.deleted"
+WORKLOAD_EXCHANGED = "workload.exchanged"
 TYPES = (
     KEY_CREATED,
     KEY_REVEALED,
@@ -36,11 +39,15 @@ TYPES = (
     WORKSPACE_CREATED,
     MEMBER_ADDED,
     MEMBER_REMOVED,
+    TRUST_POLICY_CREATED,
+    TRUST_POLICY_DELETED,
+    WORKLOAD_EXCHANGED,
 )
 
 # The actors that are not a caller.
 EXPIRY = "expiry"
 SECRET_SCANNING = "github-secret-scanning"
+WORKLOAD_IDENTITY = "workload-identity"  # a workload's exchange (its sub is in the data)
 
 Actor = dict[str, str | None]
 

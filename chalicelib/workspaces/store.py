@@ -115,6 +115,11 @@ class WorkspaceStore:
         )
         return found is not None
 
+    def read(self, item: Item) -> dict[str, Any] | None:
+        """A decision's one round trip for a credential that needs one item of its own and
+        no membership (a workload token's trust policy): one strongly consistent GetItem."""
+        return get_consistent(self._client, self._table, item)
+
     def read_with_membership(
         self, item: Item, workspace_id: str, user_id: str
     ) -> tuple[dict[str, Any] | None, bool]:

@@ -62,3 +62,9 @@ export type {
   TokenSet,
   Workspace,
 } from "./types.js";
+export {
+  WorkloadIdentity,
+  WorkloadIdentityError,
+  WORKLOAD_REFRESH_MARGIN_MS,
+} from "./workload.js";
+export type { WorkloadIdentityOptions } from "./workload.js";

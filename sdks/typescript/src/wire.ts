@@ -501,6 +501,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspaces/{workspace_id}/trust-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A workspace's trust policies, in creation order (owner only) */
+        get: operations["listTrustPolicies"];
+        put?: never;
+        /** Create a trust policy (owner only) */
+        post: operations["createTrustPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace_id}/trust-policies/{policy_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A trust policy (owner only) */
+        get: operations["getTrustPolicy"];
+        put?: never;
+        post?: never;
+        /** Delete a trust policy: its tokens stop working on their next request */
+        delete: operations["deleteTrustPolicy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -701,7 +737,7 @@ export interface components {
             /** @example evt_01JQ0000000000000000000000 */
             id: string;
             /** @enum {string} */
-            type: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "workspace.created" | "member.added" | "member.removed";
+            type: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged";
             /**
              * Format: date-time
              * @example 2026-11-21T12:00:00Z
@@ -846,6 +882,45 @@ export interface components {
              */
             allowedCidrs?: string[] | null;
         };
+        /**
+         * NewTrustPolicy
+         * @description What creates a trust policy (docs/guides/workload-identity.md).
+         */
+        NewTrustPolicy: {
+            /**
+             * @description 1 to 100 characters after trimming; no control characters.
+             * @example Research
+             */
+            name: string;
+            /**
+             * Format: uri
+             * @description The workload's OIDC issuer (https; its discovery document and JWKS are fetched from it).
+             * @example https://token.actions.githubusercontent.com
+             */
+            issuer: string;
+            /**
+             * @description The `aud` the workload's token must carry.
+             * @example memory-service
+             */
+            audience: string;
+            /**
+             * @description The `sub` to match: exact, or ending in `*` for a prefix (at least 6 characters and a `:` or `/` before it).
+             * @example repo:acme/agents:ref:refs/heads/main
+             */
+            subject: string;
+            /**
+             * @description Up to 10 exact matches on other claims.
+             * @example {
+             *       "repository_owner": "acme"
+             *     }
+             */
+            claims?: {
+                [key: string]: string;
+            };
+            /** @description A subset of the workspace-key scopes. */
+            scopes: ("memory" | "entities" | "reasoning" | "ontology" | "skills")[];
+            maxLifetimeSeconds?: number;
+        };
         /** NewWorkspace */
         NewWorkspace: {
             /**
@@ -919,7 +994,7 @@ export interface components {
              * @description Stable: safe to branch on.
              * @enum {string}
              */
-            code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
+            code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
         };
         /** RefreshForm */
         RefreshForm: {
@@ -990,6 +1065,8 @@ export interface components {
             subject_token: string;
             /** @enum {string} */
             subject_token_type: "urn:ietf:params:oauth:token-type:id_token" | "urn:ietf:params:oauth:token-type:access_token" | "urn:ietf:params:oauth:token-type:jwt";
+            workspace_id?: string;
+            scope?: string;
             /** @constant */
             requested_token_type?: "urn:ietf:params:oauth:token-type:access_token";
             audience?: string;
@@ -1020,6 +1097,33 @@ export interface components {
              * @constant
              */
             issued_token_type?: "urn:ietf:params:oauth:token-type:access_token";
+        };
+        /** TrustPolicy */
+        TrustPolicy: {
+            /** @example tp_01JQ0000000000000000000000 */
+            id: string;
+            /** @example ws_01JQ0000000000000000000000 */
+            workspaceId: string;
+            name: string;
+            issuer: string;
+            audience: string;
+            subject: string;
+            claims: {
+                [key: string]: string;
+            };
+            scopes: ("memory" | "entities" | "reasoning" | "ontology" | "skills" | "workspace:admin")[];
+            maxLifetimeSeconds: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T12:00:00Z
+             */
+            createdAt: string;
+            /** @example usr_01JQ0000 */
+            createdBy: string;
+        };
+        /** TrustPolicyList */
+        TrustPolicyList: {
+            trustPolicies: components["schemas"]["TrustPolicy"][];
         };
         /** Verdict */
         Verdict: {
@@ -1080,6 +1184,7 @@ export interface components {
         KeyId: string;
         WorkspaceId: string;
         UserIdOrEmail: string;
+        TrustPolicyId: string;
     };
     requestBodies: never;
     headers: {
@@ -2126,7 +2231,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
-                type?: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "workspace.created" | "member.added" | "member.removed";
+                type?: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged";
                 keyId?: string;
                 /**
                  * @deprecated
@@ -2235,7 +2340,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        error?: "invalid_grant" | "invalid_request" | "invalid_target" | "unsupported_grant_type";
+                        error?: "invalid_grant" | "invalid_request" | "invalid_scope" | "invalid_target" | "unsupported_grant_type";
                     } & components["schemas"]["OAuthError"];
                 };
             };
@@ -2309,7 +2414,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        error?: "invalid_grant" | "invalid_request" | "invalid_target" | "unsupported_grant_type";
+                        error?: "invalid_grant" | "invalid_request" | "invalid_scope" | "invalid_target" | "unsupported_grant_type";
                     } & components["schemas"]["OAuthError"];
                 };
             };
@@ -3446,6 +3551,391 @@ export interface operations {
                     "application/problem+json": {
                         /** @enum {unknown} */
                         code?: "owner_cannot_leave";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTrustPolicies: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                workspace_id: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policies; the first that matches an exchange wins. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustPolicyList"];
+                };
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_workspace_id`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_workspace_id" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `owner_required`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "owner_required" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTrustPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                workspace_id: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewTrustPolicy"];
+            };
+        };
+        responses: {
+            /** @description The policy. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustPolicy"];
+                };
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_json`, `invalid_name`, `invalid_scope`, `invalid_trust_policy`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_json" | "invalid_name" | "invalid_scope" | "invalid_trust_policy" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `owner_required`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "owner_required" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of this stage was reached. Codes: `limit_reached`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "limit_reached";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 16 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description Send application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTrustPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                workspace_id: components["parameters"]["WorkspaceId"];
+                policy_id: components["parameters"]["TrustPolicyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustPolicy"];
+                };
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_workspace_id`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_workspace_id" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `owner_required`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "owner_required" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteTrustPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                workspace_id: components["parameters"]["WorkspaceId"];
+                policy_id: components["parameters"]["TrustPolicyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. No body and no Content-Type. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_workspace_id`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_workspace_id" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `owner_required`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "owner_required" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
                     } & components["schemas"]["Problem"];
                 };
             };

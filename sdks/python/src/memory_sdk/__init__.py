@@ -43,6 +43,7 @@ from memory_sdk.models import (
     TokenPair,
     UserActor,
 )
+from memory_sdk.workload import WorkloadIdentity, WorkloadIdentityError
 
 __version__ = "0.1.0"
 
@@ -87,5 +88,7 @@ __all__ = [
     "UnexpectedResponseError",
     "UnsupportedAuth",
     "UserActor",
+    "WorkloadIdentity",
+    "WorkloadIdentityError",
     "__version__",
 ]

@@ -29,6 +29,9 @@ EventType = Literal[
     "workspace.created",
     "member.added",
     "member.removed",
+    "trust_policy.created",
+    "trust_policy.deleted",
+    "workload.exchanged",
 ]
 
 

@@ -1,0 +1,192 @@
+"""The exchange (RFC 8693, subject_token_type jwt): a workload's OIDC token for a workload
+token of one workspace, under the first of its trust policies that matches.
+
+One straight sequence: the token's header and unverified `iss` (only to find candidate
+policies and the issuer's keys), the signature with the pinned algorithm of that key
+(RS256 or ES256; never `none` or HMAC), then `iss`, `aud`, `exp`, `iat` (required; a
+lifetime of at most 24 hours), then the policies in creation order. A refusal never says
+which policy condition failed: "no trust policy of this workspace matches" is all a caller
+learns, so a stolen token cannot be used to probe a workspace's policies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib import ids
+from chalicelib.access.scopes import ordered
+from chalicelib.clock import Clock, epoch
+from chalicelib.events import model as events
+from chalicelib.events.log import EventLog
+from chalicelib.logs import logger
+from chalicelib.sessions.access_tokens import CLOCK_SKEW, TokenSigner
+from chalicelib.workloads.issuers import ALGORITHMS, IssuerKeys, UnknownKey
+from chalicelib.workloads.model import TrustPolicy, workload_subject
+from chalicelib.workloads.store import TrustPolicyStore
+
+MAX_SUBJECT_LIFETIME = 24 * 3600  # seconds from iat to exp
+NO_MATCH = "no trust policy of this workspace matches"
+
+
+class WorkloadRejected(Exception):
+    """The exchange is refused (400 invalid_grant, or invalid_scope/invalid_request when
+    `error` says so). `description` is safe to show; it holds no token."""
+
+    def __init__(self, description: str, error: str = "invalid_grant"):
+        super().__init__(description)
+        self.description = description
+        self.error = error
+
+
+@dataclass(frozen=True)
+class WorkloadToken:
+    token: str
+    expires_in: int
+    scope: str
+    policy: TrustPolicy
+
+
+class WorkloadExchange:
+    def __init__(
+        self,
+        policies: TrustPolicyStore,
+        issuer_keys: IssuerKeys,
+        signer: TokenSigner,
+        events: EventLog,
+        clock: Clock,
+    ):
+        self._policies = policies
+        self._keys = issuer_keys
+        self._signer = signer
+        self._events = events
+        self._clock = clock
+
+    def exchange(
+        self, subject_token: str, workspace_id: str | None, scope: str | None
+    ) -> WorkloadToken:
+        if not workspace_id:
+            raise WorkloadRejected("workspace_id is required.", "invalid_request")
+        if not ids.is_workspace_id(workspace_id):
+            raise WorkloadRejected("workspace_id must be a workspace id (ws_…).", "invalid_request")
+        claims, unverified_issuer = self._unverified(subject_token)
+        candidates = [p for p in self._policies.list(workspace_id) if p.issuer == unverified_issuer]
+        if not candidates:
+            raise WorkloadRejected(NO_MATCH)
+        claims = self._verified(subject_token, unverified_issuer, candidates)
+        policy = next((p for p in candidates if p.matches(claims)), None)
+        if policy is None:
+            raise WorkloadRejected(NO_MATCH)
+        granted = self._scopes(policy, scope)
+        now = epoch(self._clock.now())
+        lifetime = min(policy.max_lifetime_seconds, int(claims["exp"]) - now)
+        if lifetime < 1:
+            raise WorkloadRejected("The subject token has expired.")
+        subject = claims["sub"]
+        self._record(policy, subject)
+        minted = self._signer.mint(
+            workload_subject(policy.id, subject),
+            extra={
+                "workspace_id": workspace_id,
+                "scope": " ".join(granted),
+                "policy": policy.id,
+                "act": {"sub": subject, "iss": policy.issuer},
+            },
+            lifetime=lifetime,
+        )
+        return WorkloadToken(minted.token, minted.expires_in, " ".join(granted), policy)
+
+    def _unverified(self, token: str) -> tuple[dict[str, Any], str]:
+        import jwt
+
+        try:
+            header = jwt.get_unverified_header(token)
+            # Only to find the candidate policies and which issuer's keys to use; nothing is
+            # trusted before the verified decode.
+            claims = jwt.decode(token, options={"verify_signature": False})
+        except jwt.PyJWTError:
+            raise WorkloadRejected("The subject token is not a well-formed JWT.") from None
+        if header.get("alg") not in ALGORITHMS:  # `none`, HS256 (key confusion), anything else
+            raise WorkloadRejected("The subject token must be signed with RS256 or ES256.")
+        issuer = claims.get("iss")
+        if not isinstance(issuer, str):
+            raise WorkloadRejected(NO_MATCH)
+        return claims, issuer
+
+    def _verified(self, token: str, issuer: str, candidates: list[TrustPolicy]) -> dict[str, Any]:
+        import jwt
+
+        header = jwt.get_unverified_header(token)
+        algorithm = header["alg"]
+        kid = header.get("kid")
+        if not isinstance(kid, str) or not kid:
+            raise WorkloadRejected("The subject token has no key id (kid).")
+        try:
+            jwk = self._keys.key(issuer, kid)
+        except UnknownKey:
+            raise WorkloadRejected("The subject token's signing key (kid) is not known.") from None
+        if jwk.get("kty") != ALGORITHMS[algorithm] or jwk.get("alg", algorithm) != algorithm:
+            raise WorkloadRejected("The subject token's algorithm does not match its key.")
+        try:
+            key = jwt.PyJWK(jwk, algorithm).key
+        except jwt.PyJWTError:
+            raise WorkloadRejected("The subject token's signing key is not usable.") from None
+        try:
+            claims: dict[str, Any] = jwt.decode(
+                token,
+                key=key,
+                algorithms=[algorithm],  # the one the key is for: pinned, never the header's
+                audience=sorted({p.audience for p in candidates}),
+                issuer=issuer,
+                leeway=CLOCK_SKEW,
+                options={"require": ["exp", "iat", "iss", "aud", "sub"]},
+            )
+        except jwt.ExpiredSignatureError:
+            raise WorkloadRejected("The subject token has expired.") from None
+        except jwt.InvalidAudienceError:
+            raise WorkloadRejected(NO_MATCH) from None
+        except jwt.InvalidSignatureError:
+            raise WorkloadRejected("The subject token's signature is not valid.") from None
+        except jwt.MissingRequiredClaimError as missing:
+            raise WorkloadRejected(
+                f"The subject token lacks the {missing.claim!r} claim."
+            ) from None
+        except jwt.PyJWTError:
+            raise WorkloadRejected("The subject token is not valid.") from None
+        issued, expires = claims["iat"], claims["exp"]
+        if not isinstance(issued, int | float) or not isinstance(expires, int | float):
+            raise WorkloadRejected("The subject token's iat and exp must be numbers.")
+        if expires - issued > MAX_SUBJECT_LIFETIME:
+            raise WorkloadRejected("The subject token lives longer than 24 hours: refused.")
+        if not isinstance(claims["sub"], str) or not 0 < len(claims["sub"]) <= 255:
+            raise WorkloadRejected(NO_MATCH)
+        return claims
+
+    def _scopes(self, policy: TrustPolicy, scope: str | None) -> list[str]:
+        if scope is None:
+            return list(policy.scopes)
+        asked = scope.split()
+        if not asked or not set(asked) <= set(policy.scopes):
+            raise WorkloadRejected(
+                "scope must be a subset of the trust policy's scopes.", "invalid_scope"
+            )
+        return ordered(asked)
+
+    def _record(self, policy: TrustPolicy, subject: str) -> None:
+        """workload.exchanged, at most once per policy and workload sub per five minutes.
+        Written before the token is handed out, like a reveal's: no credential without its
+        audit record (a failed write is a 503)."""
+        logger.info(
+            "workload exchanged",
+            extra={"policy_id": policy.id, "workload_sub": subject, "issuer": policy.issuer},
+        )
+        event = self._events.new(
+            events.WORKLOAD_EXCHANGED,
+            policy.created_by,
+            events.system(events.WORKLOAD_IDENTITY),
+            workspace_id=policy.workspace_id,
+            data={"policyId": policy.id, "sub": subject, "iss": policy.issuer},
+        )
+        now = self._clock.now()
+        if self._policies.record_exchange(policy, subject, now, self._events.member(event)):
+            self._events.published(event)

@@ -1,0 +1,167 @@
+"""Trust policies in DynamoDB, under their workspace's partition.
+
+  WS#<ws> / TP#<policy id>     the policy (ids are ULIDs: a query lists them in creation order)
+  WS#<ws> / TPCOUNT            how many the workspace has: the limit's conditional counter
+  WS#<ws> / WLSEEN#<policy>#<sha256 of the workload sub>   when its last exchange was recorded
+
+A workload token's every decision reads its policy with one strongly consistent GetItem, so a
+deleted policy refuses its tokens on the very next request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from chalicelib import items
+from chalicelib.clock import epoch, parse_rfc3339, rfc3339
+from chalicelib.table import (
+    ABSENT,
+    EXISTS,
+    TTL_ATTRIBUTE,
+    delete,
+    get_consistent,
+    is_condition_failure,
+    put,
+    put_if_absent,
+    to_item,
+    transact,
+    under,
+    update,
+    was_retried,
+)
+from chalicelib.workloads.model import MAX_POLICIES, TrustPolicy
+
+EXCHANGE_RECORD_WINDOW = timedelta(minutes=5)
+
+
+class LimitReached(Exception):
+    """The workspace has MAX_POLICIES trust policies already."""
+
+
+def to_policy(values: dict[str, Any]) -> TrustPolicy:
+    created = parse_rfc3339(values["createdAt"])
+    assert created is not None
+    return TrustPolicy(
+        id=values["policyId"],
+        workspace_id=values["workspaceId"],
+        name=values["name"],
+        issuer=values["issuer"],
+        audience=values["audience"],
+        subject=values["subject"],
+        # Nested values as JSON text: the table layer marshals flat values only.
+        claims=json.loads(values.get("claims") or "{}"),
+        scopes=tuple(values["scopes"]),
+        max_lifetime_seconds=int(values["maxLifetimeSeconds"]),
+        created_at=created,
+        created_by=values["createdBy"],
+    )
+
+
+def subject_digest(subject: str) -> str:
+    return hashlib.sha256(subject.encode()).hexdigest()
+
+
+class TrustPolicyStore:
+    def __init__(self, client: Any, table_name: str):
+        self._client = client
+        self._table = table_name
+
+    def create(self, policy: TrustPolicy, also: Sequence[dict[str, Any]] = ()) -> None:
+        """Writes the policy and `also` (its event) with the workspace's count raised; raises
+        LimitReached when the count is at MAX_POLICIES already. The conditional counter is
+        what keeps two concurrent creations from both passing a count read as 19."""
+        record = to_item(
+            {
+                "policyId": policy.id,
+                "workspaceId": policy.workspace_id,
+                "name": policy.name,
+                "issuer": policy.issuer,
+                "audience": policy.audience,
+                "subject": policy.subject,
+                "claims": json.dumps(dict(policy.claims), separators=(",", ":")),
+                "scopes": list(policy.scopes),
+                "maxLifetimeSeconds": policy.max_lifetime_seconds,
+                "createdAt": rfc3339(policy.created_at),
+                "createdBy": policy.created_by,
+            }
+        )
+        record.update(items.trust_policy(policy.workspace_id, policy.id))
+        count = update(
+            self._table,
+            items.trust_policy_count(policy.workspace_id),
+            "ADD #policies :one",
+            "attribute_not_exists(#policies) OR #policies < :max",
+            {"one": 1, "max": MAX_POLICIES},
+        )
+        try:
+            transact(self._client, [count, put_if_absent(self._table, record), *also])
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            # A fresh policy id never collides: if it is there, an earlier attempt of this
+            # very write was applied and its answer lost.
+            if self.get(policy.workspace_id, policy.id) is None:
+                raise LimitReached(policy.workspace_id) from None
+
+    def get(self, workspace_id: str, policy_id: str) -> TrustPolicy | None:
+        values = get_consistent(
+            self._client, self._table, items.trust_policy(workspace_id, policy_id)
+        )
+        return to_policy(values) if values else None
+
+    def list(self, workspace_id: str) -> list[TrustPolicy]:
+        """In creation order (the first that matches an exchange wins)."""
+        found = under(
+            self._client,
+            self._table,
+            items.workspace_pk(workspace_id),
+            items.TRUST_POLICY_PREFIX,
+            consistent=True,
+        )
+        return [to_policy(values) for values in found]
+
+    def delete(
+        self, workspace_id: str, policy_id: str, also: Sequence[dict[str, Any]] = ()
+    ) -> bool:
+        """True when deleted; False when there was no such policy."""
+        members = [
+            delete(self._table, items.trust_policy(workspace_id, policy_id), EXISTS),
+            update(
+                self._table,
+                items.trust_policy_count(workspace_id),
+                "ADD #policies :less",
+                values={"less": -1},
+            ),
+            *also,
+        ]
+        try:
+            transact(self._client, members)
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            return was_retried(error)  # the first attempt deleted it, its answer lost
+        return True
+
+    def record_exchange(
+        self, policy: TrustPolicy, subject: str, now: datetime, event: dict[str, Any]
+    ) -> bool:
+        """Stores `event` (a workload.exchanged) unless one was stored for this policy and
+        workload sub in the last five minutes: True when stored. The condition on the marker
+        is what keeps a CI matrix of 50 jobs exchanging at once from storing 50 events."""
+        until = now + EXCHANGE_RECORD_WINDOW
+        marker = to_item({"until": epoch(until), TTL_ATTRIBUTE: epoch(until)})
+        marker.update(items.workload_seen(policy.workspace_id, policy.id, subject_digest(subject)))
+        claim = put(self._table, marker, f"{ABSENT} OR #until <= :now", {"now": epoch(now)})
+        try:
+            transact(self._client, [claim, event])
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            return False
+        return True
