@@ -150,6 +150,9 @@ INVALID_REQUEST = Problem(400, "invalid_request", "The request is not valid.")
 INVALID_IDEMPOTENCY_KEY = Problem(
     400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 255 printable ASCII characters."
 )
+INVALID_QUOTA = Problem(
+    400, "invalid_quota", "requestsPerDay must be a whole number from 1 to 10000000, or null."
+)
 INVALID_LIFETIME = Problem(
     400, "invalid_lifetime", "expiresInDays must be a whole number from 1 to 90."
 )
@@ -206,6 +209,7 @@ USER_NOT_FOUND = Problem(404, "user_not_found", "No user with this id has signed
 METHOD_NOT_ALLOWED = Problem(405, "method_not_allowed", "This method is not allowed here.")
 KEY_NOT_ACTIVE = Problem(409, "key_not_active", "Only an active key can be rotated.")
 OWNER_CANNOT_LEAVE = Problem(409, "owner_cannot_leave", "The owner cannot remove itself.")
+LIMIT_REACHED = Problem(409, "limit_reached", "A limit of this stage was reached.")
 KEY_REVOKED = Problem(410, "key_revoked", "This key has been revoked.")
 KEY_NOT_REVEALABLE = Problem(
     410, "key_not_revealable", "This key was created before encryption at rest."
@@ -220,6 +224,11 @@ IDEMPOTENCY_KEY_REUSED = Problem(
 )
 # Answered by API Gateway's throttling (a gateway response in infra/), never by the code.
 TOO_MANY_REQUESTS = Problem(429, "too_many_requests", "Too many requests; retry later.")
+QUOTA_EXCEEDED = Problem(
+    429,
+    "quota_exceeded",
+    "This key used its daily quota (requestsPerDay); retry after midnight UTC.",
+)
 INTERNAL_ERROR = Problem(500, "internal_error", "An internal error occurred.")
 DEPENDENCY_UNAVAILABLE = Problem(
     503, "dependency_unavailable", "A dependency is unavailable; retry later."
@@ -247,6 +256,7 @@ PROBLEMS: dict[str, Problem] = {
         INVALID_REQUEST,
         INVALID_IDEMPOTENCY_KEY,
         INVALID_LIFETIME,
+        INVALID_QUOTA,
         INVALID_GRACE_PERIOD,
         INVALID_CIDR,
         INVALID_REPORT,
@@ -267,12 +277,14 @@ PROBLEMS: dict[str, Problem] = {
         METHOD_NOT_ALLOWED,
         KEY_NOT_ACTIVE,
         OWNER_CANNOT_LEAVE,
+        LIMIT_REACHED,
         KEY_REVOKED,
         KEY_NOT_REVEALABLE,
         PAYLOAD_TOO_LARGE,
         UNSUPPORTED_MEDIA_TYPE,
         IDEMPOTENCY_KEY_REUSED,
         TOO_MANY_REQUESTS,
+        QUOTA_EXCEEDED,
         INTERNAL_ERROR,
         DEPENDENCY_UNAVAILABLE,
         DASHBOARD_NOT_CONFIGURED,

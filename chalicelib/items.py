@@ -16,6 +16,7 @@
   OAUTHCODE#<sha256>   CODE               an authorization code, by its hash
   DCRLIMIT#<address>   WINDOW#<start>     registrations from one address in one window
   IDEMPOTENCY#<sha256> IDEMPOTENCY        an Idempotency-Key's result
+  USAGE#<keyId>        HOUR#<yyyy-mm-ddThh> a key's counted requests in one UTC hour
 
 Each function gives the key in DynamoDB's form (`table.key`); the prefixes are those the
 queries read a partition by.
@@ -30,6 +31,7 @@ WORKSPACE_PREFIX = "WS#"
 MEMBER_PREFIX = "MEMBER#"
 EVENT_PREFIX = "EVT#"
 CREDENTIAL_SK = "CRED"
+HOUR_PREFIX = "HOUR#"
 
 
 def user_pk(user_id: str) -> str:
@@ -107,3 +109,12 @@ def registration_window(address: str, start: int) -> Item:
 
 def idempotency_record(digest: str) -> Item:
     return key(f"IDEMPOTENCY#{digest}", "IDEMPOTENCY")
+
+
+def usage_pk(key_id: str) -> str:
+    return f"USAGE#{key_id}"
+
+
+def usage_hour(key_id: str, hour: str) -> Item:
+    """`hour`: the UTC hour as `yyyy-mm-ddThh` (sorts as time does)."""
+    return key(usage_pk(key_id), HOUR_PREFIX + hour)
