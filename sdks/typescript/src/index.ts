@@ -50,6 +50,7 @@ export type {
   EventType,
   KeyCategory,
   KeyStatus,
+  KeyUsage,
   ListApiKeysOptions,
   ListEventsOptions,
   Member,
@@ -60,5 +61,6 @@ export type {
   RotateOptions,
   Scope,
   TokenSet,
+  UsageOptions,
   Workspace,
 } from "./types.js";

@@ -38,9 +38,11 @@ from memory_sdk.models import (
     EventType,
     KeyCategory,
     KeyStatus,
+    KeyUsage,
     Principal,
     SystemActor,
     TokenPair,
+    UsageBucket,
     UserActor,
 )
 
@@ -66,6 +68,7 @@ __all__ = [
     "GoneError",
     "KeyCategory",
     "KeyStatus",
+    "KeyUsage",
     "MemoryClient",
     "MemorySDKError",
     "NetworkError",
@@ -86,6 +89,7 @@ __all__ = [
     "Unchanged",
     "UnexpectedResponseError",
     "UnsupportedAuth",
+    "UsageBucket",
     "UserActor",
     "__version__",
 ]
