@@ -370,6 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--decisions and --cold-runs must be at least 1, the latency at least 0")
     call_latency = args.call_latency_ms / 1e3
 
+    from chalicelib.config import DEFAULT_USAGE_FLUSH_SECONDS
     from local.stack import free_port, local_environment, start_moto
 
     host = "127.0.0.1"
@@ -378,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     moto = start_moto(host, int(moto_endpoint.rsplit(":", 1)[1]))
     try:
         os.environ.update(local_environment("dev", "http://127.0.0.1", moto_endpoint))
+        # Usage counting on, with the deployed write window (the local stack shortens it).
+        os.environ["USAGE_FLUSH_SECONDS"] = str(DEFAULT_USAGE_FLUSH_SECONDS)
         os.environ["_HANDLER"] = "app.authorizer"  # as in the authorizer's Lambda function
         sys.path.insert(0, str(PROJECT_DIR))
         setup = prepare()

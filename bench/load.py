@@ -42,6 +42,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from local.running import running_stack
+from local.stack import LOCAL_USAGE_FLUSH_SECONDS
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 KEYS = "/v1/auth/api-keys"
@@ -315,6 +316,56 @@ class Load:
                 pass
         return self.report(time.monotonic() - started, concurrency)
 
+    # -- usage: requests sent per key against requests counted ----------------------------
+
+    def usage(self, since: str) -> dict[str, Any]:
+        """Once the run is over: wait one usage write window, make one more request with each
+        live key (its first of the new window writes what was counted), then read each
+        key's usage. A key is never counted more than it was used; a live key is counted
+        exactly (one container, flushed); a revoked key may miss its last window."""
+        time.sleep(float(LOCAL_USAGE_FLUSH_SECONDS) + 0.5)
+        with self._lock:
+            sent = Counter(
+                s.key_id for s in self.samples if s.key_id is not None and 200 <= s.status < 300
+            )
+            live = [k for k in self.keys.values() if k.revoked_at is None and k.id in sent]
+        for key in live:
+            answer = self._send("usage: flush", "GET", WHOAMI, key.plaintext, key.id)
+            if answer is not None and answer.status_code == 200:
+                sent[key.id] += 1
+        live_ids = {k.id for k in live}
+        rows: list[dict[str, Any]] = []
+        for key_id, requests in sorted(sent.items()):
+            answer = self._send(
+                "usage: read", "GET", f"{KEYS}/{key_id}/usage?granularity=hour&from={since}",
+                self.token,
+            )
+            counted = (
+                sum(b["requests"] for b in answer.json()["buckets"])
+                if answer is not None and answer.status_code == 200
+                else -1
+            )
+            rows.append({"keyId": key_id, "live": key_id in live_ids, "sent": requests,
+                         "counted": counted})
+        over = [r for r in rows if r["counted"] > r["sent"]]
+        unread = [r for r in rows if r["counted"] < 0]
+        missed_live = [r for r in rows if r["live"] and r["counted"] != r["sent"]]
+        failures = []
+        if over:
+            failures.append(f"{len(over)} keys were counted more than they were used")
+        if unread:
+            failures.append(f"{len(unread)} keys' usage could not be read")
+        if missed_live:
+            failures.append(f"{len(missed_live)} live keys were not counted exactly")
+        return {
+            "keys": rows,
+            "sent": sum(r["sent"] for r in rows),
+            "counted": sum(max(r["counted"], 0) for r in rows),
+            "liveSent": sum(r["sent"] for r in rows if r["live"]),
+            "liveCounted": sum(max(r["counted"], 0) for r in rows if r["live"]),
+            "failures": failures,
+        }
+
     # -- checks --------------------------------------------------------------------------
 
     def granted_after_revocation(self) -> list[Sample]:
@@ -396,8 +447,12 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         load = Load(info["endpoint"], info["token"], info["workspaceId"], args.seed)
+        since = time.strftime("%Y-%m-%dT%H:00:00Z", time.gmtime())
         with MemorySamples(int(info["motoPid"])) as memory:
             report = load.run(args.requests, args.concurrency, args.race_every)
+        usage = load.usage(since)
+    report["usage"] = {k: v for k, v in usage.items() if k != "keys"}
+    report["failures"].extend(usage["failures"])
     moto = memory.report(report["requests"])
     report["motoRssMiB"] = moto
     if moto["growthPer1000Requests"] > MAX_MOTO_GROWTH_MIB_PER_1000:
@@ -420,6 +475,15 @@ def main(argv: list[str] | None = None) -> int:
         f"{report['grantedAfterRevocation']} of {report['requestsAfterRevocation']}; "
         f"rotation races with one winner: {report['racesWithOneWinner']} of "
         f"{report['rotationRaces']}"
+    )
+    print("requests sent per key against requests counted (GET .../usage):")
+    for row in usage["keys"]:
+        state = "live" if row["live"] else "revoked"
+        print(f"  {row['keyId']} ({state}): sent {row['sent']}, counted {row['counted']}")
+    print(
+        f"usage: sent {usage['sent']}, counted {usage['counted']}; live keys: sent "
+        f"{usage['liveSent']}, counted {usage['liveCounted']} (a revoked key may miss its "
+        "last window; none may be counted more than it was used)"
     )
     for failure in report["failures"]:
         print(f"FAILED: {failure}")

@@ -21,6 +21,21 @@ GITHUB_SECRET_SCANNING_KEYS = "https://api.github.com/meta/public_keys/secret_sc
 PROTECTED_RESOURCE_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 DEFAULT_REGISTRATION_LIMIT = 20  # per source address per hour
 MAX_REGISTRATION_LIMIT = 100_000
+# Maximum counts per stage (409 limit_reached beyond): variable -> default.
+KEY_LIMIT = "KEY_LIMIT"  # non-revoked keys per user
+WORKSPACE_LIMIT = "WORKSPACE_LIMIT"  # workspaces owned per user
+MEMBER_LIMIT = "MEMBER_LIMIT"  # members per workspace
+TRUST_POLICY_LIMIT = "TRUST_POLICY_LIMIT"  # trust policies per workspace
+DEFAULT_LIMITS = {
+    KEY_LIMIT: 1_000,
+    WORKSPACE_LIMIT: 100,
+    MEMBER_LIMIT: 1_000,
+    TRUST_POLICY_LIMIT: 20,
+}
+MAX_STAGE_LIMIT = 1_000_000
+# How often a container writes a key's usage counts (and lastUsedAt): 5 minutes, which bounds
+# the write budget; LOCAL_MODE may shorten it so that counts show within seconds.
+DEFAULT_USAGE_FLUSH_SECONDS = 300
 _LOGIN_FIELDS = frozenset({"issuer", "clientId"})
 _LOGIN_ENDPOINTS = frozenset({"authorizationEndpoint", "tokenEndpoint"})
 
@@ -204,6 +219,16 @@ def parse_registration_limit(text: str) -> int:
     return int(value)
 
 
+def parse_whole_number(name: str, text: str, default: int, highest: int) -> int:
+    """A whole number from 1 to `highest`, `default` when unset. ValueError if bad."""
+    if not text.strip():
+        return default
+    value = text.strip()
+    if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= highest:
+        raise ValueError(f"{name} must be a whole number from 1 to {highest}")
+    return int(value)
+
+
 def canonical_resource(uri: str) -> str:
     """`uri` with its scheme and host in lower case, as MCP_RESOURCES holds them (both are
     case-insensitive, RFC 3986 §6.2.2.1); the rest exactly as sent."""
@@ -253,6 +278,14 @@ class Settings:
     event_bus_name: str | None = None
     # Where GitHub publishes its secret-scanning signing keys (SECRET_SCANNING_KEYS_URL).
     secret_scanning_keys_url: str = GITHUB_SECRET_SCANNING_KEYS
+    # Maximum counts (KEY_LIMIT, WORKSPACE_LIMIT, MEMBER_LIMIT, TRUST_POLICY_LIMIT).
+    key_limit: int = DEFAULT_LIMITS[KEY_LIMIT]
+    workspace_limit: int = DEFAULT_LIMITS[WORKSPACE_LIMIT]
+    member_limit: int = DEFAULT_LIMITS[MEMBER_LIMIT]
+    trust_policy_limit: int = DEFAULT_LIMITS[TRUST_POLICY_LIMIT]
+    # Seconds between a container's usage writes per key (USAGE_FLUSH_SECONDS, local mode
+    # only; a deployed stage always uses the default).
+    usage_flush_seconds: int = DEFAULT_USAGE_FLUSH_SECONDS
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -295,6 +328,26 @@ class Settings:
             lambda: parse_registration_limit(env.get("MCP_REGISTRATION_LIMIT", "")),
             DEFAULT_REGISTRATION_LIMIT,
         )
+        limits = {
+            name: parsed(
+                lambda name=name, default=default: parse_whole_number(  # type: ignore[misc]
+                    name, env.get(name, ""), default, MAX_STAGE_LIMIT
+                ),
+                default,
+            )
+            for name, default in DEFAULT_LIMITS.items()
+        }
+        flush_seconds = DEFAULT_USAGE_FLUSH_SECONDS
+        if local_mode:
+            flush_seconds = parsed(
+                lambda: parse_whole_number(
+                    "USAGE_FLUSH_SECONDS",
+                    env.get("USAGE_FLUSH_SECONDS", ""),
+                    DEFAULT_USAGE_FLUSH_SECONDS,
+                    DEFAULT_USAGE_FLUSH_SECONDS,
+                ),
+                DEFAULT_USAGE_FLUSH_SECONDS,
+            )
         keys_url = env.get("SECRET_SCANNING_KEYS_URL", "").strip() or GITHUB_SECRET_SCANNING_KEYS
         parsed(lambda: check_url(keys_url, "SECRET_SCANNING_KEYS_URL", local_mode), keys_url)
         settings = cls(
@@ -314,6 +367,11 @@ class Settings:
             dashboard_login=env.get("DASHBOARD_LOGIN", "").strip(),
             event_bus_name=env.get("EVENT_BUS_NAME", "").strip() or None,
             secret_scanning_keys_url=keys_url,
+            key_limit=limits[KEY_LIMIT],
+            workspace_limit=limits[WORKSPACE_LIMIT],
+            member_limit=limits[MEMBER_LIMIT],
+            trust_policy_limit=limits[TRUST_POLICY_LIMIT],
+            usage_flush_seconds=flush_seconds,
         )
         if problems:
             raise ConfigurationError("\n".join(problems))

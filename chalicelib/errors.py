@@ -155,6 +155,9 @@ INVALID_REQUEST = Problem(400, "invalid_request", "The request is not valid.")
 INVALID_IDEMPOTENCY_KEY = Problem(
     400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 255 printable ASCII characters."
 )
+INVALID_QUOTA = Problem(
+    400, "invalid_quota", "requestsPerDay must be a whole number from 1 to 10000000, or null."
+)
 INVALID_LIFETIME = Problem(
     400, "invalid_lifetime", "expiresInDays must be a whole number from 1 to 90."
 )
@@ -231,6 +234,11 @@ IDEMPOTENCY_KEY_REUSED = Problem(
 )
 # Answered by API Gateway's throttling (a gateway response in infra/), never by the code.
 TOO_MANY_REQUESTS = Problem(429, "too_many_requests", "Too many requests; retry later.")
+QUOTA_EXCEEDED = Problem(
+    429,
+    "quota_exceeded",
+    "This key used its daily quota (requestsPerDay); retry after midnight UTC.",
+)
 INTERNAL_ERROR = Problem(500, "internal_error", "An internal error occurred.")
 DEPENDENCY_UNAVAILABLE = Problem(
     503, "dependency_unavailable", "A dependency is unavailable; retry later."
@@ -259,6 +267,7 @@ PROBLEMS: dict[str, Problem] = {
         INVALID_REQUEST,
         INVALID_IDEMPOTENCY_KEY,
         INVALID_LIFETIME,
+        INVALID_QUOTA,
         INVALID_GRACE_PERIOD,
         INVALID_CIDR,
         INVALID_REPORT,
@@ -286,6 +295,7 @@ PROBLEMS: dict[str, Problem] = {
         UNSUPPORTED_MEDIA_TYPE,
         IDEMPOTENCY_KEY_REUSED,
         TOO_MANY_REQUESTS,
+        QUOTA_EXCEEDED,
         INTERNAL_ERROR,
         DEPENDENCY_UNAVAILABLE,
         DASHBOARD_NOT_CONFIGURED,

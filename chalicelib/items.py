@@ -20,6 +20,7 @@
   OAUTHCODE#<sha256>   CODE               an authorization code, by its hash
   DCRLIMIT#<address>   WINDOW#<start>     registrations from one address in one window
   IDEMPOTENCY#<sha256> IDEMPOTENCY        an Idempotency-Key's result
+  USAGE#<keyId>        HOUR#<yyyy-mm-ddThh> a key's counted requests in one UTC hour
 
 Each function gives the key in DynamoDB's form (`table.key`); the prefixes are those the
 queries read a partition by.
@@ -35,6 +36,7 @@ MEMBER_PREFIX = "MEMBER#"
 EVENT_PREFIX = "EVT#"
 CREDENTIAL_SK = "CRED"
 TRUST_POLICY_PREFIX = "TP#"
+HOUR_PREFIX = "HOUR#"
 
 
 def user_pk(user_id: str) -> str:
@@ -129,3 +131,10 @@ def trust_policy_count(workspace_id: str) -> Item:
 
 def workload_seen(workspace_id: str, policy_id: str, subject_digest: str) -> Item:
     return key(workspace_pk(workspace_id), f"WLSEEN#{policy_id}#{subject_digest}")
+def usage_pk(key_id: str) -> str:
+    return f"USAGE#{key_id}"
+
+
+def usage_hour(key_id: str, hour: str) -> Item:
+    """`hour`: the UTC hour as `yyyy-mm-ddThh` (sorts as time does)."""
+    return key(usage_pk(key_id), HOUR_PREFIX + hour)

@@ -8,6 +8,7 @@ module-level import would put it on the authorizer's cold start.
 
 from __future__ import annotations
 
+from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from chalicelib.idempotency import IdempotencyStore
     from chalicelib.keys.expiry import ExpirySweep
     from chalicelib.keys.last_use import LastUse
+    from chalicelib.keys.model import ApiKey
+    from chalicelib.keys.quota import QuotaNotices
     from chalicelib.keys.service import KeyService
     from chalicelib.keys.vault import KeyVault
     from chalicelib.oauth.clients import ClientStore
@@ -145,7 +148,19 @@ class Services:
     def last_use(self) -> LastUse:
         from chalicelib.keys.last_use import LastUse
 
-        return LastUse(lambda: self.last_use_dynamodb, self.settings.table_name)
+        return LastUse(
+            lambda: self.last_use_dynamodb,
+            self.settings.table_name,
+            flush_seconds=self.settings.usage_flush_seconds,
+        )
+
+    @cached_property
+    def quota_notices(self) -> QuotaNotices:
+        from chalicelib.keys.quota import QuotaNotices
+
+        return QuotaNotices(
+            self.last_use_dynamodb, self.settings.table_name, lambda: self.event_log
+        )
 
     @cached_property
     def resolver(self) -> Resolver:
@@ -155,7 +170,13 @@ class Services:
             self.clock,
             self.verify_token,
             self.last_use,
+            self.announce_quota_exceeded,
         )
+
+    def announce_quota_exceeded(self, api_key: ApiKey, now: datetime) -> None:
+        """`key.quota_exceeded`: its module (and the event log's) load when a key first
+        reaches its quota, never on the authorizer's cold start."""
+        self.quota_notices.announce(api_key, now)
 
     def verify_token(self, token: str, audience: str | None = None) -> dict[str, Any]:
         """The verifier (and with it the KMS client and PyJWT) is built for the first JWT."""
@@ -214,6 +235,7 @@ class Services:
             self.clock,
             self.event_log,
             self.idempotency,
+            self.settings.key_limit,
         )
 
     @cached_property
@@ -221,7 +243,8 @@ class Services:
         from chalicelib.workspaces.service import WorkspaceService
 
         return WorkspaceService(
-            self.workspace_store, self.clock, self.event_log, self.users, self.idempotency
+            self.workspace_store, self.clock, self.event_log, self.users, self.idempotency,
+            self.settings.workspace_limit, self.settings.member_limit,
         )
 
     @cached_property

@@ -144,6 +144,9 @@ def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
     return process
 
 
+LOCAL_USAGE_FLUSH_SECONDS = "2"
+
+
 def local_environment(
     stage: str,
     endpoint: str,
@@ -157,6 +160,8 @@ def local_environment(
     env["AWS_ENDPOINT_URL"] = moto_endpoint
     env["TOKEN_ISSUER"] = endpoint  # locally, the service's base URL is the loopback one
     env["LOCAL_MODE"] = "1"
+    # Usage counts show within seconds locally (a deployed stage writes them every 5 minutes).
+    env["USAGE_FLUSH_SECONDS"] = os.environ.get("USAGE_FLUSH_SECONDS", LOCAL_USAGE_FLUSH_SECONDS)
     if trusted_issuers is not None:
         env["TRUSTED_ISSUERS"] = trusted_issuers
     if dashboard_login is not None:

@@ -56,6 +56,7 @@ class Refusal:
 
     problem: Problem
     detail: str | None = None  # more precise than the problem's default, where that helps
+    retry_after: int | None = None  # seconds, for a refusal that ends (a daily quota)
 
     @property
     def status(self) -> int:
@@ -68,6 +69,8 @@ class Refusal:
     def error(self, credential_sent: bool) -> ServiceError:
         """The refusal as the error a route raises (the authorizer answers it as a policy)."""
         headers = {}
+        if self.retry_after is not None:
+            headers["Retry-After"] = str(self.retry_after)
         if self.status == 401:
             headers["WWW-Authenticate"] = (
                 f'{REALM}, error="invalid_token"' if credential_sent else REALM

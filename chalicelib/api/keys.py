@@ -14,6 +14,7 @@ from chalicelib import errors, idempotency
 from chalicelib.access.principal import Principal
 from chalicelib.api import models
 from chalicelib.api.operations import MANAGER, Call, Operations, Reply
+from chalicelib.clock import rfc3339
 from chalicelib.keys.model import ApiKey
 from chalicelib.keys.service import IssuedKey, KeyChanges, NewKey
 from chalicelib.runtime import services
@@ -57,6 +58,8 @@ def _issued(issued: IssuedKey, created: bool) -> Reply:
         errors.WORKSPACE_ID_NOT_ALLOWED,
         errors.INVALID_LIFETIME,
         errors.INVALID_CIDR,
+        errors.INVALID_QUOTA,
+        errors.LIMIT_REACHED,
     ),
     answer="The key, with its plaintext `key` (shown here and on reveal); the same key again "
     "for a retry with the same Idempotency-Key.",
@@ -72,6 +75,7 @@ def create_api_key(call: Call) -> Reply:
         scopes=body.scopes,
         lifetime_days=body.expires_in_days,
         allowed_cidrs=body.allowed_cidrs,
+        requests_per_day=body.requests_per_day,
     )
     return _issued(services().key_service.create(call.principal, new_key, call.idempotent), True)
 
@@ -159,14 +163,21 @@ def rotate_api_key(call: Call) -> Reply:
 @blueprint.operation(
     "PATCH",
     KEY,
-    summary="Change a key's label or IP allow-list",
+    summary="Change a key's label, IP allow-list or daily quota",
     find=owned,
     body=models.ApiKeyChanges,
     response=models.ApiKey,
     status=200,
-    problems=(NOT_FOUND, errors.INVALID_LABEL, errors.INVALID_CIDR, errors.KEY_NOT_ACTIVE),
+    problems=(
+        NOT_FOUND,
+        errors.INVALID_LABEL,
+        errors.INVALID_CIDR,
+        errors.INVALID_QUOTA,
+        errors.KEY_NOT_ACTIVE,
+    ),
     answer="The key, without plaintext.",
-    description="Effective on the next request. `allowedCidrs: null` removes the list.",
+    description="Effective on the next request. `allowedCidrs: null` removes the list; "
+    "`requestsPerDay: null` removes the quota.",
     **KEY_OPERATION,
 )
 def update_api_key(call: Call) -> models.ApiKey:
@@ -175,6 +186,8 @@ def update_api_key(call: Call) -> models.ApiKey:
         label=body.label,
         cidrs_given="allowed_cidrs" in body.model_fields_set,
         allowed_cidrs=body.allowed_cidrs,
+        quota_given="requests_per_day" in body.model_fields_set,
+        requests_per_day=body.requests_per_day,
     )
     updated = services().key_service.update(call.principal, call.found, changes)
     return models.ApiKey.of(updated, services().clock.now())
@@ -194,3 +207,39 @@ def update_api_key(call: Call) -> models.ApiKey:
 )
 def revoke_api_key(call: Call) -> None:
     services().key_service.revoke(call.principal, call.found)
+
+
+@blueprint.operation(
+    "GET",
+    KEY + "/usage",
+    summary="A key's requests by hour or day",
+    find=owned,
+    query=models.UsageQuery,
+    response=models.KeyUsage,
+    status=200,
+    problems=(NOT_FOUND,),
+    answer="The key's counted requests per UTC hour or day, every bucket of the range.",
+    description="Successful decisions on the key (its delegated tokens' included), counted "
+    "per UTC hour. Counts reach the store within one usage write window (5 minutes) of the "
+    "request; a bucket is final (`complete`) one window after its end. Default: the last 7 "
+    "days by day; at most 31 days by hour, 400 by day.",
+    **KEY_OPERATION,
+)
+def key_usage(call: Call) -> models.KeyUsage:
+    query: models.UsageQuery = call.query
+    found = services().key_service.usage(
+        call.found,
+        query.granularity,
+        query.from_,
+        query.to,
+        services().settings.usage_flush_seconds,
+    )
+    return models.KeyUsage(
+        key_id=call.found.id,
+        granularity=found.granularity,
+        buckets=[
+            models.UsageBucket(start=str(rfc3339(b.start)), requests=b.requests)
+            for b in found.buckets
+        ],
+        complete=found.complete,
+    )

@@ -39,7 +39,7 @@ from chalicelib.config import canonical_resource
 from chalicelib.events import model as events
 from chalicelib.events.model import TYPES as EVENT_TYPES
 from chalicelib.keys import model as keys
-from chalicelib.keys.model import MAX_GRACE_PERIOD, MAX_LIFETIME_DAYS
+from chalicelib.keys.model import MAX_GRACE_PERIOD, MAX_LIFETIME_DAYS, MAX_REQUESTS_PER_DAY
 from chalicelib.oauth import clients
 from chalicelib.oauth.service import (
     MAX_STATE_LENGTH,
@@ -229,6 +229,20 @@ WorkspaceQuery = Annotated[str | None, WithJsonSchema(WORKSPACE_ID)]
 
 # -- API keys ----------------------------------------------------------------------------
 
+REQUESTS_PER_DAY = {"type": ["integer", "null"], "minimum": 1, "maximum": MAX_REQUESTS_PER_DAY}
+RequestsPerDay = Annotated[
+    int | None,
+    Invalid(errors.INVALID_QUOTA),
+    Field(ge=1, le=MAX_REQUESTS_PER_DAY),
+    WithJsonSchema(
+        {
+            **REQUESTS_PER_DAY,
+            "description": "A daily quota: requests per UTC day, then 429 quota_exceeded until "
+            "midnight UTC; null: none.",
+        }
+    ),
+]
+
 KeyStatus = Literal["active", "revoked", "expired"]
 
 
@@ -274,6 +288,15 @@ class ApiKey(Resource):
             }
         ),
     ]
+    requests_per_day: Annotated[
+        int | None,
+        WithJsonSchema(
+            {
+                **REQUESTS_PER_DAY,
+                "description": "Its daily quota (requests per UTC day); null: none.",
+            }
+        ),
+    ]
 
     @classmethod
     def of(cls, api_key: keys.ApiKey, now: datetime) -> ApiKey:
@@ -300,6 +323,7 @@ def _key_fields(api_key: keys.ApiKey, now: datetime) -> dict[str, Any]:
         "revealable": api_key.revealable and api_key.revoked_at is None,
         "last_used_at": rfc3339(api_key.last_used_at),
         "allowed_cidrs": list(api_key.allowed_cidrs) if api_key.allowed_cidrs is not None else None,
+        "requests_per_day": api_key.requests_per_day,
     }
 
 
@@ -398,6 +422,7 @@ class NewApiKey(Request):
         Field(ge=1, le=MAX_LIFETIME_DAYS),
     ] = MAX_LIFETIME_DAYS
     allowed_cidrs: Cidrs = None
+    requests_per_day: RequestsPerDay = None
 
     @model_validator(mode="after")
     def _one_workspace(self) -> NewApiKey:
@@ -417,6 +442,7 @@ class NewApiKey(Request):
 class ApiKeyChanges(Request):
     label: Annotated[LabelChange, Invalid(errors.INVALID_LABEL)] = None
     allowed_cidrs: Cidrs = None
+    requests_per_day: RequestsPerDay = None
 
 
 class Rotation(Request):
@@ -443,6 +469,54 @@ class KeyListQuery(Query):
 
 class RevealQuery(Query):
     workspace_id: WorkspaceQuery = None
+
+
+class UsageQuery(Query):
+    # The range's rules (order, length, alignment) the usage report judges (invalid_parameter).
+    granularity: Annotated[
+        Literal["hour", "day"],
+        Invalid(errors.INVALID_PARAMETER, "granularity must be hour or day."),
+        WithJsonSchema({"type": "string", "enum": ["hour", "day"], "default": "day"}),
+    ] = "day"
+    from_: Annotated[
+        str | None,
+        WithJsonSchema(
+            {
+                **TIME,
+                "description": "The first bucket's start (rounded down to its hour or day); "
+                "default: 6 days before today (by day), 24 hours ago (by hour).",
+            }
+        ),
+    ] = Field(None, alias="from")
+    to: Annotated[
+        str | None,
+        WithJsonSchema(
+            {
+                **TIME,
+                "description": "The end of the range (exclusive; rounded up to its hour or "
+                "day); default: now. At most 31 days by hour, 400 by day.",
+            }
+        ),
+    ] = None
+    workspace_id: WorkspaceQuery = None
+
+
+class UsageBucket(Resource):
+    start: Time
+    requests: Annotated[int, Field(ge=0)]
+
+
+class KeyUsage(Resource):
+    key_id: KeyId
+    granularity: Literal["hour", "day"]
+    buckets: list[UsageBucket]
+    complete: Annotated[
+        bool,
+        Field(
+            description="False while a bucket may still receive counts (until one usage "
+            "write window after its end)."
+        ),
+    ]
 
 
 # -- who is calling ------------------------------------------------------------------------

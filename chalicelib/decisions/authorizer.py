@@ -5,7 +5,9 @@ headers go to `Resolver.resolve` (the same rules as our own routes); the princip
 must hold the scope, and a data-plane call must name a workspace. Then:
 
 - Allow for the method ARN, with the principal in the context;
-- Deny with a `code` in the context, which API Gateway answers with 403;
+- Deny with a `code` in the context, which API Gateway answers with 403 (a REST API has one
+  status per gateway response type: a key over its daily quota is a 403 whose body's `code`
+  is `quota_exceeded` and whose `Retry-After` is the context's `retryAfter`);
 - `Unauthorized` raised, which API Gateway answers with 401;
 - anything else raised (`DependencyUnavailable` when DynamoDB fails), which API Gateway
   answers with 500: a failed dependency never yields Allow.
@@ -101,7 +103,7 @@ def authorize(
     if isinstance(resolved, Refusal):
         if resolved.status == 401:
             raise Unauthorized()
-        return deny(method_arn, "anonymous", resolved.code)
+        return deny(method_arn, "anonymous", resolved.code, retry_after=resolved.retry_after)
     if scope not in resolved.scopes:
         return deny(method_arn, resolved.user_id, INSUFFICIENT_SCOPE.code)
     if scope in DATA_PLANE_SCOPES and resolved.workspace_id is None:
@@ -117,7 +119,13 @@ def authorize_mcp(event: Event, resolver: Resolves, resource: McpResource) -> An
     if isinstance(resolved, Refusal):
         if resolved.status == 401:
             raise Unauthorized()
-        return deny(method_arn, "anonymous", resolved.code, challenge(resource))
+        return deny(
+            method_arn,
+            "anonymous",
+            resolved.code,
+            challenge(resource),
+            retry_after=resolved.retry_after,
+        )
     if MCP_SCOPE not in resolved.scopes:
         return deny(
             method_arn,
@@ -176,11 +184,18 @@ def allow(method_arn: str, principal: Principal) -> Answer:
 
 
 def deny(
-    method_arn: str, principal_id: str, code: str, www_authenticate: str | None = None
+    method_arn: str,
+    principal_id: str,
+    code: str,
+    www_authenticate: str | None = None,
+    retry_after: int | None = None,
 ) -> Answer:
-    context = {"code": code}
+    context: dict[str, str | int] = {"code": code}
     if www_authenticate is not None:
         context["wwwAuthenticate"] = www_authenticate
+    if retry_after is not None:
+        # A daily quota: the gateway response sends it as Retry-After (infra/resources.json).
+        context["retryAfter"] = retry_after
     return {
         "principalId": principal_id,
         "policyDocument": policy("Deny", method_arn),

@@ -5,7 +5,7 @@ data-plane authorizer both call `Resolver.resolve`. One straight sequence: parse
 credential, then exactly one strongly consistent store round trip (a `BatchGetItem` of every
 item the decision needs), then ordered checks. A bad credential is a `Refusal` (a result);
 only a broken dependency raises. After a key resolved, its use is recorded (`lastUsedAt`),
-which never changes the result.
+which never changes the result; a key over its daily quota is refused (429) first.
 
 What each credential's one round trip reads:
 - a key that names its owner (keys/plaintext.py): its record and the membership it needs;
@@ -34,7 +34,7 @@ from chalicelib.access.allow_list import allows
 from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.access.scopes import ALL_SCOPES, WORKSPACE
 from chalicelib.clock import Clock
-from chalicelib.keys.model import ApiKey
+from chalicelib.keys.model import ApiKey, seconds_to_midnight, usage_day
 from chalicelib.keys.plaintext import ParsedKey, looks_like_key, parse_key
 from chalicelib.keys.store import KeyStore
 from chalicelib.workspaces.store import WorkspaceStore
@@ -70,7 +70,17 @@ class VerifiesTokens(Protocol):
 
 
 class RecordsUse(Protocol):
+    """Counts a key's successful decisions (keys/last_use.py) and knows today's count."""
+
     def record(self, api_key: ApiKey, now: datetime) -> None: ...
+
+    def counted_today(self, api_key: ApiKey, now: datetime) -> int: ...
+
+
+class AnnouncesQuota(Protocol):
+    """Records `key.quota_exceeded`, at most once per key and day; never raises."""
+
+    def __call__(self, api_key: ApiKey, now: datetime) -> None: ...
 
 
 def bearer_token(authorization: str | None) -> str | Refusal:
@@ -93,12 +103,14 @@ class Resolver:
         clock: Clock,
         verify_token: VerifiesTokens,
         last_use: RecordsUse | None = None,
+        quota_exceeded: AnnouncesQuota | None = None,
     ):
         self._keys = keys
         self._workspaces = workspaces
         self._clock = clock
         self._verify_token = verify_token
         self._last_use = last_use
+        self._quota_exceeded = quota_exceeded
 
     def resolve(
         self,
@@ -127,10 +139,24 @@ class Resolver:
             resolved_token = self._resolve_jwt(token, workspace_id, resource, origin)
             if isinstance(resolved_token, Refusal):
                 return resolved_token
-            found, member = resolved_token
+            found, member, record = resolved_token
         checked = self._check_membership(found, member)
-        if record is not None and self._last_use is not None and isinstance(checked, Principal):
-            self._last_use.record(record, self._clock.now())
+        if record is None or not isinstance(checked, Principal):
+            return checked
+        now = self._clock.now()
+        if record.requests_per_day is not None:
+            counted = (
+                self._last_use.counted_today(record, now)
+                if self._last_use is not None
+                else record.requests_on(usage_day(now))
+            )
+            if counted >= record.requests_per_day:
+                # Refused requests are not counted: the quota caps what the key gets done.
+                if self._quota_exceeded is not None:
+                    self._quota_exceeded(record, now)
+                return Refusal(errors.QUOTA_EXCEEDED, retry_after=seconds_to_midnight(now))
+        if self._last_use is not None:
+            self._last_use.record(record, now)
         return checked
 
     def _resolve_key(
@@ -188,11 +214,12 @@ class Resolver:
         workspace_id: str | None,
         resource: McpResource | None,
         origin: Origin | None,
-    ) -> tuple[Principal, bool | None] | Refusal:
+    ) -> tuple[Principal, bool | None, ApiKey | None] | Refusal:
         """A token this service signed: verified for the audience it is presented at, told
         apart by its claims, then judged from the one round trip its kind states. Returns the
-        principal and the membership when it was read here (None: `_check_membership` reads
-        it)."""
+        principal, the membership when it was read here (None: `_check_membership` reads
+        it), and the key the request counts on (a delegated token's root key, as its judge
+        read it: its use is recorded and its daily quota applies), else None."""
         # Imported only when a JWT arrives: the API-key path never loads the token modules.
         from chalicelib.sessions.access_tokens import TokenRejected, looks_like_jwt
 
@@ -207,11 +234,13 @@ class Resolver:
         except TokenRejected as rejected:
             return EXPIRED if rejected.expired else INVALID
         if resource is not None:
-            return self._judge_mcp_token(claims, workspace_id, origin)
+            judged = self._judge_mcp_token(claims, workspace_id, origin)
+            return judged if isinstance(judged, Refusal) else (*judged, None)
         if workspace_id is not None and not ids.is_workspace_id(workspace_id):
             return INVALID_WORKSPACE_ID
         if "policy" in claims:
-            return self._judge_workload_token(claims, workspace_id, origin)
+            judged = self._judge_workload_token(claims, workspace_id, origin)
+            return judged if isinstance(judged, Refusal) else (*judged, None)
         principal = Principal(
             user_id=claims["sub"],
             credential="user_token",
@@ -219,7 +248,7 @@ class Resolver:
             workspace_id=workspace_id,
             origin=origin,
         )
-        return principal, None
+        return principal, None, None
 
     def _judge_mcp_token(
         self, claims: dict[str, Any], workspace_id: str | None, origin: Origin | None

@@ -21,6 +21,7 @@ KEY_UPDATED = "key.updated"
 KEY_EXPIRING = "key.expiring"
 KEY_EXPIRED = "key.expired"
 KEY_LEAKED = "key.leaked"
+KEY_QUOTA_EXCEEDED = "key.quota_exceeded"
 WORKSPACE_CREATED = "workspace.created"
 MEMBER_ADDED = "member.added"
 MEMBER_REMOVED = "member.removed"
@@ -36,6 +37,7 @@ TYPES = (
     KEY_EXPIRING,
     KEY_EXPIRED,
     KEY_LEAKED,
+    KEY_QUOTA_EXCEEDED,
     WORKSPACE_CREATED,
     MEMBER_ADDED,
     MEMBER_REMOVED,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from chalicelib import ids
@@ -15,6 +16,11 @@ REVOKED_RETENTION = timedelta(days=30)  # revoked keys stay on the blocklist 30 
 MAX_GRACE_PERIOD = timedelta(days=7)  # how long a rotated key may keep working
 EXPIRY_WARNING = timedelta(days=7)  # `key.expiring` is announced this long before the end
 LAST_USED_PRECISION = timedelta(minutes=5)  # `lastUsedAt` is written at most this often
+MAX_REQUESTS_PER_DAY = 10_000_000  # the highest daily quota a key may have
+# The credential and owner items carry the key's counted requests of a UTC day in an
+# attribute named after that day (`requestsOn20261125`): the decision reads today's count
+# from the item it reads anyway, and a new day starts from zero without a reset write.
+REQUESTS_ON = "requestsOn"
 
 KeyStatus = Literal["active", "revoked", "expired"]
 
@@ -27,6 +33,27 @@ def last_used_window(now: datetime) -> datetime:
     """The start of the 5-minute window `now` falls in: what `lastUsedAt` records."""
     seconds = int(LAST_USED_PRECISION.total_seconds())
     return datetime.fromtimestamp(int(now.timestamp()) // seconds * seconds, tz=now.tzinfo)
+
+
+def usage_day(now: datetime) -> str:
+    """The UTC day of `now` as `yyyymmdd`: the suffix of its `requestsOn…` attribute."""
+    return now.astimezone(UTC).strftime("%Y%m%d")
+
+
+def usage_hour(now: datetime) -> datetime:
+    """The start of the UTC hour `now` falls in: one usage item per key and hour."""
+    return now.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
+
+
+def next_midnight(now: datetime) -> datetime:
+    """The next UTC midnight: when a daily quota starts again."""
+    day = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return day + timedelta(days=1)
+
+
+def seconds_to_midnight(now: datetime) -> int:
+    """Retry-After of a refusal for quota: whole seconds, at least 1."""
+    return max(1, math.ceil((next_midnight(now) - now).total_seconds()))
 
 
 @dataclass(frozen=True)
@@ -54,6 +81,10 @@ class ApiKey:
     # When the next expiry notice is due (owner item only); None once none is (announced,
     # revoked or rotated). Not part of the resource.
     notice_at: datetime | None = None
+    # The daily quota (None: none), and the counted requests per UTC day (`usage_day`) as
+    # the item read carries them (only the decision's reads carry them).
+    requests_per_day: int | None = None
+    requests_counted: tuple[tuple[str, int], ...] = ()
 
     @classmethod
     def new(
@@ -69,6 +100,7 @@ class ApiKey:
         revealable: bool,
         lifetime_days: int = MAX_LIFETIME_DAYS,
         allowed_cidrs: tuple[str, ...] | None = None,
+        requests_per_day: int | None = None,
     ) -> ApiKey:
         """A key created at `created_at`: its id sorts by that time, and it expires
         `lifetime_days` (at most 90) later."""
@@ -86,6 +118,7 @@ class ApiKey:
             revealable=revealable,
             lifetime_days=lifetime_days,
             allowed_cidrs=allowed_cidrs,
+            requests_per_day=requests_per_day,
         )
 
     def end(self) -> datetime | None:
@@ -130,6 +163,11 @@ class ApiKey:
     def needs_last_use(self, now: datetime) -> bool:
         """True when `lastUsedAt` does not yet record the 5-minute window of `now`."""
         return self.last_used_at is None or self.last_used_at < last_used_window(now)
+
+    def requests_on(self, day: str) -> int:
+        """The requests counted on `day` as the item read says (the decision adds what
+        its own container has not written yet)."""
+        return dict(self.requests_counted).get(day, 0)
 
     def __repr__(self) -> str:  # the hash is not a secret, but it has no business in logs
         return f"ApiKey(id={self.id!r}, owner_id={self.owner_id!r}, category={self.category!r})"

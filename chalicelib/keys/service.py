@@ -16,11 +16,14 @@ from chalicelib import errors, ids, strict_parsing
 from chalicelib.access.principal import Principal
 from chalicelib.access.scopes import ADMIN, CATEGORIES, SCOPES_BY_CATEGORY, WORKSPACE, ordered
 from chalicelib.clock import Clock, rfc3339
+from chalicelib.config import DEFAULT_LIMITS, KEY_LIMIT
 from chalicelib.errors import DependencyUnavailable, ServiceError
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
 from chalicelib.hashing import hash_secret
 from chalicelib.idempotency import IdempotencyStore, IdempotentRequest, Recorder
+from chalicelib.keys import usage
+from chalicelib.keys.last_use import hour_label
 from chalicelib.keys.model import MAX_LIFETIME_DAYS, ApiKey
 from chalicelib.keys.plaintext import generate_key, hint
 from chalicelib.keys.store import (
@@ -30,6 +33,7 @@ from chalicelib.keys.store import (
     KeyStore,
     Notice,
 )
+from chalicelib.keys.usage import Granularity, Usage
 from chalicelib.keys.vault import CiphertextMismatch, KeyVault
 from chalicelib.logs import logger
 from chalicelib.workspaces.store import WorkspaceStore
@@ -45,15 +49,19 @@ class NewKey:
     scopes: Sequence[str] | None = None
     lifetime_days: int = MAX_LIFETIME_DAYS
     allowed_cidrs: tuple[str, ...] | None = None
+    requests_per_day: int | None = None
 
 
 @dataclass(frozen=True)
 class KeyChanges:
-    """A PATCH: `label` when given; `allowed_cidrs` when `cidrs_given` (None: any address)."""
+    """A PATCH: `label` when given; `allowed_cidrs` when `cidrs_given` (None: any address);
+    `requests_per_day` when `quota_given` (None: no quota)."""
 
     label: str | None = None
     cidrs_given: bool = False
     allowed_cidrs: tuple[str, ...] | None = None
+    quota_given: bool = False
+    requests_per_day: int | None = None
 
 
 @dataclass(frozen=True)
@@ -100,7 +108,9 @@ class KeyService:
         clock: Clock,
         events: EventLog,
         idempotency: IdempotencyStore,
+        key_limit: int = DEFAULT_LIMITS[KEY_LIMIT],
     ):
+        self._key_limit = key_limit
         self._keys = keys
         self._workspaces = workspaces
         self._vault = vault
@@ -117,6 +127,7 @@ class KeyService:
         scopes: Sequence[str],
         lifetime_days: int,
         allowed_cidrs: tuple[str, ...] | None,
+        requests_per_day: int | None = None,
     ) -> tuple[ApiKey, str, bytes]:
         plaintext = generate_key(owner_id, workspace_id)
         api_key = ApiKey.new(
@@ -131,6 +142,7 @@ class KeyService:
             revealable=True,
             lifetime_days=lifetime_days,
             allowed_cidrs=allowed_cidrs,
+            requests_per_day=requests_per_day,
         )
         ciphertext = self._vault.seal(plaintext, api_key.id, owner_id)
         return api_key, plaintext, ciphertext
@@ -182,6 +194,12 @@ class KeyService:
             request.workspace_id, principal.user_id
         ):
             raise errors.NOT_A_MEMBER.error()
+        # Checked before the write: concurrent creations may pass the limit by their number.
+        if self._keys.count_working(principal.user_id, self._clock.now()) >= self._key_limit:
+            raise errors.LIMIT_REACHED.error(
+                f"At most {self._key_limit} keys that are not revoked per user (KEY_LIMIT): "
+                "revoke one to create another."
+            )
         api_key, plaintext, ciphertext = self._issue(
             principal.user_id,
             request.label,
@@ -190,6 +208,7 @@ class KeyService:
             scopes,
             request.lifetime_days,
             request.allowed_cidrs,
+            request.requests_per_day,
         )
         event = self._events.by(
             principal,
@@ -203,6 +222,7 @@ class KeyService:
                 "scopes": list(api_key.scopes),
                 "expiresAt": rfc3339(api_key.expires_at),
                 "allowedCidrs": list(api_key.allowed_cidrs) if api_key.allowed_cidrs else None,
+                "requestsPerDay": api_key.requests_per_day,
             },
         )
         also = [self._events.member(event), *record(api_key.id)]
@@ -367,6 +387,7 @@ class KeyService:
             old.scopes,
             old.lifetime_days,
             old.allowed_cidrs,
+            old.requests_per_day,
         )
         ends = min(old.expires_at, now + grace)
         event = self._events.by(
@@ -411,11 +432,14 @@ class KeyService:
             raise key_not_active("A revoked key cannot be changed.")
         label = changes.label if changes.label is not None else api_key.label
         cidrs = changes.allowed_cidrs if changes.cidrs_given else api_key.allowed_cidrs
+        quota = changes.requests_per_day if changes.quota_given else api_key.requests_per_day
         changed = []
         if label != api_key.label:
             changed.append("label")
         if cidrs != api_key.allowed_cidrs:
             changed.append("allowedCidrs")
+        if quota != api_key.requests_per_day:
+            changed.append("requestsPerDay")
         if not changed:
             return self._keys.with_last_use([api_key])[0]
         event = self._events.by(
@@ -424,15 +448,20 @@ class KeyService:
             api_key.owner_id,
             api_key.id,
             api_key.workspace_id,
-            {"changed": changed, "label": label, "allowedCidrs": list(cidrs) if cidrs else None},
+            {
+                "changed": changed,
+                "label": label,
+                "allowedCidrs": list(cidrs) if cidrs else None,
+                "requestsPerDay": quota,
+            },
         )
         try:
-            self._keys.update(api_key, label, cidrs, now, [self._events.member(event)])
+            self._keys.update(api_key, label, cidrs, now, [self._events.member(event)], quota)
         except KeyNotActive:
             raise key_not_active("A revoked key cannot be changed.") from None
         self._events.published(event)
         logger.info("api key updated", extra={"key_id": api_key.id, "changed": changed})
-        updated = replace(api_key, label=label, allowed_cidrs=cidrs)
+        updated = replace(api_key, label=label, allowed_cidrs=cidrs, requests_per_day=quota)
         return self._keys.with_last_use([updated])[0]
 
     def revoke(self, principal: Principal, api_key: ApiKey) -> None:
@@ -451,3 +480,18 @@ class KeyService:
         if self._keys.revoke(api_key, now, [self._events.member(event)]):
             self._events.published(event)
             logger.info("api key revoked", extra={"key_id": api_key.id})
+
+    def usage(
+        self,
+        api_key: ApiKey,
+        granularity: Granularity,
+        start: str | None,
+        end: str | None,
+        flush_seconds: int,
+    ) -> Usage:
+        """`api_key`'s (from `owned`) counted requests by hour or day."""
+        now = self._clock.now()
+        since, until = usage.span(granularity, start, end, now)
+        last = until - timedelta(hours=1)
+        hours = self._keys.usage_hours(api_key.id, hour_label(since), hour_label(last))
+        return usage.report(granularity, since, until, hours, now, flush_seconds)

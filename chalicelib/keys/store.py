@@ -26,7 +26,7 @@ from botocore.exceptions import ClientError
 from chalicelib import items, strict_parsing
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
 from chalicelib.errors import DependencyUnavailable
-from chalicelib.keys.model import EXPIRY_WARNING, MAX_LIFETIME_DAYS, ApiKey
+from chalicelib.keys.model import EXPIRY_WARNING, MAX_LIFETIME_DAYS, REQUESTS_ON, ApiKey
 from chalicelib.table import (
     EXISTS,
     PARTITION_KEY,
@@ -44,6 +44,7 @@ from chalicelib.table import (
     query,
     to_item,
     transact,
+    under,
     update,
 )
 
@@ -82,7 +83,8 @@ ROTATABLE = (
 )
 _LISTED = (
     "#pk, #sk, keyId, ownerId, label, category, workspaceId, scopes, keyHash, hint, createdAt,"
-    " expiresAt, revokedAt, replacedBy, revealable, lifetimeDays, allowedCidrs, noticeAt, #ttl"
+    " expiresAt, revokedAt, replacedBy, revealable, lifetimeDays, allowedCidrs, noticeAt, #ttl,"
+    " requestsPerDay"
 )
 
 
@@ -108,6 +110,7 @@ def _values(api_key: ApiKey) -> dict[str, Any]:
         "replacedBy": api_key.replaced_by,
         "lifetimeDays": api_key.lifetime_days,
         "allowedCidrs": list(api_key.allowed_cidrs) if api_key.allowed_cidrs else None,
+        "requestsPerDay": api_key.requests_per_day,
         TTL_ATTRIBUTE: epoch(api_key.retain_until) if api_key.retain_until else None,
     }
 
@@ -149,7 +152,17 @@ def _from_values(values: dict[str, Any]) -> ApiKey:
         allowed_cidrs=tuple(values["allowedCidrs"]) if values.get("allowedCidrs") else None,
         last_used_at=parse_rfc3339(values.get(LAST_USED_AT)),
         notice_at=parse_rfc3339(values.get(NOTICE_AT)),
+        requests_per_day=_optional_int(values.get("requestsPerDay")),
+        requests_counted=tuple(
+            (name[len(REQUESTS_ON) :], int(count))
+            for name, count in values.items()
+            if name.startswith(REQUESTS_ON)
+        ),
     )
+
+
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 class KeyStore:
@@ -310,6 +323,37 @@ class KeyStore:
             raise DependencyUnavailable("DynamoDB")
         return [replace(k, last_used_at=last_used.get(pk)) for pk, k in wanted.items()]
 
+    def usage_hours(self, key_id: str, first: str, last: str) -> dict[str, int]:
+        """The counted requests of `key_id` per hour label, from `first` to `last` (both
+        included, `yyyy-mm-ddThh`), eventually consistent: a usage figure, not a decision."""
+        found = query(
+            self._client,
+            self._table,
+            "#pk = :pk AND #sk BETWEEN :first AND :last",
+            {
+                "pk": items.usage_pk(key_id),
+                "first": items.HOUR_PREFIX + first,
+                "last": items.HOUR_PREFIX + last,
+            },
+            projection="#sk, #requests",
+        )
+        return {
+            values["sk"][len(items.HOUR_PREFIX) :]: int(values.get("requests", 0))
+            for values in found
+        }
+
+    def count_working(self, owner_id: str, now: datetime) -> int:
+        """How many of the owner's keys are not revoked (the stage's key limit counts them)."""
+        found = under(
+            self._client,
+            self._table,
+            items.user_pk(owner_id),
+            items.KEY_PREFIX,
+            projection=_LISTED,
+            consistent=True,
+        )
+        return sum(1 for values in found if _from_values(values).status(now) != "revoked")
+
     def list(
         self,
         owner_id: str,
@@ -403,17 +447,24 @@ class KeyStore:
         allowed_cidrs: tuple[str, ...] | None,
         now: datetime,
         also: Sequence[dict[str, Any]] = (),
+        requests_per_day: int | None = None,
     ) -> None:
-        """Rename and set (or clear) the allow-list of a key that has not been revoked.
+        """Rename and set (or clear) the allow-list and the daily quota of a key that has not
+        been revoked.
 
         Raises KeyNotActive when it was revoked (or its grace ended) before this committed.
         """
         sets: dict[str, Any] = {"label": label}
-        remove = None
+        removed = []
         if allowed_cidrs:
             sets["allowedCidrs"] = list(allowed_cidrs)
         else:
-            remove = "#allowedCidrs"
+            removed.append("#allowedCidrs")
+        if requests_per_day is not None:
+            sets["requestsPerDay"] = requests_per_day
+        else:
+            removed.append("#requestsPerDay")
+        remove = ", ".join(removed) or None
         values = {"now": rfc3339(now)}
         members = [
             self._update(item_key, sets, WORKING, values, remove)

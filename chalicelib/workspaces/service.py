@@ -8,6 +8,7 @@ from typing import Protocol
 from chalicelib import errors, ids
 from chalicelib.access.principal import Principal
 from chalicelib.clock import Clock
+from chalicelib.config import DEFAULT_LIMITS, MEMBER_LIMIT, WORKSPACE_LIMIT
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
@@ -62,7 +63,11 @@ class WorkspaceService:
         events: EventLog,
         users: KnowsUsers,
         idempotency: IdempotencyStore,
+        workspace_limit: int = DEFAULT_LIMITS[WORKSPACE_LIMIT],
+        member_limit: int = DEFAULT_LIMITS[MEMBER_LIMIT],
     ):
+        self._workspace_limit = workspace_limit
+        self._member_limit = member_limit
         self._workspaces = workspaces
         self._clock = clock
         self._events = events
@@ -92,6 +97,15 @@ class WorkspaceService:
         record: Recorder,
         idempotent: IdempotentRequest | None,
     ) -> Workspace:
+        owned = [
+            w for w in self._workspaces.list_for_user(principal.user_id)
+            if w.owner_id == principal.user_id
+        ]
+        # Checked before the write: concurrent creations may pass the limit by their number.
+        if len(owned) >= self._workspace_limit:
+            raise errors.LIMIT_REACHED.error(
+                f"At most {self._workspace_limit} workspaces owned per user (WORKSPACE_LIMIT)."
+            )
         now = self._clock.now()
         workspace = Workspace(ids.new_workspace_id(now), name, principal.user_id, now)
         event = self._events.by(
@@ -166,6 +180,11 @@ class WorkspaceService:
         if not self._users.exists(user_id):
             # A member who can never sign in would only be a placeholder for a typo.
             raise errors.USER_NOT_FOUND.error()
+        present = self._workspaces.members(workspace_id)
+        if len(present) >= self._member_limit and all(m.user_id != user_id for m in present):
+            raise errors.LIMIT_REACHED.error(
+                f"At most {self._member_limit} members per workspace (MEMBER_LIMIT)."
+            )
         person = self._users.person(user_id)
         now = self._clock.now()
         data = {"userId": user_id, "role": "member", "email": person.email, "name": person.name}

@@ -396,6 +396,23 @@ def test_every_code_api_gateway_answers_is_in_the_error_catalogue(
         assert int(response["statusCode"]) == problem.status
 
 
+def test_a_key_over_its_quota_is_denied_as_403_quota_exceeded_with_retry_after(
+    packaged: Packaged,
+) -> None:
+    """A REST API gives one status per gateway response type, and every authorizer Deny is
+    ACCESS_DENIED: 403 it stays (a 429 would be every denial's). The authorizer's context
+    carries the code (the body's `code`) and the seconds to UTC midnight (`Retry-After`)."""
+    response = gateway_responses(packaged)["ACCESS_DENIED"]
+    body = rendered(response, **{"authorizer.code": "quota_exceeded"})
+
+    assert response["statusCode"] == "403"
+    assert body["code"] == "quota_exceeded"
+    assert body["type"].endswith("/docs/errors#quota_exceeded")
+    assert response["responseParameters"]["gatewayresponse.header.Retry-After"] == (
+        "context.authorizer.retryAfter"
+    )
+
+
 def test_401_challenges_like_the_service_does(packaged: Packaged) -> None:
     headers = gateway_responses(packaged)["UNAUTHORIZED"]["responseParameters"]
 

@@ -10,12 +10,14 @@ import type {
   ApiKeyUpdate,
   ApiKeyWithSecret,
   EventPage,
+  KeyUsage,
   ListApiKeysOptions,
   ListEventsOptions,
   NewApiKey,
   Principal,
   RotateOptions,
   TokenSet,
+  UsageOptions,
   WireSchemas,
 } from "./types.js";
 
@@ -137,6 +139,7 @@ export class AuthClient {
     }
     if (input.expiresInDays !== undefined) body.expiresInDays = input.expiresInDays;
     if (input.allowedCidrs !== undefined) body.allowedCidrs = [...input.allowedCidrs];
+    if (input.requestsPerDay !== undefined) body.requestsPerDay = input.requestsPerDay;
     const answer = await this.#transport.request({
       method: "POST",
       path: KEYS,
@@ -173,13 +176,17 @@ export class AuthClient {
     return key;
   }
 
-  /** Renames a key or changes its allow-list; answers the key. Only the fields given change. */
+  /**
+   * Renames a key or changes its allow-list or daily quota; answers the key. Only the fields
+   * given change.
+   */
   async updateApiKey(keyId: string, changes: ApiKeyUpdate): Promise<ApiKey> {
     const body: WireSchemas["ApiKeyChanges"] = {};
     if (changes.label !== undefined) body.label = requireText(changes.label, "label");
     if (changes.allowedCidrs !== undefined) {
       body.allowedCidrs = changes.allowedCidrs === null ? null : [...changes.allowedCidrs];
     }
+    if (changes.requestsPerDay !== undefined) body.requestsPerDay = changes.requestsPerDay;
     const answer = await this.#transport.request({
       method: "PATCH",
       path: keyPath(keyId),
@@ -189,6 +196,23 @@ export class AuthClient {
     });
     const key: ApiKey = answer.body as WireSchemas["ApiKey"];
     return key;
+  }
+
+  /**
+   * A key's counted requests per UTC hour or day, every bucket of the range (zeros included).
+   * Counts arrive within one usage window (5 minutes); `complete` is false while a bucket
+   * may still receive some.
+   */
+  async usage(keyId: string, options: UsageOptions = {}): Promise<KeyUsage> {
+    const answer = await this.#transport.request({
+      method: "GET",
+      path: keyPath(keyId, "/usage"),
+      query: { granularity: options.granularity ?? "day", from: options.from, to: options.to },
+      workspaceId: this.#workspace(undefined),
+      authenticated: true,
+    });
+    const usage: KeyUsage = answer.body as WireSchemas["KeyUsage"];
+    return usage;
   }
 
   /**

@@ -50,6 +50,7 @@ export type {
   EventType,
   KeyCategory,
   KeyStatus,
+  KeyUsage,
   ListApiKeysOptions,
   ListEventsOptions,
   Member,
@@ -60,6 +61,7 @@ export type {
   RotateOptions,
   Scope,
   TokenSet,
+  UsageOptions,
   Workspace,
 } from "./types.js";
 export {

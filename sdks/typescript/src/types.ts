@@ -21,7 +21,8 @@ export type DataPlaneScope = Exclude<WireApiKey["scopes"][number], "workspace:ad
 export type Scope = WireApiKey["scopes"][number] | (string & {});
 
 /** An API key's metadata. `key` is present only on the answers of create, reveal and rotate. */
-export interface ApiKey extends Omit<WireApiKey, "scopes" | "lastUsedAt" | "allowedCidrs"> {
+export interface ApiKey
+  extends Omit<WireApiKey, "scopes" | "lastUsedAt" | "allowedCidrs" | "requestsPerDay"> {
   scopes: Scope[];
   /**
    * When the key last authenticated, to 5 minutes; null until its first use. Optional only
@@ -30,6 +31,8 @@ export interface ApiKey extends Omit<WireApiKey, "scopes" | "lastUsedAt" | "allo
   lastUsedAt?: WireApiKey["lastUsedAt"];
   /** The networks (CIDRs) the key is accepted from; null: any address. */
   allowedCidrs?: WireApiKey["allowedCidrs"];
+  /** The daily quota (requests per UTC day, then 429 `quota_exceeded`); null: none. */
+  requestsPerDay?: WireApiKey["requestsPerDay"];
   key?: WireSchemas["ApiKeyWithSecret"]["key"];
 }
 
@@ -66,6 +69,8 @@ interface NewKeyCommon {
   expiresInDays?: number;
   /** IPv4/IPv6 CIDRs the key will be accepted from; default any address. */
   allowedCidrs?: readonly string[];
+  /** A daily quota, 1 to 10 000 000 requests per UTC day; default none. */
+  requestsPerDay?: number;
   /**
    * Sent as Idempotency-Key; default a new random one. Pass your own to make your own later
    * retry of this call safe too: the service answers it with the same key. Not sent in the body.
@@ -138,6 +143,21 @@ export interface ApiKeyUpdate {
    * refused by the service (BadRequestError, `invalid_cidr`): it would admit no one.
    */
   allowedCidrs?: readonly string[] | null;
+  /** A daily quota, 1 to 10 000 000 requests per UTC day; null removes it. */
+  requestsPerDay?: number | null;
+}
+
+/** A key's counted requests by UTC hour or day (`GET /v1/auth/api-keys/{id}/usage`). */
+export type KeyUsage = WireSchemas["KeyUsage"];
+
+/** Options of `usage`: the granularity and the range (RFC 3339 times, rounded to it). */
+export interface UsageOptions {
+  /** Default `day`. */
+  granularity?: "hour" | "day";
+  /** The first bucket's start; default the last 7 days (by day) or 24 hours (by hour). */
+  from?: string;
+  /** The end of the range (exclusive); default now. At most 31 days by hour, 400 by day. */
+  to?: string;
 }
 
 /** The event types the service records; a type added later still arrives as a string. */

@@ -194,8 +194,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a key's label or IP allow-list
-         * @description Effective on the next request. `allowedCidrs: null` removes the list.
+         * Change a key's label, IP allow-list or daily quota
+         * @description Effective on the next request. `allowedCidrs: null` removes the list; `requestsPerDay: null` removes the quota.
          */
         patch: operations["updateApiKey"];
         trace?: never;
@@ -231,6 +231,26 @@ export interface paths {
          * @description The successor inherits label, category, workspace, scopes, lifetime and `allowedCidrs`. Without a grace period the old key is revoked at once; with one it keeps working until the grace ends.
          */
         post: operations["rotateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/api-keys/{key_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A key's requests by hour or day
+         * @description Successful decisions on the key (its delegated tokens' included), counted per UTC hour. Counts reach the store within one usage write window (5 minutes) of the request; a bucket is final (`complete`) one window after its end. Default: the last 7 days by day; at most 31 days by hour, 400 by day.
+         */
+        get: operations["keyUsage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -595,6 +615,8 @@ export interface components {
              *     ]
              */
             allowedCidrs: string[] | null;
+            /** @description Its daily quota (requests per UTC day); null: none. */
+            requestsPerDay: number | null;
         };
         /** ApiKeyChanges */
         ApiKeyChanges: {
@@ -611,6 +633,8 @@ export interface components {
              *     ]
              */
             allowedCidrs?: string[] | null;
+            /** @description A daily quota: requests per UTC day, then 429 quota_exceeded until midnight UTC; null: none. */
+            requestsPerDay?: number | null;
         };
         /**
          * ApiKeyWithSecret
@@ -662,6 +686,8 @@ export interface components {
              *     ]
              */
             allowedCidrs: string[] | null;
+            /** @description Its daily quota (requests per UTC day); null: none. */
+            requestsPerDay: number | null;
             /**
              * @description The plaintext key. Store it in a secrets manager; never log it.
              * @example <the API key, svc_ and 50 characters>
@@ -737,7 +763,7 @@ export interface components {
             /** @example evt_01JQ0000000000000000000000 */
             id: string;
             /** @enum {string} */
-            type: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged";
+            type: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged";
             /**
              * Format: date-time
              * @example 2026-11-21T12:00:00Z
@@ -796,6 +822,16 @@ export interface components {
         KeyPage: {
             keys: components["schemas"]["ApiKey"][];
             nextCursor: string | null;
+        };
+        /** KeyUsage */
+        KeyUsage: {
+            /** @example key_01JQ0000000000000000000000 */
+            keyId: string;
+            /** @enum {string} */
+            granularity: "hour" | "day";
+            buckets: components["schemas"]["UsageBucket"][];
+            /** @description False while a bucket may still receive counts (until one usage write window after its end). */
+            complete: boolean;
         };
         /**
          * LeakReport
@@ -881,6 +917,8 @@ export interface components {
              *     ]
              */
             allowedCidrs?: string[] | null;
+            /** @description A daily quota: requests per UTC day, then 429 quota_exceeded until midnight UTC; null: none. */
+            requestsPerDay?: number | null;
         };
         /**
          * NewTrustPolicy
@@ -994,7 +1032,7 @@ export interface components {
              * @description Stable: safe to branch on.
              * @enum {string}
              */
-            code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
+            code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
         };
         /** RefreshForm */
         RefreshForm: {
@@ -1124,6 +1162,15 @@ export interface components {
         /** TrustPolicyList */
         TrustPolicyList: {
             trustPolicies: components["schemas"]["TrustPolicy"][];
+        };
+        /** UsageBucket */
+        UsageBucket: {
+            /**
+             * Format: date-time
+             * @example 2026-11-21T12:00:00Z
+             */
+            start: string;
+            requests: number;
         };
         /** Verdict */
         Verdict: {
@@ -1595,7 +1642,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_category`, `invalid_cidr`, `invalid_idempotency_key`, `invalid_json`, `invalid_label`, `invalid_lifetime`, `invalid_scope`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`, `workspace_id_not_allowed`, `workspace_id_required`. */
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_category`, `invalid_cidr`, `invalid_idempotency_key`, `invalid_json`, `invalid_label`, `invalid_lifetime`, `invalid_quota`, `invalid_scope`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`, `workspace_id_not_allowed`, `workspace_id_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1603,7 +1650,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_category" | "invalid_cidr" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_scope" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter" | "workspace_id_not_allowed" | "workspace_id_required";
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_category" | "invalid_cidr" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_quota" | "invalid_scope" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter" | "workspace_id_not_allowed" | "workspace_id_required";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -1629,6 +1676,18 @@ export interface operations {
                     "application/problem+json": {
                         /** @enum {unknown} */
                         code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of this stage was reached. Codes: `limit_reached`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "limit_reached";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -1879,7 +1938,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_cidr`, `invalid_json`, `invalid_label`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_cidr`, `invalid_json`, `invalid_label`, `invalid_quota`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1887,7 +1946,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_cidr" | "invalid_json" | "invalid_label" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_cidr" | "invalid_json" | "invalid_label" | "invalid_quota" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -2226,12 +2285,107 @@ export interface operations {
             };
         };
     };
+    keyUsage: {
+        parameters: {
+            query?: {
+                granularity?: "hour" | "day";
+                from?: string;
+                to?: string;
+                /**
+                 * @deprecated
+                 * @description Older clients' spelling of X-Workspace-Id.
+                 */
+                workspace_id?: components["parameters"]["WorkspaceQuery"];
+            };
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key's counted requests per UTC hour or day, every bucket of the range. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyUsage"];
+                };
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_parameter`, `invalid_workspace_id`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_parameter" | "invalid_workspace_id" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
                 limit?: number;
                 cursor?: string;
-                type?: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged";
+                type?: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged";
                 keyId?: string;
                 /**
                  * @deprecated

@@ -493,6 +493,42 @@ describe("workspaces, key updates, grace rotation and events", () => {
     assert.deepEqual(JSON.parse(script.sent[1]?.body ?? ""), { allowedCidrs: null });
   });
 
+  it("createApiKey and updateApiKey send a daily quota only when given; null removes it", async () => {
+    const script = scripted({ status: 201, body: {} }, { status: 200, body: {} }, { status: 200, body: {} });
+    const memory = client(script.fetch);
+
+    await memory.auth.createApiKey({ label: "capped", requestsPerDay: 500 });
+    await memory.auth.updateApiKey("key_1", { requestsPerDay: null });
+    await memory.auth.updateApiKey("key_1", { label: "x" });
+
+    assert.deepEqual(JSON.parse(script.sent[0]?.body ?? ""), { label: "capped", requestsPerDay: 500 });
+    assert.deepEqual(JSON.parse(script.sent[1]?.body ?? ""), { requestsPerDay: null });
+    assert.deepEqual(JSON.parse(script.sent[2]?.body ?? ""), { label: "x" });
+  });
+
+  it("usage asks for the granularity and range and answers the buckets", async () => {
+    const body = {
+      keyId: "key_1",
+      granularity: "hour",
+      buckets: [{ start: "2026-11-21T10:00:00Z", requests: 12 }],
+      complete: false,
+    };
+    const script = scripted({ status: 200, body }, { status: 200, body });
+    const memory = client(script.fetch);
+
+    const usage = await memory.auth.usage("key_1", { granularity: "hour", from: "2026-11-21T10:00:00Z" });
+    await memory.auth.usage("key_1");
+
+    const url = new URL(script.sent[0]?.url ?? "");
+    assert.equal(url.pathname, "/v1/auth/api-keys/key_1/usage");
+    assert.equal(url.searchParams.get("granularity"), "hour");
+    assert.equal(url.searchParams.get("from"), "2026-11-21T10:00:00Z");
+    assert.equal(url.searchParams.get("to"), null);
+    assert.equal(new URL(script.sent[1]?.url ?? "").searchParams.get("granularity"), "day");
+    assert.deepEqual(usage.buckets, [{ start: "2026-11-21T10:00:00Z", requests: 12 }]);
+    assert.equal(usage.complete, false);
+  });
+
   it("a service without PATCH answers 405, thrown with its detail", async () => {
     const script = scripted(problem(405, "method_not_allowed", "This method is not allowed here."));
 

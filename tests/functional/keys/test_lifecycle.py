@@ -56,6 +56,7 @@ def test_created_key_resource_has_every_documented_field(api: Api, alice: str) -
         "revealable",
         "lastUsedAt",
         "allowedCidrs",
+        "requestsPerDay",
         "key",
     }
     assert created["id"].startswith("key_")

@@ -27,7 +27,7 @@ class Store:
         self.requests: list[dict[str, Any]] = []
         self.error = error
 
-    def update_item(self, **request: Any) -> dict[str, Any]:
+    def transact_write_items(self, **request: Any) -> dict[str, Any]:
         self.requests.append(request)
         if self.error:
             raise self.error
@@ -39,12 +39,20 @@ def test_the_window_is_the_five_minute_boundary_below() -> None:
     assert last_used_window(datetime(2026, 11, 21, 12, 5, tzinfo=UTC)).minute == 5
 
 
-def test_a_key_already_recorded_in_this_window_is_not_written() -> None:
+def credential_member(request: dict[str, Any]) -> dict[str, Any]:
+    (member,) = [
+        m["Update"] for m in request["TransactItems"]
+        if m["Update"]["Key"]["pk"]["S"].startswith("CRED#")
+    ]
+    return dict(member)
+
+
+def test_a_container_writes_its_counts_even_when_last_used_at_is_this_window() -> None:
     store = Store()
 
     LastUse(lambda: store, "t").record(make_key(last_used_at=last_used_window(NOW)), NOW)
 
-    assert store.requests == []
+    assert len(store.requests) == 1
 
 
 def test_one_write_per_key_and_window_in_a_container() -> None:
@@ -57,9 +65,13 @@ def test_one_write_per_key_and_window_in_a_container() -> None:
     last_use.record(make_key(), NOW + timedelta(minutes=5))
 
     assert len(store.requests) == 3
-    window = store.requests[0]["ExpressionAttributeValues"][":window"]
+    window = credential_member(store.requests[0])["ExpressionAttributeValues"][":window"]
     assert window == {"S": "2026-11-21T12:00:00Z"}
-    assert store.requests[0]["ReturnValues"] == "NONE"
+    (usage,) = [m["Update"] for m in store.requests[0]["TransactItems"]][:1]
+    assert usage["Key"] == {"pk": {"S": "USAGE#key_01"}, "sk": {"S": "HOUR#2026-11-21T12"}}
+    assert usage["ExpressionAttributeValues"][":count"] == {"N": "1"}
+    second = [m["Update"] for m in store.requests[2]["TransactItems"]][0]
+    assert second["ExpressionAttributeValues"][":count"] == {"N": "9"}  # 8 kept, 1 new
 
 
 def test_a_burst_from_many_threads_makes_one_write() -> None:
@@ -88,6 +100,18 @@ def test_a_timeout_is_swallowed_and_not_retried_in_the_window() -> None:
     last_use.record(make_key(), NOW + timedelta(seconds=30))
 
     assert len(store.requests) == 1
+
+
+def test_a_flush_with_an_unknown_outcome_is_sent_again_as_it_was_then_dropped() -> None:
+    store = Store(ReadTimeoutError(endpoint_url="http://dynamodb"))
+    last_use = LastUse(lambda: store, "t")
+
+    for window in range(4):
+        last_use.record(make_key(), NOW + timedelta(seconds=10 + 300 * window))
+
+    sent = [r["TransactItems"][0]["Update"]["ExpressionAttributeValues"] for r in store.requests]
+    assert [v[":sequence"] for v in sent] == [{"N": "1"}] * 3 + [{"N": "2"}]
+    assert [v[":count"] for v in sent] == [{"N": "1"}] * 3 + [{"N": "3"}]
 
 
 def test_even_an_unexpected_error_is_swallowed() -> None:

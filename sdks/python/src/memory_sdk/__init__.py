@@ -38,9 +38,11 @@ from memory_sdk.models import (
     EventType,
     KeyCategory,
     KeyStatus,
+    KeyUsage,
     Principal,
     SystemActor,
     TokenPair,
+    UsageBucket,
     UserActor,
 )
 from memory_sdk.workload import WorkloadIdentity, WorkloadIdentityError
@@ -67,6 +69,7 @@ __all__ = [
     "GoneError",
     "KeyCategory",
     "KeyStatus",
+    "KeyUsage",
     "MemoryClient",
     "MemorySDKError",
     "NetworkError",
@@ -87,6 +90,7 @@ __all__ = [
     "Unchanged",
     "UnexpectedResponseError",
     "UnsupportedAuth",
+    "UsageBucket",
     "UserActor",
     "WorkloadIdentity",
     "WorkloadIdentityError",

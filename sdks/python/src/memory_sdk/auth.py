@@ -26,6 +26,7 @@ from memory_sdk.models import (
     EventType,
     KeyCategory,
     KeyStatus,
+    KeyUsage,
     Principal,
     TokenPair,
 )
@@ -111,6 +112,7 @@ class AuthClient:
         idempotency_key: str | None = None,
         expires_in_days: int | None = None,
         allowed_cidrs: Sequence[str] | None = None,
+        requests_per_day: int | None = None,
     ) -> ApiKey:
         """Create a key; its plaintext is in `.key`, returned this once (and by reveal).
 
@@ -120,7 +122,9 @@ class AuthClient:
         `workspace_id`, or to the client's configured workspace when that is None.
         `expires_in_days` (1 to 90, the service's default 90) is its lifetime, which its
         rotations keep; `allowed_cidrs` (1 to 20 IPv4/IPv6 networks) the only addresses it is
-        accepted from (default any). Each is sent only when given.
+        accepted from (default any); `requests_per_day` (1 to 10,000,000) a daily quota, past
+        which the key is refused until UTC midnight (`RateLimitError`, code
+        `quota_exceeded`). Each is sent only when given.
 
         Sent with an Idempotency-Key (a new random one unless `idempotency_key` is given: pass
         your own to make a retry of your own, later, safe too), so it is retried like a read
@@ -141,6 +145,8 @@ class AuthClient:
             body["expiresInDays"] = expires_in_days
         if allowed_cidrs is not None:
             body["allowedCidrs"] = list(allowed_cidrs)
+        if requests_per_day is not None:
+            body["requestsPerDay"] = requests_per_day
         key = idempotency_key or retry.new_idempotency_key()
         response = await self._transport.send(Call("POST", KEYS, json=body, idempotency_key=key))
         return _parse(ApiKey, response)
@@ -236,9 +242,11 @@ class AuthClient:
         *,
         label: str | None = None,
         allowed_cidrs: Sequence[str] | Literal[Unchanged.UNCHANGED] | None = UNCHANGED,
+        requests_per_day: int | Literal[Unchanged.UNCHANGED] | None = UNCHANGED,
     ) -> ApiKey:
         """Rename a key and/or set its allow-list (`allowed_cidrs=None` removes it: any
-        address again); only what is given changes. Effective on the key's next request.
+        address again) and/or its daily quota (`requests_per_day=None` removes it); only
+        what is given changes. Effective on the key's next request.
         A revoked key cannot be changed: `ConflictError`.
 
         Not re-sent once it may have reached the service (a PATCH, see `memory_sdk.retry`).
@@ -248,8 +256,32 @@ class AuthClient:
             body["label"] = label
         if allowed_cidrs is not UNCHANGED:
             body["allowedCidrs"] = None if allowed_cidrs is None else list(allowed_cidrs)
+        if requests_per_day is not UNCHANGED:
+            body["requestsPerDay"] = requests_per_day
         response = await self._transport.send(Call("PATCH", _key_path(key_id), json=body))
         return _parse(ApiKey, response)
+
+    async def usage(
+        self,
+        key_id: str,
+        *,
+        granularity: Literal["hour", "day"] = "day",
+        start: str | None = None,
+        end: str | None = None,
+    ) -> KeyUsage:
+        """A key's counted requests per UTC hour or day, every bucket of the range (zeros
+        included). Default: the last 7 days by day; `start` and `end` are RFC 3339 times
+        (`2026-11-21T00:00:00Z`), rounded to the granularity; at most 31 days by hour, 400
+        by day. Counts arrive within one usage window (5 minutes) of the requests."""
+        params: dict[str, str] = {"granularity": granularity}
+        if start is not None:
+            params["from"] = start
+        if end is not None:
+            params["to"] = end
+        response = await self._transport.send(
+            Call("GET", _key_path(key_id, "usage"), params=params)
+        )
+        return _parse(KeyUsage, response)
 
     async def revoke_api_key(self, key_id: str) -> None:
         """Revoke the key, effective on the next request. Revoking twice is not an error."""
@@ -400,6 +432,9 @@ class UnsupportedAuth(AuthClient):
         self._unsupported()
 
     def update_api_key(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
+
+    def usage(self, *args: object, **kwargs: object) -> NoReturn:
         self._unsupported()
 
     def list_events(self, *args: object, **kwargs: object) -> NoReturn:

@@ -26,6 +26,7 @@ EventType = Literal[
     "key.expiring",
     "key.expired",
     "key.leaked",
+    "key.quota_exceeded",
     "workspace.created",
     "member.added",
     "member.removed",
@@ -62,7 +63,28 @@ class ApiKey(_Resource):
     last_used_at: datetime | None = None
     # The networks the key is accepted from; None: any address.
     allowed_cidrs: tuple[str, ...] | None = None
+    # The daily quota (requests per UTC day, then 429 quota_exceeded); None: none.
+    requests_per_day: int | None = None
     key: SecretStr | None = None
+
+
+class UsageBucket(_Resource):
+    """One UTC hour or day of a key's usage: when it starts, how many requests it counted."""
+
+    start: datetime
+    requests: int
+
+
+class KeyUsage(_Resource):
+    """A key's counted requests by hour or day (`GET /v1/auth/api-keys/{id}/usage`).
+
+    `complete` is False while a bucket may still receive counts (the service writes them
+    within one usage window, 5 minutes, and a bucket is final one window after its end)."""
+
+    key_id: str
+    granularity: Literal["hour", "day"]
+    buckets: tuple[UsageBucket, ...]
+    complete: bool
 
 
 class Principal(_Resource):

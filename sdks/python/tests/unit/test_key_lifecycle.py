@@ -212,3 +212,63 @@ async def test_iter_events_follows_every_page() -> None:
 def test_the_new_methods_raise_not_supported_on_bolt(use: str) -> None:
     with pytest.raises(NotSupportedError):
         getattr(MemoryClient(backend="bolt").auth, use)
+
+
+async def test_create_and_update_send_the_daily_quota_only_when_given() -> None:
+    fake = FakeService(
+        httpx.Response(201, json=key_resource(plaintext=WORKSPACE_KEY, requestsPerDay=500)),
+        httpx.Response(200, json=key_resource(requestsPerDay=None)),
+        httpx.Response(200, json=key_resource(requestsPerDay=None)),
+    )
+
+    async with svc_client(fake) as client:
+        created = await client.auth.create_api_key("capped", requests_per_day=500)
+        await client.auth.update_api_key("key_1", requests_per_day=None)
+        await client.auth.update_api_key("key_1", label="x")
+
+    assert fake.body(0) == {"label": "capped", "requestsPerDay": 500}
+    assert created.requests_per_day == 500
+    assert fake.body(1) == {"requestsPerDay": None}
+    assert fake.body(2) == {"label": "x"}
+
+
+async def test_usage_asks_for_the_range_and_parses_the_buckets() -> None:
+    body = {
+        "keyId": "key_1",
+        "granularity": "hour",
+        "buckets": [
+            {"start": "2026-11-21T10:00:00Z", "requests": 12},
+            {"start": "2026-11-21T11:00:00Z", "requests": 0},
+        ],
+        "complete": True,
+    }
+    fake = FakeService(httpx.Response(200, json=body))
+
+    async with svc_client(fake) as client:
+        usage = await client.auth.usage(
+            "key_1", granularity="hour", start="2026-11-21T10:00:00Z", end="2026-11-21T12:00:00Z"
+        )
+
+    assert fake.requests[0].url.path == "/v1/auth/api-keys/key_1/usage"
+    assert dict(fake.requests[0].url.params) == {
+        "granularity": "hour", "from": "2026-11-21T10:00:00Z", "to": "2026-11-21T12:00:00Z"
+    }
+    assert [(b.start.hour, b.requests) for b in usage.buckets] == [(10, 12), (11, 0)]
+    assert usage.complete and usage.key_id == "key_1"
+
+
+async def test_a_key_over_its_quota_is_a_rate_limit_error_with_the_code() -> None:
+    fake = FakeService(problem(429, "quota_exceeded", **{"Retry-After": "86000"}))
+
+    async with svc_client(fake) as client:
+        with pytest.raises(Exception) as raised:
+            await client.auth.whoami()
+
+    assert type(raised.value).__name__ == "RateLimitError"
+    assert raised.value.code == "quota_exceeded"  # type: ignore[attr-defined]
+    assert len(fake.requests) == 1  # a retry after midnight is the caller's choice
+
+
+def test_usage_raises_not_supported_on_bolt() -> None:
+    with pytest.raises(NotSupportedError):
+        MemoryClient(backend="bolt").auth.usage("key_1")

@@ -27,9 +27,11 @@ from memory_sdk.models import (
     ApiKey,
     AuditEvent,
     EventPage,
+    KeyUsage,
     Principal,
     SystemActor,
     TokenPair,
+    UsageBucket,
     UserActor,
 )
 from tests.unit.fakes import ADMIN_KEY, ENDPOINT, FakeService, key_resource
@@ -80,6 +82,8 @@ MODELS = (
     ),
     Wire(AuditEvent, "Event"),
     Wire(EventPage, "EventPage"),
+    Wire(KeyUsage, "KeyUsage"),
+    Wire(UsageBucket, "UsageBucket"),
     # `issued_token_type` is sent only to the RFC 8693 form, which the SDK does not use; the
     # SDK reads a pair without `refresh_token` as RFC 6749 allows, though this service always
     # sends one.
