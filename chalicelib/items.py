@@ -8,6 +8,7 @@
   USER#<userId>        EVT#<evtId>        an audit event of that user's log
   USER#<userId>        PROFILE            a user's profile, written at the first sign-in
   USER#<userId>        CONSENT#<sha256>   an MCP client's remembered consent, by its id's hash
+  USER#<userId>        GRANT#<familyId>   an MCP grant, as the person sees it (connected apps)
   IDP#<iss>#<sub>      IDP                a login: which user an issuer's subject is
   REFRESH#<sha256>     REFRESH            a refresh token, by the hash of its plaintext
   RFAMILY#<familyId>   FAMILY             a refresh token family (a sign-in, an MCP grant)
@@ -29,6 +30,7 @@ KEY_PREFIX = "KEY#"
 WORKSPACE_PREFIX = "WS#"
 MEMBER_PREFIX = "MEMBER#"
 EVENT_PREFIX = "EVT#"
+GRANT_PREFIX = "GRANT#"
 CREDENTIAL_SK = "CRED"
 
 
@@ -107,3 +109,7 @@ def registration_window(address: str, start: int) -> Item:
 
 def idempotency_record(digest: str) -> Item:
     return key(f"IDEMPOTENCY#{digest}", "IDEMPOTENCY")
+
+
+def user_grant(user_id: str, grant_id: str) -> Item:
+    return key(user_pk(user_id), GRANT_PREFIX + grant_id)

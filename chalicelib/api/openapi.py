@@ -20,6 +20,7 @@ from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 
 from chalicelib import errors
 from chalicelib.api import (
+    connected_apps,
     dashboard,
     events,
     identity,
@@ -165,10 +166,11 @@ def parameter(name: str) -> Schema:
 
 # -- the declared operations (api/operations.py) -----------------------------------------
 
-DECLARED: tuple[Operation, ...] = tuple(
-    op for routes in (keys, events, identity, workspaces) for op in routes.blueprint.operations
-)
+ROUTES = (keys, events, identity, workspaces, connected_apps)
+DECLARED: tuple[Operation, ...] = tuple(op for r in ROUTES for op in r.blueprint.operations)
 PATH_PARAMETERS = {"key_id": "KeyId", "workspace_id": "WorkspaceId", "user_id": "UserId"}
+PATH_PARAMETERS["grant_id"] = "GrantId"
+GRANT_ID = {"type": "string", "pattern": "^[0-9A-HJKMNP-TV-Z]{26}$"}
 
 
 class _Schemas(GenerateJsonSchema):
@@ -432,6 +434,7 @@ def components() -> Schema:
                     ("key_id", "KeyId", KEY_ID),
                     ("workspace_id", "WorkspaceId", WORKSPACE_ID),
                     ("user_id", "UserId", USER_ID),
+                    ("grant_id", "GrantId", GRANT_ID),
                 )
             },
         },
@@ -468,7 +471,7 @@ def components() -> Schema:
 
 TAGS = (
     "API keys", "Audit events", "Leaked-key reports", "Workspaces", "Identity", "Login",
-    "MCP authorization", "Dashboard",
+    "MCP authorization", "Connected apps", "Dashboard",
 )
 DESCRIPTION = """\
 The authentication service of the hosted memory service: API keys, workspaces and their

@@ -14,6 +14,9 @@ What each credential's one round trip reads:
 - an MCP access token: its grant (the refresh family in `sid`) and its owner's membership of
   the workspace it is bound to, so revoking the grant or removing the member refuses it on
   the very next request.
+- a delegated token whose root is a key: that key's record and the owner's membership of
+  the token's workspace (a revoked root or a removed member refuses it on the next request);
+  one whose root is a user: the membership only.
 Each further kind of token this service signs (told apart by its claims in `_resolve_jwt`)
 states the items it reads the same way, and is judged from them without another read.
 
@@ -24,17 +27,17 @@ issued for that resource do.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from chalicelib import errors, ids, items
 from chalicelib.access.allow_list import allows
 from chalicelib.access.principal import Origin, Principal, Refusal
-from chalicelib.access.scopes import ALL_SCOPES, WORKSPACE
+from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES, WORKSPACE
 from chalicelib.clock import Clock
 from chalicelib.keys.model import ApiKey
 from chalicelib.keys.plaintext import ParsedKey, looks_like_key, parse_key
-from chalicelib.keys.store import KeyStore
+from chalicelib.keys.store import KeyStore, key_from_values
 from chalicelib.workspaces.store import WorkspaceStore
 
 if TYPE_CHECKING:
@@ -125,7 +128,7 @@ class Resolver:
             resolved_token = self._resolve_jwt(token, workspace_id, resource, origin)
             if isinstance(resolved_token, Refusal):
                 return resolved_token
-            found, member = resolved_token
+            found, member, record = resolved_token
         checked = self._check_membership(found, member)
         if record is not None and self._last_use is not None and isinstance(checked, Principal):
             self._last_use.record(record, self._clock.now())
@@ -177,6 +180,7 @@ class Resolver:
             key_id=record.id,
             category=record.category,
             origin=origin,
+            expires_at=record.expires_at,
         )
         return principal, record, member
 
@@ -186,11 +190,11 @@ class Resolver:
         workspace_id: str | None,
         resource: McpResource | None,
         origin: Origin | None,
-    ) -> tuple[Principal, bool | None] | Refusal:
+    ) -> tuple[Principal, bool | None, ApiKey | None] | Refusal:
         """A token this service signed: verified for the audience it is presented at, told
         apart by its claims, then judged from the one round trip its kind states. Returns the
-        principal and the membership when it was read here (None: `_check_membership` reads
-        it)."""
+        principal, the membership when it was read here (None: `_check_membership` reads
+        it), and the key whose use it counts as (a delegated token's root key), if any."""
         # Imported only when a JWT arrives: the API-key path never loads the token modules.
         from chalicelib.sessions.access_tokens import TokenRejected, looks_like_jwt
 
@@ -205,7 +209,10 @@ class Resolver:
         except TokenRejected as rejected:
             return EXPIRED if rejected.expired else INVALID
         if resource is not None:
-            return self._judge_mcp_token(claims, workspace_id, origin)
+            judged = self._judge_mcp_token(claims, workspace_id, origin)
+            return judged if isinstance(judged, Refusal) else (*judged, None)
+        if "root" in claims:
+            return self._judge_delegated_token(claims, workspace_id, origin)
         if workspace_id is not None and not ids.is_workspace_id(workspace_id):
             return INVALID_WORKSPACE_ID
         principal = Principal(
@@ -214,8 +221,60 @@ class Resolver:
             scopes=frozenset(ALL_SCOPES),  # a user token carries every scope of its user
             workspace_id=workspace_id,
             origin=origin,
+            expires_at=_expiry(claims),
         )
-        return principal, None
+        return principal, None, None
+
+    def _judge_delegated_token(
+        self, claims: dict[str, Any], workspace_id: str | None, origin: Origin | None
+    ) -> tuple[Principal, bool | None, ApiKey | None] | Refusal:
+        """A delegated token (sessions/delegation.py): bound to its workspace with exactly its
+        scopes. Its root is re-judged at every decision, so that revoking the root key or
+        removing its owner from the workspace refuses the token on the very next request: a
+        key root's record and the membership in one `BatchGetItem`; a user root (which
+        cannot be revoked, its tokens expire with it) needs only the membership."""
+        root, bound, scope, user_id, jti, act = (
+            claims.get(name) for name in ("root", "workspace_id", "scope", "sub", "jti", "act")
+        )
+        if not all(isinstance(v, str) and v for v in (root, bound, scope, user_id, jti)):
+            return INVALID
+        assert isinstance(root, str) and isinstance(bound, str) and isinstance(scope, str)
+        assert isinstance(user_id, str) and isinstance(jti, str)
+        if not isinstance(act, dict) or not ids.is_workspace_id(bound):
+            return INVALID
+        record = None
+        member: bool | None = None
+        if ids.is_key_id(root):
+            values, member = self._workspaces.read_with_membership(
+                items.api_key(user_id, root), bound, user_id
+            )
+            now = self._clock.now()
+            record = key_from_values(values) if values is not None else None
+            if record is None or record.gone(now) or record.owner_id != user_id:
+                return REVOKED  # the root key is gone: deleted after its revocation
+            status = record.status(now)
+            if status == "revoked":  # revoked, or rotated and out of its grace
+                return REVOKED
+            if status == "expired":
+                return EXPIRED
+        elif root != user_id:
+            return INVALID  # a user root is the token's own subject
+        if workspace_id is not None and not ids.is_workspace_id(workspace_id):
+            return INVALID_WORKSPACE_ID
+        if workspace_id is not None and workspace_id != bound:
+            return MISMATCH  # bound to its workspace, like a workspace key
+        principal = Principal(
+            user_id=user_id,
+            credential="delegated",
+            scopes=frozenset(scope.split()) & frozenset(DATA_PLANE_SCOPES),
+            workspace_id=bound,
+            origin=origin,
+            token_id=jti,
+            root=root,
+            act=act,
+            expires_at=_expiry(claims),
+        )
+        return principal, member, record
 
     def _judge_mcp_token(
         self, claims: dict[str, Any], workspace_id: str | None, origin: Origin | None
@@ -268,6 +327,11 @@ class Resolver:
         if not member:
             return NOT_A_MEMBER
         return principal
+
+
+def _expiry(claims: dict[str, Any]) -> datetime | None:
+    exp = claims.get("exp")
+    return datetime.fromtimestamp(exp, UTC) if isinstance(exp, int) else None
 
 
 def _membership_named_by(parsed: ParsedKey, workspace_id: str | None) -> tuple[str, str] | None:

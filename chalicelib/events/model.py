@@ -24,6 +24,8 @@ KEY_LEAKED = "key.leaked"
 WORKSPACE_CREATED = "workspace.created"
 MEMBER_ADDED = "member.added"
 MEMBER_REMOVED = "member.removed"
+GRANT_CREATED = "grant.created"
+GRANT_REVOKED = "grant.revoked"
 TYPES = (
     KEY_CREATED,
     KEY_REVEALED,
@@ -36,6 +38,8 @@ TYPES = (
     WORKSPACE_CREATED,
     MEMBER_ADDED,
     MEMBER_REMOVED,
+    GRANT_CREATED,
+    GRANT_REVOKED,
 )
 
 # The actors that are not a caller.

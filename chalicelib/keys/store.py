@@ -152,6 +152,12 @@ def _from_values(values: dict[str, Any]) -> ApiKey:
     )
 
 
+def key_from_values(values: dict[str, Any]) -> ApiKey:
+    """A key record from its owner or credential item's values (a decision that read it
+    together with other items)."""
+    return _from_values(values)
+
+
 class KeyStore:
     def __init__(self, client: Any, table_name: str):
         self._client = client
