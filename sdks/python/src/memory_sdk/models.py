@@ -14,7 +14,8 @@ from pydantic.alias_generators import to_camel
 
 KeyCategory = Literal["workspace", "admin"]
 KeyStatus = Literal["active", "revoked", "expired"]
-CredentialKind = Literal["user_token", "api_key"]
+CredentialKind = Literal["user_token", "api_key", "delegated", "workload"]
+ActorCredential = Literal["user_token", "api_key"]  # who may change something (events)
 # The event types the service records today. `AuditEvent.type` stays a plain string, so that
 # a type added later parses too.
 EventType = Literal[
@@ -29,6 +30,8 @@ EventType = Literal[
     "workspace.created",
     "member.added",
     "member.removed",
+    "grant.created",
+    "grant.revoked",
 ]
 
 
@@ -71,13 +74,14 @@ class Principal(_Resource):
     category: KeyCategory | None = None
     workspace_id: str | None = None
     scopes: tuple[str, ...] = ()
+    act: dict[str, Any] | None = None  # a delegated token's holders (RFC 8693), newest first
 
 
 class UserActor(_Resource):
     """An event's actor that is a caller: the user, and the admin key it used (or None)."""
 
     user_id: str
-    credential: CredentialKind
+    credential: ActorCredential
     key_id: str | None = None
 
 
@@ -122,4 +126,27 @@ class TokenPair(BaseModel):
     @property
     def expires_at(self) -> datetime:
         """When the access token expires, by this machine's clock."""
+        return self.received_at + timedelta(seconds=self.expires_in)
+
+
+class DelegatedToken(BaseModel):
+    """A delegated token (`client.auth.delegate`): bound to one workspace, with at most the
+    scopes of the credential it came from, and no refresh token."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    access_token: SecretStr
+    token_type: str = "Bearer"
+    expires_in: int
+    scope: str
+    issued_token_type: str = "urn:ietf:params:oauth:token-type:access_token"
+    received_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+    @property
+    def scopes(self) -> tuple[str, ...]:
+        return tuple(self.scope.split())
+
+    @property
+    def expires_at(self) -> datetime:
+        """When it expires, by this machine's clock."""
         return self.received_at + timedelta(seconds=self.expires_in)
