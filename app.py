@@ -34,6 +34,7 @@ def expiry_sweep(event: Any) -> dict[str, int]:
 # functions never route HTTP, so their cold starts skip the routes and their imports.
 if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
     from chalicelib.api import (
+        connected_apps,
         cors,
         dashboard,
         edge,
@@ -60,6 +61,7 @@ if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
     app.register_blueprint(events.blueprint)
     app.register_blueprint(secret_scanning.blueprint)
     app.register_blueprint(oauth.blueprint)
+    app.register_blueprint(connected_apps.blueprint)
     app.register_blueprint(dashboard.blueprint)
     app.register_blueprint(reference.blueprint)
     cors.register_preflights(app)  # last: one OPTIONS route beside every route above

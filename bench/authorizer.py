@@ -57,6 +57,7 @@ MAX_ROUND_TRIPS = 1  # a key minted today: the key and its membership in one Bat
 MAX_ROUND_TRIPS_OLD_KEY = 2  # a key minted before: the key, then the membership
 MAX_ROUND_TRIPS_USER_TOKEN = 1  # the membership only: the token's signature is checked locally
 MAX_ROUND_TRIPS_WORKLOAD = 1  # a workload token: its trust policy only (one GetItem)
+MAX_ROUND_TRIPS_DELEGATED = 1  # its root key and the membership in one BatchGetItem
 MAX_WRITES_PER_DECISION = 0.01  # lastUsedAt: one write per key and 5-minute window
 MAX_CPU_RATIO = 1.3
 MAX_COLD_START_RATIO = 1.5
@@ -65,6 +66,7 @@ CALL_LATENCY_MS = 5.0  # a strongly consistent DynamoDB read, in-region, as seen
 HEAVY_MODULES = NOT_ON_THE_AUTHORIZER_PATH
 NEW_KEY, OLD_KEY, USER_TOKEN = "new key", "old key", "user token"
 WORKLOAD = "workload"
+DELEGATED = "delegated"
 
 # Both children read the event first, so that their clocks start at the same point.
 _PREAMBLE = """
@@ -148,6 +150,7 @@ def prepare() -> Setup:
         OLD_KEY: mint_plain_key(svc, OWNER, workspace.id),
         USER_TOKEN: svc.signer.mint(OWNER).token,
         WORKLOAD: _workload_token(svc, workspace.id),
+        DELEGATED: svc.delegator.delegate(issued.plaintext, None, None, None, "bench").token,
     }
     table = svc.settings.table_name
     keys = [items.credential(issued.api_key.key_hash), items.member(workspace.id, OWNER)]
@@ -275,11 +278,14 @@ def warm(setup: Setup, decisions: int, warmup: int, call_latency: float) -> dict
     new_key_writes = writes
     others = max(1, decisions // 4)
     runs.update(
-        {kind: measure(kind, others, None) for kind in (OLD_KEY, USER_TOKEN, WORKLOAD)}
+        {kind: measure(kind, others, None) for kind in (OLD_KEY, USER_TOKEN, WORKLOAD, DELEGATED)}
     )
     return {
         "kinds": {kind: run.summary() for kind, run in runs.items()},
-        "counts": {NEW_KEY: decisions, OLD_KEY: others, USER_TOKEN: others, WORKLOAD: others},
+        "counts": {
+            NEW_KEY: decisions, OLD_KEY: others, USER_TOKEN: others, WORKLOAD: others,
+            DELEGATED: others,
+        },
         "bare_cpu": statistics.median(bare_cpu),
         "writes": new_key_writes / decisions,
     }
@@ -395,6 +401,7 @@ def main(argv: list[str] | None = None) -> int:
     kinds = hot["kinds"]
     new, old, token = kinds[NEW_KEY], kinds[OLD_KEY], kinds[USER_TOKEN]
     workload = kinds[WORKLOAD]
+    delegated = kinds[DELEGATED]
     cpu_ratio = new["cpu"] / hot["bare_cpu"]
     cold_ratio = start["authorizer_wall"] / start["baseline_wall"]
     met = {
@@ -402,6 +409,7 @@ def main(argv: list[str] | None = None) -> int:
         "roundTripsOldKey": old["round_trips"] <= MAX_ROUND_TRIPS_OLD_KEY,
         "roundTripsUserToken": token["round_trips"] <= MAX_ROUND_TRIPS_USER_TOKEN,
         "roundTripsWorkload": workload["round_trips"] <= MAX_ROUND_TRIPS_WORKLOAD,
+        "roundTripsDelegated": delegated["round_trips"] <= MAX_ROUND_TRIPS_DELEGATED,
         "writesPerDecision": hot["writes"] <= MAX_WRITES_PER_DECISION,
         "cpuRatio": cpu_ratio <= MAX_CPU_RATIO,
         "coldStartRatio": cold_ratio <= MAX_COLD_START_RATIO,
@@ -436,6 +444,7 @@ def main(argv: list[str] | None = None) -> int:
         "roundTripsPerDecisionOldKey": round(old["round_trips"], 2),
         "roundTripsPerDecisionUserToken": round(token["round_trips"], 2),
         "roundTripsPerDecisionWorkload": round(workload["round_trips"], 2),
+        "roundTripsPerDecisionDelegated": round(delegated["round_trips"], 2),
         "writesPerDecision": round(hot["writes"], 4),
         "decisionsOldKeyAndUserToken": hot["counts"][OLD_KEY],
         "cpuPerDecisionOldKeyUs": round(old["cpu"] * 1e6),
@@ -489,6 +498,7 @@ Data-plane decisions with a workspace (GET {PATH}); floor = own CPU + {args.call
 {row(OLD_KEY, old, MAX_ROUND_TRIPS_OLD_KEY, met["roundTripsOldKey"])}
 {row(USER_TOKEN, token, MAX_ROUND_TRIPS_USER_TOKEN, met["roundTripsUserToken"])}
 {row(WORKLOAD, workload, MAX_ROUND_TRIPS_WORKLOAD, met["roundTripsWorkload"])}
+{row(DELEGATED, delegated, MAX_ROUND_TRIPS_DELEGATED, met["roundTripsDelegated"])}
   lastUsedAt writes per decision (new key)  {hot["writes"]:.4f}  target <= {MAX_WRITES_PER_DECISION}  {mark(met["writesPerDecision"])}
   bare boto3 call alone (1 BatchGetItem)  {hot["bare_cpu"] * 1e6:7.0f} us  median of {args.decisions}
   ratio (new key / bare call)             {cpu_ratio:7.3f}x    target <= {MAX_CPU_RATIO}x  {mark(met["cpuRatio"])}

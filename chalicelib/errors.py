@@ -332,6 +332,15 @@ REGISTRATION_LIMITED = Problem(
     429, "too_many_requests", "Too many registrations from this address; retry later."
 )
 
+# A delegation's subject refused as a data-plane request with it would be (its 401 or 403):
+# the description names the data-plane code (revoked_credentials, not_a_member, ...).
+INVALID_SUBJECT_TOKEN = Problem(
+    401, "invalid_token", "The subject_token is not a credential that works here."
+)
+SUBJECT_NOT_ALLOWED = Problem(
+    403, "access_denied", "The subject_token may not act in this workspace."
+)
+
 OAUTH_ERRORS: tuple[Problem, ...] = (
     OAUTH_INVALID_REQUEST,
     UNSUPPORTED_GRANT_TYPE,
@@ -343,11 +352,13 @@ OAUTH_ERRORS: tuple[Problem, ...] = (
     UNAUTHORIZED_CLIENT,
     OAUTH_INVALID_SCOPE,
     UNSUPPORTED_RESPONSE_TYPE,
+    SUBJECT_NOT_ALLOWED,  # before ACCESS_DENIED: the reference's one entry is the 400
     ACCESS_DENIED,
     SERVER_ERROR,
     INVALID_REDIRECT_URI,
     INVALID_CLIENT_METADATA,
     REGISTRATION_LIMITED,
+    INVALID_SUBJECT_TOKEN,
 )
 
 

@@ -11,6 +11,7 @@
   USER#<userId>        EVT#<evtId>        an audit event of that user's log
   USER#<userId>        PROFILE            a user's profile, written at the first sign-in
   USER#<userId>        CONSENT#<sha256>   an MCP client's remembered consent, by its id's hash
+  USER#<userId>        GRANT#<familyId>   an MCP grant, as the person sees it (connected apps)
   IDP#<iss>#<sub>      IDP                a login: which user an issuer's subject is
   EMAIL#<email>        EMAIL              who last signed in with this verified email (lowercase)
   REFRESH#<sha256>     REFRESH            a refresh token, by the hash of its plaintext
@@ -34,6 +35,7 @@ KEY_PREFIX = "KEY#"
 WORKSPACE_PREFIX = "WS#"
 MEMBER_PREFIX = "MEMBER#"
 EVENT_PREFIX = "EVT#"
+GRANT_PREFIX = "GRANT#"
 CREDENTIAL_SK = "CRED"
 TRUST_POLICY_PREFIX = "TP#"
 HOUR_PREFIX = "HOUR#"
@@ -131,6 +133,8 @@ def trust_policy_count(workspace_id: str) -> Item:
 
 def workload_seen(workspace_id: str, policy_id: str, subject_digest: str) -> Item:
     return key(workspace_pk(workspace_id), f"WLSEEN#{policy_id}#{subject_digest}")
+
+
 def usage_pk(key_id: str) -> str:
     return f"USAGE#{key_id}"
 
@@ -138,3 +142,7 @@ def usage_pk(key_id: str) -> str:
 def usage_hour(key_id: str, hour: str) -> Item:
     """`hour`: the UTC hour as `yyyy-mm-ddThh` (sorts as time does)."""
     return key(usage_pk(key_id), HOUR_PREFIX + hour)
+
+
+def user_grant(user_id: str, grant_id: str) -> Item:
+    return key(user_pk(user_id), GRANT_PREFIX + grant_id)

@@ -10,6 +10,7 @@ live in a context variable, so the threaded local server never mixes two request
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from aws_lambda_powertools import Logger
 
@@ -32,10 +33,14 @@ def start_request(request_id: str | None) -> None:
 
 
 def identify_actor(
-    user_id: str, key_id: str | None = None, workspace_id: str | None = None
+    user_id: str,
+    key_id: str | None = None,
+    workspace_id: str | None = None,
+    delegation: dict[str, Any] | None = None,
 ) -> None:
-    """The caller, once resolved: ids only, never the credential."""
-    ids = {"user_id": user_id, "key_id": key_id, "workspace_id": workspace_id}
+    """The caller, once resolved: ids only, never the credential. `delegation`: a delegated
+    token's `root`, `jti` and `act`."""
+    ids = {"user_id": user_id, "key_id": key_id, "workspace_id": workspace_id, **(delegation or {})}
     logger.thread_safe_append_keys(actor={name: value for name, value in ids.items() if value})
 
 

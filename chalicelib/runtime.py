@@ -28,12 +28,14 @@ if TYPE_CHECKING:
     from chalicelib.keys.service import KeyService
     from chalicelib.keys.vault import KeyVault
     from chalicelib.oauth.clients import ClientStore
+    from chalicelib.oauth.connected_apps import ConnectedApps
     from chalicelib.oauth.login_provider import ProviderTransport
     from chalicelib.oauth.ratelimit import RegistrationLimit
     from chalicelib.oauth.service import OAuthService
     from chalicelib.scanning.github import PublishedKeys
     from chalicelib.scanning.service import LeakReports
     from chalicelib.sessions.access_tokens import SigningKeys, TokenSigner, TokenVerifier
+    from chalicelib.sessions.delegation import Delegator
     from chalicelib.sessions.openid import IdTokenVerifier
     from chalicelib.sessions.refresh import RefreshTokenStore
     from chalicelib.sessions.service import SessionService
@@ -320,6 +322,21 @@ class Services:
             workspaces=self.workspace_store,
             dynamodb=self.dynamodb,
             clock=self.clock,
+            connected_apps=self.connected_apps,
+        )
+
+    @cached_property
+    def connected_apps(self) -> ConnectedApps:
+        from chalicelib.oauth.connected_apps import ConnectedApps
+        from chalicelib.oauth.consents import ConsentStore
+
+        return ConnectedApps(
+            self.dynamodb,
+            self.settings.table_name,
+            self.refresh_tokens,
+            ConsentStore(self.dynamodb, self.settings.table_name),
+            self.event_log,
+            self.clock,
         )
 
     @cached_property
@@ -370,6 +387,13 @@ class Services:
             self.event_log,
             self.clock,
         )
+
+
+    @cached_property
+    def delegator(self) -> Delegator:
+        from chalicelib.sessions.delegation import Delegator
+
+        return Delegator(self.resolver, self.signer, self.clock)
 
 
 _current: Services | None = None

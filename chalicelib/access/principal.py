@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from chalicelib.errors import Problem, ServiceError
@@ -43,6 +44,9 @@ class Principal:
     root: str | None = None
     policy_id: str | None = None
     act: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+    # When the credential itself stops working (a key's expiry or end of grace, a token's
+    # `exp`): a token delegated from it never outlives it.
+    expires_at: datetime | None = field(default=None, compare=False)
     # Not part of who the caller is: the same caller from another address is the same principal.
     origin: Origin | None = field(default=None, compare=False)
 

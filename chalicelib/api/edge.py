@@ -221,7 +221,12 @@ def authenticate(request: Request, allow_query_workspace: bool = False) -> Princ
     resolved = services().resolver.resolve(authorization, workspace, origin=origin(request))
     if isinstance(resolved, Refusal):
         raise resolved.error(credential_sent)
-    logs.identify_actor(resolved.user_id, resolved.key_id, resolved.workspace_id)
+    delegation = (
+        {"root": resolved.root, "jti": resolved.token_id, "act": resolved.act}
+        if resolved.credential == "delegated"
+        else None
+    )
+    logs.identify_actor(resolved.user_id, resolved.key_id, resolved.workspace_id, delegation)
     return resolved
 
 

@@ -40,7 +40,7 @@ from chalicelib.events import model as events
 from chalicelib.events.model import TYPES as EVENT_TYPES
 from chalicelib.keys import model as keys
 from chalicelib.keys.model import MAX_GRACE_PERIOD, MAX_LIFETIME_DAYS, MAX_REQUESTS_PER_DAY
-from chalicelib.oauth import clients
+from chalicelib.oauth import clients, connected_apps
 from chalicelib.oauth.service import (
     MAX_STATE_LENGTH,
     OFFLINE_ACCESS,
@@ -525,7 +525,10 @@ class KeyUsage(Resource):
 class Principal(Resource):
     user_id: UserId
     credential: Annotated[
-        str, WithJsonSchema({"type": "string", "enum": ["user_token", "api_key"]})
+        str,
+        WithJsonSchema(
+            {"type": "string", "enum": ["user_token", "api_key", "delegated", "workload"]}
+        ),
     ]
     key_id: Annotated[str | None, WithJsonSchema(_id("key", nullable=True))]
     category: Annotated[
@@ -554,6 +557,17 @@ class Principal(Resource):
             }
         ),
     ] = None
+    # A delegated token's chain of holders (RFC 8693 §4.1): null for every other credential.
+    act: Annotated[
+        dict[str, Any] | None,
+        WithJsonSchema(
+            {
+                "type": ["object", "null"],
+                "description": "A delegated token's holders, newest first (RFC 8693 act).",
+                "examples": [{"sub": "browser"}],
+            }
+        ),
+    ] = None
 
     @classmethod
     def of(cls, caller: Caller, person: workspaces.Person | None = None) -> Principal:
@@ -566,6 +580,7 @@ class Principal(Resource):
             scopes=ordered(caller.scopes),
             email=person.email if person else None,
             name=person.name if person else None,
+            act=caller.act,
         )
 
 
@@ -589,6 +604,22 @@ class TokenPair(BaseModel):
             }
         ),
     ] = None
+
+
+class WorkspaceToken(BaseModel):
+    """A delegated or workload token (RFC 8693 §2.2.1): bound to one workspace, no refresh."""
+
+    access_token: Annotated[str, Field(examples=["<delegated token (JWT)>"])]
+    issued_token_type: Annotated[
+        str, WithJsonSchema({"const": "urn:ietf:params:oauth:token-type:access_token"})
+    ]
+    token_type: Annotated[str, WithJsonSchema({"const": "Bearer"})]
+    expires_in: Annotated[int, Field(examples=[900])]
+    scope: Annotated[str, Field(examples=["memory entities"])]
+
+
+class ExchangeAnswer(RootModel[TokenPair | WorkspaceToken]):
+    """A login's token pair, or a delegated or workload token (no refresh token)."""
 
 
 # -- workspaces ----------------------------------------------------------------------------
@@ -826,6 +857,42 @@ class EventPage(Resource):
     next_cursor: NextCursor
 
 
+# -- connected apps (MCP grants a person has given) -----------------------------------------
+
+
+class ConnectedApp(Resource):
+    id: Annotated[
+        str, WithJsonSchema({"type": "string", "examples": ["01JD7Q2X9V3K5M8N1P4R6T0W2Y"]})
+    ]
+    client_id: Annotated[str, WithJsonSchema({"type": "string"})]
+    client_name: Annotated[str | None, WithJsonSchema({"type": ["string", "null"]})]
+    workspace_id: WorkspaceId
+    scopes: Scopes
+    created_at: Time
+    last_used_at: Annotated[
+        str | None,
+        WithJsonSchema(
+            {**NULLABLE_TIME, "description": "Its last refresh (null: never refreshed)."}
+        ),
+    ]
+
+    @classmethod
+    def of(cls, app: connected_apps.ConnectedApp) -> ConnectedApp:
+        return cls(
+            id=app.id,
+            client_id=app.client_id,
+            client_name=app.client_name,
+            workspace_id=app.workspace_id,
+            scopes=ordered(app.scopes),
+            created_at=rfc3339(app.created_at) or "",
+            last_used_at=rfc3339(app.last_used_at),
+        )
+
+
+class ConnectedAppList(Resource):
+    grants: list[ConnectedApp]
+
+
 class EventQuery(Query):
     limit: Limit = 50
     cursor: Cursor = None
@@ -983,17 +1050,64 @@ class OAuthRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-class ExchangeRequest(OAuthRequest):
-    model_config = ConfigDict(extra="forbid")
-
-    id_token: Annotated[str, Field(min_length=1, examples=["<ID token>"])]
-
-
 TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"  # RFC 8693 §2.1
 ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"  # a login
 ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"  # a delegation
 JWT_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:jwt"  # a workload's identity token
 SUBJECT_TOKEN_TYPES = (ID_TOKEN_TYPE, ACCESS_TOKEN_TYPE, JWT_TOKEN_TYPE)
+
+
+# A delegation's own fields (RFC 8693 form and JSON alike).
+ExpiresIn = Annotated[
+    int | None,
+    Field(ge=60, le=3600),
+    _absent_or({"type": "integer", "minimum": 60, "maximum": 3600, "default": 900}),
+    Invalid(errors.OAUTH_INVALID_REQUEST, "expires_in must be from 60 to 3600 seconds."),
+]
+Actor = Annotated[
+    str | None,
+    _text(errors.OAUTH_INVALID_REQUEST, "actor"),
+    _absent_or({**TEXT, "examples": ["browser"]}),
+]
+
+
+class ExchangeRequest(OAuthRequest):
+    """`{"id_token"}` (a login), or the RFC 8693 fields as JSON (a delegation, a workload's
+    exchange)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id_token: Annotated[str | None, _absent_or({"type": "string", "minLength": 1})] = None
+    subject_token: ANY_TEXT = None
+    subject_token_type: Annotated[
+        Literal[
+            "urn:ietf:params:oauth:token-type:id_token",
+            "urn:ietf:params:oauth:token-type:access_token",
+            "urn:ietf:params:oauth:token-type:jwt",
+        ]
+        | None,
+        _absent_or({"enum": list(SUBJECT_TOKEN_TYPES)}),
+        Invalid(
+            errors.OAUTH_INVALID_REQUEST,
+            "subject_token_type must be one of " + ", ".join(SUBJECT_TOKEN_TYPES) + ".",
+        ),
+    ] = None
+    workspace_id: ANY_TEXT = None
+    scope: ANY_TEXT = None
+    expires_in: ExpiresIn = None
+    actor: Actor = None
+
+    @model_validator(mode="after")
+    def _one_subject(self) -> ExchangeRequest:
+        if self.id_token is None and self.subject_token is None:
+            raise Refused(errors.OAUTH_INVALID_REQUEST, "id_token is required.")
+        if self.id_token is not None and self.subject_token is not None:
+            raise Refused(
+                errors.OAUTH_INVALID_REQUEST, "Send id_token or subject_token, not both."
+            )
+        if self.subject_token is not None and self.subject_token_type is None:
+            raise Refused(errors.OAUTH_INVALID_REQUEST, "subject_token_type is required.")
+        return self
 
 
 # RFC 8693: the fields in the order the endpoint checks them (the first refused answers).
@@ -1023,6 +1137,8 @@ class TokenExchangeForm(OAuthRequest):
     ] = None
     audience: ANY_TEXT = None
     resource: ANY_TEXT = None
+    expires_in: ExpiresIn = None
+    actor: Actor = None
 
 
 REFRESH_GRANT = "refresh_token"
@@ -1044,6 +1160,14 @@ class RefreshRequest(OAuthRequest):
         if isinstance(data, dict) and data.get("grant_type", REFRESH_GRANT) != REFRESH_GRANT:
             raise Refused(_WRONG_GRANT.problem, _WRONG_GRANT.detail)
         return data
+
+
+class RevokeRequest(OAuthRequest):
+    """Sign-out: the login refresh token to revoke (RFC 7009's `token`, as JSON)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    token: Annotated[str, Field(min_length=1, examples=["<refresh token>"])]
 
 
 class RefreshForm(OAuthRequest):

@@ -20,6 +20,7 @@ from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 
 from chalicelib import errors
 from chalicelib.api import (
+    connected_apps,
     dashboard,
     events,
     identity,
@@ -166,10 +167,11 @@ def parameter(name: str) -> Schema:
 
 # -- the declared operations (api/operations.py) -----------------------------------------
 
-ROUTES = (keys, events, identity, workspaces, trust_policies)
+ROUTES = (keys, events, identity, workspaces, trust_policies, connected_apps)
 DECLARED: tuple[Operation, ...] = tuple(op for r in ROUTES for op in r.blueprint.operations)
 PATH_PARAMETERS = {"key_id": "KeyId", "workspace_id": "WorkspaceId", "user_id": "UserIdOrEmail"}
-PATH_PARAMETERS["policy_id"] = "TrustPolicyId"
+PATH_PARAMETERS |= {"policy_id": "TrustPolicyId", "grant_id": "GrantId"}
+GRANT_ID = {"type": "string", "pattern": "^[0-9A-HJKMNP-TV-Z]{26}$"}
 
 
 class _Schemas(GenerateJsonSchema):
@@ -434,6 +436,7 @@ def components() -> Schema:
                     ("workspace_id", "WorkspaceId", WORKSPACE_ID),
                     ("user_id", "UserIdOrEmail", USER_ID_OR_EMAIL),
                     ("policy_id", "TrustPolicyId", TRUST_POLICY_ID),
+                    ("grant_id", "GrantId", GRANT_ID),
                 )
             },
         },
@@ -470,7 +473,7 @@ def components() -> Schema:
 
 TAGS = (
     "API keys", "Audit events", "Leaked-key reports", "Workspaces", "Identity", "Login",
-    "MCP authorization", "Dashboard",
+    "MCP authorization", "Connected apps", "Dashboard",
 )
 DESCRIPTION = """\
 The authentication service of the hosted memory service: API keys, workspaces and their

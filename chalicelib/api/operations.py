@@ -219,7 +219,7 @@ def _form_parameters(raw: bytes) -> dict[str, str]:
     return {name: value for name, value in pairs if value != ""}
 
 
-def _json_parameters(raw: bytes, fields: set[str]) -> dict[str, str]:
+def _json_parameters(raw: bytes, fields: set[str]) -> dict[str, Any]:
     try:
         body = strict_parsing.json_value(raw) if raw.strip() else None
     except strict_parsing.MalformedJson:
@@ -230,6 +230,8 @@ def _json_parameters(raw: bytes, fields: set[str]) -> dict[str, str]:
     if unknown:
         raise _invalid(f"Unknown field: {unknown[0][:64]!r}.")
     for name, value in body.items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            continue  # a number of seconds (expires_in): its model checks the field
         if not isinstance(value, str) or not value:
             raise _invalid(f"{name} must be a non-empty string.")
     return body

@@ -1,6 +1,7 @@
-"""`/v1/auth/exchange` and `/v1/auth/refresh`: the token endpoints (RFC 6749 §5 answers).
+"""`/v1/auth/exchange`, `/v1/auth/refresh` and `/v1/auth/revoke` (sign-out): the token
+endpoints (RFC 6749 §5 answers).
 
-Both take JSON or an OAuth form body and answer the OAuth field names with
+Each takes JSON or an OAuth form body and answers the OAuth field names with
 `Cache-Control: no-store`. Every refusal here is an RFC 6749 error body, including a failed
 dependency (503 `temporarily_unavailable`): an OAuth client reads one error shape.
 """
@@ -27,6 +28,7 @@ blueprint = Operations(__name__)
 
 EXCHANGE_PATH = "/v1/auth/exchange"
 REFRESH_PATH = "/v1/auth/refresh"
+REVOKE_PATH = "/v1/auth/revoke"
 ANSWERS = (
     Answer(
         200,
@@ -61,6 +63,42 @@ ANSWERS = (
     ),
 )
 _TOKEN_HEADERS = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+EXCHANGE_ANSWERS = (
+    Answer(
+        200,
+        "A login's user token (one hour) and refresh token (30 days, single use); or a"
+        " delegated token (60 to 3600 seconds, bound to one workspace, no refresh token).",
+        models.ExchangeAnswer,
+        headers={"Cache-Control": "CacheControlNoStore"},
+    ),
+    Answer(
+        400,
+        "The token request was refused (RFC 6749 §5.2, RFC 8693 §2.2.2).",
+        problems=(
+            errors.OAUTH_INVALID_REQUEST,
+            errors.UNSUPPORTED_GRANT_TYPE,
+            errors.INVALID_TARGET,
+            errors.INVALID_GRANT,
+            errors.OAUTH_INVALID_SCOPE,
+        ),
+        oauth=True,
+    ),
+    Answer(
+        401,
+        "A delegation's subject_token is not a working credential (the description names"
+        " the data-plane code: invalid_credentials, expired_credentials, revoked_credentials).",
+        problems=(errors.INVALID_SUBJECT_TOKEN,),
+        oauth=True,
+    ),
+    Answer(
+        403,
+        "A delegation's subject_token may not act in that workspace (workspace_mismatch,"
+        " not_a_member, ip_not_allowed).",
+        problems=(errors.SUBJECT_NOT_ALLOWED,),
+        oauth=True,
+    ),
+    *ANSWERS[1:],
+)
 
 
 def invalid_request(description: str) -> OAuthError:
@@ -130,42 +168,69 @@ REFRESH_BODY: dict[str, type[BaseModel]] = {
     EXCHANGE_PATH,
     content_types=[edge.JSON, FORM],
     name="exchange",
-    summary="Trade an OpenID Connect ID token for a user token",
+    summary="Trade an ID token for a user token, or a credential for a delegated token",
     tag="Login",
-    answers=ANSWERS,
+    answers=EXCHANGE_ANSWERS,
     body=EXCHANGE_BODY,
 )
 def exchange() -> Response:
     request = blueprint.current_request
     with oauth_errors():
         is_form, parameters = token_request(request, EXCHANGE_BODY)
-        if is_form and parameters.subject_token_type != models.ID_TOKEN_TYPE:
+        login = parameters.subject_token_type in (None, models.ID_TOKEN_TYPE)
+        if not login:
             return _exchange_for_workspace_token(parameters)
-        id_token = _subject_token(parameters) if is_form else parameters.id_token
+        rfc_8693 = is_form or parameters.id_token is None
+        if is_form:
+            id_token = _subject_token(parameters)
+        else:
+            id_token = parameters.id_token or parameters.subject_token
         try:
             pair = services().session_service.exchange(id_token)
         except IdTokenRejected as rejected:
             raise errors.INVALID_GRANT.oauth_error(rejected.description) from None
     logs.identify_actor(pair.user_id)
-    return token_response(pair, issued_token_type=is_form)
+    return token_response(pair, issued_token_type=rfc_8693)
 
 
-def _exchange_for_workspace_token(form: models.TokenExchangeForm) -> Response:
+def _exchange_for_workspace_token(
+    form: models.TokenExchangeForm | models.ExchangeRequest,
+) -> Response:
     """A delegation (subject_token_type access_token) or a workload's exchange (jwt): a
     short-lived token bound to one workspace."""
     if form.subject_token_type == models.JWT_TOKEN_TYPE:
         return _workload_exchange(form)
-    raise invalid_request(f"subject_token_type {form.subject_token_type} is not served yet.")
+    assert form.subject_token is not None
+    if isinstance(form, models.TokenExchangeForm):
+        _subject_token(form)
+    delegated = services().delegator.delegate(
+        form.subject_token,
+        form.workspace_id,
+        form.scope,
+        form.expires_in,
+        form.actor,
+        origin=edge.origin(blueprint.current_request),
+    )
+    body = models.WorkspaceToken(
+        access_token=delegated.token,
+        issued_token_type=models.ACCESS_TOKEN_TYPE,
+        token_type="Bearer",
+        expires_in=delegated.expires_in,
+        scope=" ".join(delegated.scopes),
+    )
+    return edge.json_response(body.model_dump(), headers=_TOKEN_HEADERS, secret=True)
 
 
-def _workload_exchange(form: models.TokenExchangeForm) -> Response:
+def _workload_exchange(form: models.TokenExchangeForm | models.ExchangeRequest) -> Response:
     """Workload identity federation: the answer of RFC 8693 §2.2.1, no refresh token."""
     from chalicelib.workloads.exchange import WorkloadRejected
 
-    subject_token = _subject_token(form)
+    assert form.subject_token is not None
+    if isinstance(form, models.TokenExchangeForm):
+        _subject_token(form)
     try:
         minted = services().workload_exchange.exchange(
-            subject_token, form.workspace_id, form.scope
+            form.subject_token, form.workspace_id, form.scope
         )
     except WorkloadRejected as rejected:
         problem = {
@@ -173,13 +238,13 @@ def _workload_exchange(form: models.TokenExchangeForm) -> Response:
             "invalid_scope": errors.OAUTH_INVALID_SCOPE,
         }.get(rejected.error, errors.INVALID_GRANT)
         raise problem.oauth_error(rejected.description) from None
-    body = {
-        "access_token": minted.token,
-        "issued_token_type": models.ACCESS_TOKEN_TYPE,
-        "token_type": "Bearer",
-        "expires_in": minted.expires_in,
-        "scope": minted.scope,
-    }
+    body = models.WorkspaceToken(
+        access_token=minted.token,
+        issued_token_type=models.ACCESS_TOKEN_TYPE,
+        token_type="Bearer",
+        expires_in=minted.expires_in,
+        scope=minted.scope,
+    ).model_dump()
     return edge.json_response(body, headers=_TOKEN_HEADERS, secret=True)
 
 
@@ -204,3 +269,40 @@ def refresh() -> Response:
             raise errors.INVALID_GRANT.oauth_error(rejected.description) from None
     logs.identify_actor(pair.user_id)
     return token_response(pair)
+
+
+REVOKE_BODY: dict[str, type[BaseModel]] = {
+    edge.JSON: models.RevokeRequest,
+    FORM: models.RevocationForm,
+}
+
+
+@blueprint.public(
+    "POST",
+    REVOKE_PATH,
+    content_types=[edge.JSON, FORM],
+    name="revoke",
+    summary="Sign out: revoke a login refresh token and every successor (RFC 7009)",
+    tag="Login",
+    answers=(
+        Answer(
+            200,
+            "Revoked, or nothing to revoke (an unknown, expired or already revoked token is"
+            " answered the same).",
+        ),
+        Answer(
+            400,
+            "The request is malformed (no token).",
+            problems=(errors.OAUTH_INVALID_REQUEST,),
+            oauth=True,
+        ),
+        *ANSWERS[2:],
+    ),
+    body=REVOKE_BODY,
+)
+def revoke() -> Response:
+    request = blueprint.current_request
+    with oauth_errors():
+        _, parameters = token_request(request, REVOKE_BODY)
+        services().session_service.revoke(parameters.token)
+    return Response(body="", status_code=200, headers=dict(_TOKEN_HEADERS))

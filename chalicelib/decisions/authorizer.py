@@ -179,6 +179,12 @@ def allow(method_arn: str, principal: Principal) -> Answer:
             "workspaceId": principal.workspace_id or "",
             "scopes": " ".join(ordered(principal.scopes)),
             "clientId": principal.client_id or "",
+            # A delegated token: the credential at the top of its chain, and its own id.
+            **(
+                {"root": principal.root or "", "tokenId": principal.token_id or ""}
+                if principal.credential == "delegated"
+                else {}
+            ),
         },
     }
 

@@ -15,7 +15,10 @@ What each credential's one round trip reads:
   the workspace it is bound to, so revoking the grant or removing the member refuses it on
   the very next request;
 - a workload token (a `policy` claim): its trust policy (one GetItem), so deleting the policy
-  refuses it on the very next request; no membership (a workload is not a user).
+  refuses it on the very next request; no membership (a workload is not a user);
+- a delegated token whose root is a key: that key's record and the owner's membership of
+  the token's workspace (a revoked root or a removed member refuses it on the next request);
+  one whose root is a user: the membership only.
 Each further kind of token this service signs (told apart by its claims in `_resolve_jwt`)
 states the items it reads the same way, and is judged from them without another read.
 
@@ -26,17 +29,17 @@ issued for that resource do.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from chalicelib import errors, ids, items
 from chalicelib.access.allow_list import allows
 from chalicelib.access.principal import Origin, Principal, Refusal
-from chalicelib.access.scopes import ALL_SCOPES, WORKSPACE
+from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES, WORKSPACE
 from chalicelib.clock import Clock
 from chalicelib.keys.model import ApiKey, seconds_to_midnight, usage_day
 from chalicelib.keys.plaintext import ParsedKey, looks_like_key, parse_key
-from chalicelib.keys.store import KeyStore
+from chalicelib.keys.store import KeyStore, key_from_values
 from chalicelib.workspaces.store import WorkspaceStore
 
 if TYPE_CHECKING:
@@ -205,6 +208,7 @@ class Resolver:
             key_id=record.id,
             category=record.category,
             origin=origin,
+            expires_at=record.expires_at,
         )
         return principal, record, member
 
@@ -236,6 +240,8 @@ class Resolver:
         if resource is not None:
             judged = self._judge_mcp_token(claims, workspace_id, origin)
             return judged if isinstance(judged, Refusal) else (*judged, None)
+        if "root" in claims:
+            return self._judge_delegated_token(claims, workspace_id, origin)
         if workspace_id is not None and not ids.is_workspace_id(workspace_id):
             return INVALID_WORKSPACE_ID
         if "policy" in claims:
@@ -247,8 +253,60 @@ class Resolver:
             scopes=frozenset(ALL_SCOPES),  # a user token carries every scope of its user
             workspace_id=workspace_id,
             origin=origin,
+            expires_at=_expiry(claims),
         )
         return principal, None, None
+
+    def _judge_delegated_token(
+        self, claims: dict[str, Any], workspace_id: str | None, origin: Origin | None
+    ) -> tuple[Principal, bool | None, ApiKey | None] | Refusal:
+        """A delegated token (sessions/delegation.py): bound to its workspace with exactly its
+        scopes. Its root is re-judged at every decision, so that revoking the root key or
+        removing its owner from the workspace refuses the token on the very next request: a
+        key root's record and the membership in one `BatchGetItem`; a user root (which
+        cannot be revoked, its tokens expire with it) needs only the membership."""
+        root, bound, scope, user_id, jti, act = (
+            claims.get(name) for name in ("root", "workspace_id", "scope", "sub", "jti", "act")
+        )
+        if not all(isinstance(v, str) and v for v in (root, bound, scope, user_id, jti)):
+            return INVALID
+        assert isinstance(root, str) and isinstance(bound, str) and isinstance(scope, str)
+        assert isinstance(user_id, str) and isinstance(jti, str)
+        if not isinstance(act, dict) or not ids.is_workspace_id(bound):
+            return INVALID
+        record = None
+        member: bool | None = None
+        if ids.is_key_id(root):
+            values, member = self._workspaces.read_with_membership(
+                items.api_key(user_id, root), bound, user_id
+            )
+            now = self._clock.now()
+            record = key_from_values(values) if values is not None else None
+            if record is None or record.gone(now) or record.owner_id != user_id:
+                return REVOKED  # the root key is gone: deleted after its revocation
+            status = record.status(now)
+            if status == "revoked":  # revoked, or rotated and out of its grace
+                return REVOKED
+            if status == "expired":
+                return EXPIRED
+        elif root != user_id:
+            return INVALID  # a user root is the token's own subject
+        if workspace_id is not None and not ids.is_workspace_id(workspace_id):
+            return INVALID_WORKSPACE_ID
+        if workspace_id is not None and workspace_id != bound:
+            return MISMATCH  # bound to its workspace, like a workspace key
+        principal = Principal(
+            user_id=user_id,
+            credential="delegated",
+            scopes=frozenset(scope.split()) & frozenset(DATA_PLANE_SCOPES),
+            workspace_id=bound,
+            origin=origin,
+            token_id=jti,
+            root=root,
+            act=act,
+            expires_at=_expiry(claims),
+        )
+        return principal, member, record
 
     def _judge_mcp_token(
         self, claims: dict[str, Any], workspace_id: str | None, origin: Origin | None
@@ -337,6 +395,11 @@ class Resolver:
         if not member:
             return NOT_A_MEMBER
         return principal
+
+
+def _expiry(claims: dict[str, Any]) -> datetime | None:
+    exp = claims.get("exp")
+    return datetime.fromtimestamp(exp, UTC) if isinstance(exp, int) else None
 
 
 def _membership_named_by(parsed: ParsedKey, workspace_id: str | None) -> tuple[str, str] | None:

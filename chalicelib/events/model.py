@@ -28,6 +28,8 @@ MEMBER_REMOVED = "member.removed"
 TRUST_POLICY_CREATED = "trust_policy.created"
 TRUST_POLICY_DELETED = "trust_policy.deleted"
 WORKLOAD_EXCHANGED = "workload.exchanged"
+GRANT_CREATED = "grant.created"
+GRANT_REVOKED = "grant.revoked"
 TYPES = (
     KEY_CREATED,
     KEY_REVEALED,
@@ -44,6 +46,8 @@ TYPES = (
     TRUST_POLICY_CREATED,
     TRUST_POLICY_DELETED,
     WORKLOAD_EXCHANGED,
+    GRANT_CREATED,
+    GRANT_REVOKED,
 )
 
 # The actors that are not a caller.

@@ -165,6 +165,12 @@ def _optional_int(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
+def key_from_values(values: dict[str, Any]) -> ApiKey:
+    """A key record from its owner or credential item's values (a decision that read it
+    together with other items)."""
+    return _from_values(values)
+
+
 class KeyStore:
     def __init__(self, client: Any, table_name: str):
         self._client = client

@@ -41,6 +41,7 @@ from chalicelib.logs import logger
 from chalicelib.oauth import browser, metadata
 from chalicelib.oauth.clients import Client, ClientRejected, ClientStore
 from chalicelib.oauth.codes import AuthorizationCode, CodeStore
+from chalicelib.oauth.connected_apps import ConnectedApps
 from chalicelib.oauth.consents import ConsentStore
 from chalicelib.oauth.login_provider import LoginProviderClient, SignInFailed, s256
 from chalicelib.oauth.pending import (
@@ -183,6 +184,7 @@ class OAuthService:
         workspaces: WorkspaceStore,
         dynamodb: Any,
         clock: Clock,
+        connected_apps: ConnectedApps | None = None,
     ):
         self._issuer = issuer
         self._resources = {resource.uri: resource for resource in resources}
@@ -200,6 +202,7 @@ class OAuthService:
         self._workspaces = workspaces
         self._dynamodb = dynamodb
         self._clock = clock
+        self._connected_apps = connected_apps
         self._secure = issuer.startswith("https://")
 
     # -- the browser's part ----------------------------------------------------------------
@@ -475,7 +478,8 @@ class OAuthService:
         if problem is not None:
             self._codes.spend(code, now)  # a code is presented once, right or wrong
             raise problem
-        may_refresh = self._client_of(code.client_id, now).may_refresh
+        client = self._client_of(code.client_id, now)
+        may_refresh = client.may_refresh
         grant = {
             GRANT_CLIENT: code.client_id,
             "resource": code.resource,
@@ -484,10 +488,15 @@ class OAuthService:
         }
         grant_id = ids.ulid(now)
         access = self._mint(code.user_id, grant, grant_id)
+        listed, created = (
+            self._connected_apps.created(code.user_id, grant_id, grant, client.client_name, now)
+            if self._connected_apps is not None
+            else ([], None)
+        )
         try:
             refresh_token = self._refresh_tokens.start_family(
                 code.user_id, now, family_id=grant_id, grant=grant,
-                together_with=[self._codes.consume(code, grant_id, now)],
+                together_with=[self._codes.consume(code, grant_id, now), *listed],
             )
         except ClientError as error:
             if not is_condition_failure(error):
@@ -495,6 +504,8 @@ class OAuthService:
             # Redeemed by another request since our read: the same reuse, a moment later.
             again = self._codes.find(parameters.get("code", ""))
             self._code_reused(again or code, now)
+        if self._connected_apps is not None:
+            self._connected_apps.published(created)
         logger.info(
             "MCP tokens issued",
             extra={"user_id": code.user_id, "client_id": code.client_id, "grant_id": grant_id},

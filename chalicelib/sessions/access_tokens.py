@@ -121,6 +121,7 @@ class SigningKeys:
 class MintedToken:
     token: str = field(repr=False)
     expires_in: int
+    jti: str | None = None  # what a log line may name instead of the token
 
 
 class TokenSigner:
@@ -141,6 +142,7 @@ class TokenSigner:
         (`client_id`, `scope`, `workspace_id`, `sid`), a token for that resource only; with
         `extra` claims and a shorter `lifetime` (seconds), a delegated or workload token."""
         now = epoch(self._clock.now())
+        jti = secrets.token_urlsafe(16)
         header = {"alg": ALGORITHM, "typ": TOKEN_TYPE, "kid": self._keys.current_kid()}
         claims: dict[str, Any] = {
             **(extra or {}),
@@ -150,7 +152,7 @@ class TokenSigner:
             "iat": now,
             "nbf": now,
             "exp": now + lifetime,
-            "jti": secrets.token_urlsafe(16),
+            "jti": jti,
         }
         signing_input = (
             b64url(json.dumps(header, separators=(",", ":")).encode())
@@ -165,7 +167,7 @@ class TokenSigner:
                 SigningAlgorithm=_KMS_ALGORITHM,
             )
         token = signing_input + "." + b64url(bytes(answer["Signature"]))
-        return MintedToken(token, lifetime)
+        return MintedToken(token, lifetime, jti)
 
 
 class TokenRejected(Exception):

@@ -69,3 +69,21 @@ class SessionService:
         access = self._signer.mint(current.user_id)
         self._refresh_tokens.rotate(current, successor, now)
         return TokenPair(current.user_id, access, successor)
+
+    def revoke(self, refresh_token: str) -> None:
+        """Sign-out (RFC 7009): a login refresh token revokes its whole family, so neither it
+        nor any successor refreshes again. Anything else is silently nothing to revoke: an
+        unknown, expired or revoked token, and an MCP client's (revoked at /v1/oauth/revoke,
+        or as a connected app). A user token itself cannot be revoked: it expires within the
+        hour."""
+        now = self._clock.now()
+        try:
+            current = self._refresh_tokens.find(refresh_token, now)
+        except RefreshRejected:
+            return
+        if current.grant is not None:
+            return
+        self._refresh_tokens.revoke_family(current.family_id, now, reason="signed out")
+        logger.info(
+            "signed out", extra={"user_id": current.user_id, "family_id": current.family_id}
+        )

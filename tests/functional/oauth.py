@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlencode
 
 from chalicelib.runtime import Services
@@ -12,6 +13,8 @@ from tests.oidc_issuer import FakeIssuer, jwks_clients
 EXCHANGE = "/v1/auth/exchange"
 REFRESH = "/v1/auth/refresh"
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
 
 
 def trust(services: Services, *issuers: FakeIssuer) -> None:
@@ -38,3 +41,23 @@ def assert_oauth_error(answer: Answer, status: int, error: str) -> None:
     assert set(answer.json) == {"error", "error_description"}
     assert answer.json["error"] == error
     assert answer.headers["Cache-Control"] == "no-store"
+
+
+def delegate(api: Api, subject: str, **fields: Any) -> Answer:
+    """The RFC 8693 form; `fields` as strings (workspace_id, scope, expires_in, actor)."""
+    return form(
+        api,
+        EXCHANGE,
+        {
+            "grant_type": TOKEN_EXCHANGE,
+            "subject_token": subject,
+            "subject_token_type": ACCESS_TOKEN_TYPE,
+            **{name: str(value) for name, value in fields.items()},
+        },
+    )
+
+
+def delegated(api: Api, subject: str, **fields: Any) -> str:
+    answer = delegate(api, subject, **fields)
+    assert answer.status == 200, answer.body
+    return str(answer.json["access_token"])

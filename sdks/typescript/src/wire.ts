@@ -286,7 +286,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Trade an OpenID Connect ID token for a user token */
+        /** Trade an ID token for a user token, or a credential for a delegated token */
         post: operations["exchange"];
         delete?: never;
         options?: never;
@@ -305,6 +305,23 @@ export interface paths {
         put?: never;
         /** Trade a refresh token for a new pair */
         post: operations["refresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out: revoke a login refresh token and every successor (RFC 7009) */
+        post: operations["revoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -395,6 +412,43 @@ export interface paths {
         /** The person's decision: back to the client with a code or an error */
         post: operations["consent"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The MCP clients the caller has connected */
+        get: operations["listGrants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/grants/{grant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect an MCP client
+         * @description Its refresh token and every access token it holds are refused from the next request. Another person's grant, or one already disconnected, is 404.
+         */
+        delete: operations["revokeGrant"];
         options?: never;
         head?: never;
         patch?: never;
@@ -723,27 +777,51 @@ export interface components {
              * @default none
              * @constant
              */
-            token_endpoint_auth_method?: "none";
+            token_endpoint_auth_method: "none";
             /**
              * @default native
              * @enum {string}
              */
-            application_type?: "web" | "native";
+            application_type: "web" | "native";
             /**
              * @default [
              *       "authorization_code"
              *     ]
              */
-            grant_types?: ("authorization_code" | "refresh_token")[];
+            grant_types: ("authorization_code" | "refresh_token")[];
             /**
              * @default [
              *       "code"
              *     ]
              */
-            response_types?: "code"[];
+            response_types: "code"[];
             client_name?: string;
         } & {
             [key: string]: unknown;
+        };
+        /** ConnectedApp */
+        ConnectedApp: {
+            /** @example 01JD7Q2X9V3K5M8N1P4R6T0W2Y */
+            id: string;
+            clientId: string;
+            clientName: string | null;
+            /** @example ws_01JQ0000000000000000000000 */
+            workspaceId: string;
+            scopes: ("memory" | "entities" | "reasoning" | "ontology" | "skills" | "workspace:admin")[];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Its last refresh (null: never refreshed).
+             */
+            lastUsedAt: string | null;
+        };
+        /** ConnectedAppList */
+        ConnectedAppList: {
+            grants: components["schemas"]["ConnectedApp"][];
         };
         /**
          * ConsentForm
@@ -763,7 +841,7 @@ export interface components {
             /** @example evt_01JQ0000000000000000000000 */
             id: string;
             /** @enum {string} */
-            type: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged";
+            type: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked";
             /**
              * Format: date-time
              * @example 2026-11-21T12:00:00Z
@@ -790,17 +868,36 @@ export interface components {
             sourceIp: string | null;
             userAgent: string | null;
             /** @description What the event type records. */
-            data: Record<string, unknown>;
+            data: Record<string, never>;
         };
         /** EventPage */
         EventPage: {
             events: components["schemas"]["Event"][];
             nextCursor: string | null;
         };
-        /** ExchangeRequest */
+        /**
+         * ExchangeAnswer
+         * @description A login's token pair, or a delegated or workload token (no refresh token).
+         */
+        ExchangeAnswer: components["schemas"]["TokenPair"] | components["schemas"]["WorkspaceToken"];
+        /**
+         * ExchangeRequest
+         * @description `{"id_token"}` (a login), or the RFC 8693 fields as JSON (a delegation, a workload's
+         *     exchange).
+         */
         ExchangeRequest: {
-            /** @example <ID token> */
-            id_token: string;
+            id_token?: string;
+            subject_token?: string;
+            /** @enum {unknown} */
+            subject_token_type?: "urn:ietf:params:oauth:token-type:id_token" | "urn:ietf:params:oauth:token-type:access_token" | "urn:ietf:params:oauth:token-type:jwt";
+            workspace_id?: string;
+            scope?: string;
+            expires_in?: number;
+            /**
+             * @description 1 to 100 characters after trimming; no control characters.
+             * @example browser
+             */
+            actor?: string;
         };
         /** Jwk */
         Jwk: {
@@ -893,7 +990,7 @@ export interface components {
              * @default admin
              * @enum {string|null}
              */
-            category?: "admin" | "workspace" | null;
+            category: "admin" | "workspace" | null;
             /**
              * @description Workspace keys only (null: none).
              * @example ws_01JQ0000000000000000000000
@@ -908,7 +1005,7 @@ export interface components {
             /** @description A subset of the category's scopes; omitted or null: all. */
             scopes?: ("memory" | "entities" | "reasoning" | "ontology" | "skills" | "workspace:admin")[] | null;
             /** @default 90 */
-            expiresInDays?: number;
+            expiresInDays: number;
             /**
              * @description 1 to 20 IPv4 or IPv6 CIDRs, host bits zero; null: any address.
              * @example [
@@ -971,14 +1068,14 @@ export interface components {
          * Nothing
          * @description A body that may be absent or an empty object.
          */
-        Nothing: Record<string, unknown>;
+        Nothing: Record<string, never>;
         /**
          * OAuthError
          * @description RFC 6749 §5.2 error.
          */
         OAuthError: {
             /** @enum {string} */
-            error: "access_denied" | "invalid_client" | "invalid_client_metadata" | "invalid_grant" | "invalid_redirect_uri" | "invalid_request" | "invalid_scope" | "invalid_target" | "server_error" | "temporarily_unavailable" | "too_many_requests" | "unauthorized_client" | "unsupported_grant_type" | "unsupported_response_type";
+            error: "access_denied" | "invalid_client" | "invalid_client_metadata" | "invalid_grant" | "invalid_redirect_uri" | "invalid_request" | "invalid_scope" | "invalid_target" | "invalid_token" | "server_error" | "temporarily_unavailable" | "too_many_requests" | "unauthorized_client" | "unsupported_grant_type" | "unsupported_response_type";
             error_description: string;
         };
         /**
@@ -993,7 +1090,7 @@ export interface components {
             /** @example usr_01JQ0000 */
             userId: string;
             /** @enum {string} */
-            credential: "user_token" | "api_key";
+            credential: "user_token" | "api_key" | "delegated" | "workload";
             /** @example key_01JQ0000000000000000000000 */
             keyId: string | null;
             /** @enum {string|null} */
@@ -1011,6 +1108,13 @@ export interface components {
              * @example Ada Lovelace
              */
             name: string | null;
+            /**
+             * @description A delegated token's holders, newest first (RFC 8693 act).
+             * @example {
+             *       "sub": "browser"
+             *     }
+             */
+            act: Record<string, never> | null;
         };
         /**
          * Problem
@@ -1088,13 +1192,21 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * RevokeRequest
+         * @description Sign-out: the login refresh token to revoke (RFC 7009's `token`, as JSON).
+         */
+        RevokeRequest: {
+            /** @example <refresh token> */
+            token: string;
+        };
         /** Rotation */
         Rotation: {
             /**
              * @description How long the old key keeps working (0: revoked at once).
              * @default 0
              */
-            gracePeriodSeconds?: number;
+            gracePeriodSeconds: number;
         };
         /** TokenExchangeForm */
         TokenExchangeForm: {
@@ -1109,6 +1221,12 @@ export interface components {
             requested_token_type?: "urn:ietf:params:oauth:token-type:access_token";
             audience?: string;
             resource?: string;
+            expires_in?: number;
+            /**
+             * @description 1 to 100 characters after trimming; no control characters.
+             * @example browser
+             */
+            actor?: string;
         } & {
             [key: string]: unknown;
         };
@@ -1198,6 +1316,22 @@ export interface components {
             workspaces: components["schemas"]["WorkspaceWithRole"][];
         };
         /**
+         * WorkspaceToken
+         * @description A delegated or workload token (RFC 8693 §2.2.1): bound to one workspace, no refresh.
+         */
+        WorkspaceToken: {
+            /** @example <delegated token (JWT)> */
+            access_token: string;
+            /** @constant */
+            issued_token_type: "urn:ietf:params:oauth:token-type:access_token";
+            /** @constant */
+            token_type: "Bearer";
+            /** @example 900 */
+            expires_in: number;
+            /** @example memory entities */
+            scope: string;
+        };
+        /**
          * WorkspaceWithRole
          * @description A workspace in the caller's list: with the caller's role in it.
          */
@@ -1232,6 +1366,7 @@ export interface components {
         WorkspaceId: string;
         UserIdOrEmail: string;
         TrustPolicyId: string;
+        GrantId: string;
     };
     requestBodies: never;
     headers: {
@@ -2385,7 +2520,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
-                type?: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged";
+                type?: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked";
                 keyId?: string;
                 /**
                  * @deprecated
@@ -2476,14 +2611,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A user token (one hour) and a refresh token (30 days, single use). */
+            /** @description A login's user token (one hour) and refresh token (30 days, single use); or a delegated token (60 to 3600 seconds, bound to one workspace, no refresh token). */
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControlNoStore"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TokenPair"];
+                    "application/json": components["schemas"]["ExchangeAnswer"];
                 };
             };
             /** @description The token request was refused (RFC 6749 §5.2). */
@@ -2495,6 +2630,30 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error?: "invalid_grant" | "invalid_request" | "invalid_scope" | "invalid_target" | "unsupported_grant_type";
+                    } & components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description A delegation's subject_token is not a working credential (the description names the data-plane code: invalid_credentials, expired_credentials, revoked_credentials). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "invalid_token";
+                    } & components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description A delegation's subject_token may not act in that workspace (workspace_mismatch, not_a_member, ip_not_allowed). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "access_denied";
                     } & components["schemas"]["OAuthError"];
                 };
             };
@@ -2569,6 +2728,77 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error?: "invalid_grant" | "invalid_request" | "invalid_scope" | "invalid_target" | "unsupported_grant_type";
+                    } & components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description The body is larger than 16 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
+                    } & components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Send JSON or an OAuth form. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB, KMS or the issuer's JWKS failed: nothing was issued, retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "temporarily_unavailable";
+                    } & components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RevokeRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["RevocationForm"];
+            };
+        };
+        responses: {
+            /** @description Revoked, or nothing to revoke (an unknown, expired or already revoked token is answered the same). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed (no token). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "invalid_request";
                     } & components["schemas"]["OAuthError"];
                 };
             };
@@ -2964,6 +3194,162 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+        };
+    };
+    listGrants: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's grants still in force, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectedAppList"];
+                };
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_workspace_id`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_workspace_id" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                grant_id: components["parameters"]["GrantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. No body and no Content-Type. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_workspace_id`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_workspace_id" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
                 };
             };
         };

@@ -38,6 +38,7 @@ def test_rule1_workspace_key_without_header_resolves_to_its_bound_workspace(
         "category": "workspace",
         "workspaceId": ws,
         "scopes": ["memory", "entities", "reasoning", "ontology", "skills"],
+        "act": None,
     }
 
 
@@ -225,6 +226,7 @@ def test_user_token_whoami_carries_every_scope_and_no_key(api: Api, alice: str) 
         "category": None,
         "workspaceId": None,
         "scopes": ["memory", "entities", "reasoning", "ontology", "skills", "workspace:admin"],
+        "act": None,
     }
 
 

@@ -26,6 +26,7 @@ from tests.fixtures.events import bearer, request_event
 from tests.functional.conftest import Api
 from tests.functional.decisions.conftest import Invoke, effect
 from tests.functional.failures import broken, throttled
+from tests.functional.oauth import delegated
 from tools.import_legacy_keys import LegacyKey, import_keys
 
 MEMORY = "/v1/memory/items"
@@ -72,6 +73,8 @@ def setting(api: Api, alice: str, bob: str) -> Setting:
         "legacy workspace key": LEGACY,
         "user token": alice,
     }
+    tokens["delegated token"] = delegated(api, tokens["located workspace key"])
+    tokens["delegated token of a user"] = delegated(api, alice, workspace_id=ws)
     import_keys(
         api.services,
         [LegacyKey("usr_alice", "old", category="workspace", workspace_id=ws, plaintext=LEGACY)],
@@ -93,6 +96,10 @@ CASES = [
     ("legacy workspace key", True, MEMORY, KEY_THEN_MEMBERSHIP),
     ("user token", True, MEMORY, ["GetItem"]),
     ("user token", False, WORKSPACES, []),
+    # The root key and the membership together: a revoked root refuses on the next request.
+    ("delegated token", True, MEMORY, BATCH),
+    ("delegated token", False, MEMORY, BATCH),
+    ("delegated token of a user", True, MEMORY, ["GetItem"]),
 ]
 IDS = [f"{kind}{' + workspace' if header else ''}" for kind, header, _, _ in CASES]
 

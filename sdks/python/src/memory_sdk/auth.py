@@ -22,6 +22,7 @@ from memory_sdk.errors import NotSupportedError, UnexpectedResponseError
 from memory_sdk.models import (
     ApiKey,
     AuditEvent,
+    DelegatedToken,
     EventPage,
     EventType,
     KeyCategory,
@@ -57,10 +58,12 @@ class Credentials:
         api_key: SecretStr | None,
         access_token: SecretStr | None = None,
         refresh_token: SecretStr | None = None,
+        delegated: bool = False,
     ) -> None:
         self._api_key = api_key
         self._access_token = access_token
         self._refresh_token = refresh_token
+        self.delegated = delegated  # the access token is a delegated token: never refreshed
 
     def __repr__(self) -> str:
         return f"Credentials(kind={self.kind!r})"
@@ -68,7 +71,7 @@ class Credentials:
     @property
     def kind(self) -> str | None:
         if self._access_token is not None:
-            return "user_token"
+            return "delegated" if self.delegated else "user_token"
         return "api_key" if self._api_key is not None else None
 
     def bearer(self) -> str | None:
@@ -78,6 +81,9 @@ class Credentials:
     @property
     def refresh_token(self) -> SecretStr | None:
         return self._refresh_token
+
+    def forget_refresh_token(self) -> None:
+        self._refresh_token = None
 
     def use(self, tokens: TokenPair) -> None:
         self._access_token = tokens.access_token
@@ -367,11 +373,75 @@ class AuthClient:
         revoke the token's whole family, and it is not re-sent.
         """
         token = refresh_token if refresh_token is not None else self._credentials.refresh_token
+        if token is None and self._credentials.delegated:
+            raise NotSupportedError(
+                "This client runs on a delegated token, which cannot be refreshed: mint a new "
+                "one (client.auth.delegate) from the credential it came from."
+            )
         if token is None:
             raise ValueError("no refresh token: call exchange() first, or pass refresh_token")
         return await self._token_call(
             "/v1/auth/refresh", {"refresh_token": _plain(token)}, retry.REFRESH_RETRY_WINDOW
         )
+
+    async def delegate(
+        self,
+        *,
+        workspace_id: str | None = None,
+        scopes: Sequence[str] | None = None,
+        expires_in: int | None = None,
+        actor: str | None = None,
+        subject: str | SecretStr | None = None,
+    ) -> DelegatedToken:
+        """A token for a browser or an agent: bound to one workspace, with at most the
+        scopes of `subject` (default: this client's own credential), for `expires_in`
+        seconds (60 to 3600, default 900; never longer than `subject` lives). `actor` labels who
+        will hold it. It cannot manage keys or workspaces, has no refresh token, and stops
+        working on the next request once the key it comes from is revoked.
+
+        `workspace_id` defaults to the client's workspace (a workspace key's own is implied).
+        """
+        token = subject if subject is not None else self._credentials.bearer()
+        if token is None:
+            raise ValueError("no credential to delegate: pass subject, or configure a key")
+        body: dict[str, Any] = {
+            "subject_token": _plain(token),
+            "subject_token_type": "urn:ietf:params:oauth:token-type:access_token",
+        }
+        workspace = workspace_id or self._settings.workspace_id
+        if workspace is not None:
+            body["workspace_id"] = workspace
+        if scopes is not None:
+            body["scope"] = " ".join(scopes)
+        if expires_in is not None:
+            body["expires_in"] = expires_in
+        if actor is not None:
+            body["actor"] = actor
+        response = await self._transport.send(
+            Call("POST", "/v1/auth/exchange", json=body, authenticated=False, oauth=True)
+        )
+        return _parse(DelegatedToken, response)
+
+    async def revoke(self, refresh_token: str | SecretStr | None = None) -> None:
+        """Sign out: revokes `refresh_token` (default: the one this client holds) and every
+        successor, so the session cannot be refreshed again. Always succeeds for an unknown
+        or already revoked token. The current user token keeps working until it expires
+        (at most an hour)."""
+        token = refresh_token if refresh_token is not None else self._credentials.refresh_token
+        if token is None:
+            return
+        await self._transport.send(
+            Call(
+                "POST",
+                "/v1/auth/revoke",
+                json={"token": _plain(token)},
+                authenticated=False,
+                oauth=True,
+                repeatable_within=math.inf,  # revoking twice is the same as once
+            )
+        )
+        if refresh_token is None or _plain(refresh_token) == _plain(token):
+            self._credentials.forget_refresh_token()
 
     async def _token_call(
         self, path: str, body: dict[str, str], repeatable_within: float
@@ -444,6 +514,12 @@ class UnsupportedAuth(AuthClient):
         self._unsupported()
 
     def revoke_api_key(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
+
+    def delegate(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
+
+    def revoke(self, *args: object, **kwargs: object) -> NoReturn:
         self._unsupported()
 
     def whoami(self, *args: object, **kwargs: object) -> NoReturn:

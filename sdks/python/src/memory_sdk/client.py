@@ -131,6 +131,25 @@ class MemoryClient(Generic[BackendT]):
         )
         self._auth = AuthClient(self._transport, self.settings, credentials)
 
+    @classmethod
+    def from_delegated_token(
+        cls,
+        token: str | SecretStr,
+        *,
+        endpoint: str | None = None,
+        http_transport: httpx.AsyncBaseTransport | None = None,
+    ) -> MemoryClient[Any]:
+        """A client that sends a delegated token (`client.auth.delegate`), e.g. in an agent
+        handed one. Its workspace and scopes are the token's. It never refreshes: once the
+        token expires, every call raises `DelegatedTokenExpiredError`, which says so."""
+        client: MemoryClient[Any] = cls(
+            access_token=token, endpoint=endpoint, backend="svc", http_transport=http_transport
+        )
+        assert client._transport is not None
+        client._transport.delegated = True
+        client._auth._credentials.delegated = True
+        return client
+
     @property
     def backend(self) -> Backend:
         return "svc" if self.settings.backend == "svc" else "bolt"

@@ -106,6 +106,12 @@ class AuthenticationError(ApiError):
     """401 (missing, invalid, expired or revoked credential), or a refused token grant."""
 
 
+class DelegatedTokenExpiredError(AuthenticationError):
+    """401 `expired_credentials` on a client built on a delegated token: such a token has no
+    refresh token and is never renewed by the client. Mint a new one (`client.auth.delegate`)
+    from the credential it was delegated from, and build a new client on it."""
+
+
 class PermissionDeniedError(ApiError):
     """403: authenticated, but not allowed (workspace_mismatch, not_a_member, …)."""
 

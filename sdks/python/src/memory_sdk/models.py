@@ -14,7 +14,8 @@ from pydantic.alias_generators import to_camel
 
 KeyCategory = Literal["workspace", "admin"]
 KeyStatus = Literal["active", "revoked", "expired"]
-CredentialKind = Literal["user_token", "api_key"]
+CredentialKind = Literal["user_token", "api_key", "delegated", "workload"]
+ActorCredential = Literal["user_token", "api_key"]  # who may change something (events)
 # The event types the service records today. `AuditEvent.type` stays a plain string, so that
 # a type added later parses too.
 EventType = Literal[
@@ -33,6 +34,8 @@ EventType = Literal[
     "trust_policy.created",
     "trust_policy.deleted",
     "workload.exchanged",
+    "grant.created",
+    "grant.revoked",
 ]
 
 
@@ -99,6 +102,7 @@ class Principal(_Resource):
     # For a user token: the person's verified email and name (None when unknown, and for a key).
     email: str | None = None
     name: str | None = None
+    act: dict[str, Any] | None = None  # a delegated token's holders (RFC 8693), newest first
 
 
 class UserActor(_Resource):
@@ -106,7 +110,7 @@ class UserActor(_Resource):
     with the person's verified email and name when the service knows them."""
 
     user_id: str
-    credential: CredentialKind
+    credential: ActorCredential
     key_id: str | None = None
     email: str | None = None
     name: str | None = None
@@ -153,4 +157,27 @@ class TokenPair(BaseModel):
     @property
     def expires_at(self) -> datetime:
         """When the access token expires, by this machine's clock."""
+        return self.received_at + timedelta(seconds=self.expires_in)
+
+
+class DelegatedToken(BaseModel):
+    """A delegated token (`client.auth.delegate`): bound to one workspace, with at most the
+    scopes of the credential it came from, and no refresh token."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    access_token: SecretStr
+    token_type: str = "Bearer"
+    expires_in: int
+    scope: str
+    issued_token_type: str = "urn:ietf:params:oauth:token-type:access_token"
+    received_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+    @property
+    def scopes(self) -> tuple[str, ...]:
+        return tuple(self.scope.split())
+
+    @property
+    def expires_at(self) -> datetime:
+        """When it expires, by this machine's clock."""
         return self.received_at + timedelta(seconds=self.expires_in)

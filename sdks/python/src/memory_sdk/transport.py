@@ -23,6 +23,7 @@ from memory_sdk import retry
 from memory_sdk.config import ClientSettings
 from memory_sdk.errors import (
     ApiError,
+    DelegatedTokenExpiredError,
     MemorySDKError,
     NetworkError,
     RequestTimeoutError,
@@ -91,6 +92,8 @@ class Transport:
         self._settings = settings
         self._options = settings.svc
         self._bearer = bearer
+        # A delegated token cannot be refreshed: its expiry is said so (DelegatedTokenExpired).
+        self.delegated = False
         self._sleep = sleep
         self._jitter = jitter
         self._clock = clock
@@ -133,7 +136,22 @@ class Transport:
                     jitter=self._jitter,
                 )
             if delay is None:
-                raise outcome.error
+                error = outcome.error
+                if (
+                    self.delegated
+                    and isinstance(error, ApiError)
+                    and error.code == "expired_credentials"
+                ):
+                    raise DelegatedTokenExpiredError(
+                        error.status,
+                        error.code,
+                        "This client runs on a delegated token, which has expired and cannot "
+                        "be refreshed: mint a new one (client.auth.delegate) from the "
+                        "credential it came from.",
+                        method=call.method,
+                        path=call.path,
+                    ) from error
+                raise error
             logger.debug(
                 "retrying %s %s in %.2f s (%s)",
                 call.method,

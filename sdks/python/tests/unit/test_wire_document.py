@@ -26,6 +26,7 @@ from memory_sdk import MemoryClient, models
 from memory_sdk.models import (
     ApiKey,
     AuditEvent,
+    DelegatedToken,
     EventPage,
     KeyUsage,
     Principal,
@@ -94,6 +95,7 @@ MODELS = (
         sdk_only=frozenset({"received_at"}),
         absent_as_none=frozenset({"refresh_token"}),
     ),
+    Wire(DelegatedToken, "WorkspaceToken", sdk_only=frozenset({"received_at"})),
 )
 
 # The SDK's enums that no model field carries as a Literal (AuditEvent.type stays a string so

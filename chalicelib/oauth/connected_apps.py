@@ -1,0 +1,182 @@
+"""Connected apps: the MCP grants a person has given, as they see and end them.
+
+A grant is a refresh-token family (sessions/refresh.py); the person's partition holds one
+index item per grant (`USER#<user>` / `GRANT#<family>`), written in the same transaction as
+the family and the `grant.created` event, so that a grant is never issued unlisted. Listing
+reads the index, then the families (whether each is still in force, when it was last
+refreshed). Disconnecting revokes the family: its refresh token and every access token it
+issued are refused from the next request (their decisions read the family).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from chalicelib import errors, items
+from chalicelib.access.principal import Principal
+from chalicelib.clock import Clock, parse_rfc3339, rfc3339
+from chalicelib.events.log import EventLog
+from chalicelib.events.model import GRANT_CREATED, GRANT_REVOKED, Event
+from chalicelib.oauth.consents import ConsentStore
+from chalicelib.oauth.grants import in_force
+from chalicelib.sessions.refresh import GRANT_CLIENT, RefreshTokenStore
+from chalicelib.table import (
+    EXISTS,
+    Item,
+    delete,
+    get_consistent,
+    get_many_consistent,
+    is_condition_failure,
+    put_if_absent,
+    to_item,
+    transact,
+    under,
+)
+
+BATCH = 100  # BatchGetItem's most keys per request
+
+
+@dataclass(frozen=True)
+class ConnectedApp:
+    id: str
+    client_id: str
+    client_name: str | None
+    workspace_id: str
+    scopes: tuple[str, ...]
+    created_at: datetime
+    last_used_at: datetime | None
+
+
+class ConnectedApps:
+    def __init__(
+        self,
+        client: Any,
+        table: str,
+        refresh_tokens: RefreshTokenStore,
+        consents: ConsentStore,
+        events: EventLog | None,
+        clock: Clock,
+    ):
+        self._client = client
+        self._table = table
+        self._refresh_tokens = refresh_tokens
+        self._consents = consents
+        self._events = events
+        self._clock = clock
+
+    def created(
+        self,
+        user_id: str,
+        grant_id: str,
+        grant: Mapping[str, str],
+        client_name: str | None,
+        now: datetime,
+    ) -> tuple[list[dict[str, Any]], Event | None]:
+        """The transaction members that list a new grant (its index item and its
+        `grant.created` event), and the event to publish once the transaction is written."""
+        item = to_item(
+            {
+                "grantId": grant_id,
+                "clientId": grant[GRANT_CLIENT],
+                "clientName": client_name,
+                "workspaceId": grant["workspaceId"],
+                "scope": grant["scope"],
+                "createdAt": rfc3339(now),
+            }
+        )
+        item.update(items.user_grant(user_id, grant_id))
+        members = [put_if_absent(self._table, item)]
+        event = None
+        if self._events is not None:
+            event = self._events.new(
+                GRANT_CREATED,
+                audience=user_id,
+                actor={"userId": user_id, "credential": "user_token", "keyId": None},
+                workspace_id=grant["workspaceId"],
+                data=_data(grant_id, grant[GRANT_CLIENT], client_name, grant["scope"]),
+            )
+            members.append(self._events.member(event))
+        return members, event
+
+    def published(self, event: Event | None) -> None:
+        if event is not None and self._events is not None:
+            self._events.published(event)
+
+    def list(self, user_id: str) -> list[ConnectedApp]:
+        """The grants of `user_id` still in force, newest first."""
+        indexed = list(
+            under(
+                self._client,
+                self._table,
+                items.user_pk(user_id),
+                items.GRANT_PREFIX,
+                consistent=True,
+            )
+        )
+        now = self._clock.now()
+        found = []
+        for start in range(0, len(indexed), BATCH):
+            chunk = indexed[start : start + BATCH]
+            keys: list[Item] = [items.refresh_family(v["grantId"]) for v in chunk]
+            families = get_many_consistent(self._client, self._table, keys)
+            for values, family in zip(chunk, families, strict=True):
+                if not in_force(family, now):
+                    continue
+                assert family is not None
+                created = parse_rfc3339(values["createdAt"])
+                assert created is not None
+                found.append(
+                    ConnectedApp(
+                        id=values["grantId"],
+                        client_id=values["clientId"],
+                        client_name=values.get("clientName"),
+                        workspace_id=values["workspaceId"],
+                        scopes=tuple(str(values["scope"]).split()),
+                        created_at=created,
+                        last_used_at=parse_rfc3339(family.get("lastRefreshedAt")),
+                    )
+                )
+        return sorted(found, key=lambda app: (app.created_at, app.id), reverse=True)
+
+    def revoke(self, principal: Principal, grant_id: str) -> None:
+        """Disconnects the caller's own grant (someone else's, or none: 404)."""
+        user_id = principal.user_id
+        values = get_consistent(self._client, self._table, items.user_grant(user_id, grant_id))
+        if values is None:
+            raise errors.NOT_FOUND.error()
+        now = self._clock.now()
+        self._consents.forget_grant(grant_id)
+        self._refresh_tokens.revoke_family(grant_id, now, reason="disconnected")
+        # Of two disconnects racing, one removes the index item (and records the event).
+        members = [delete(self._table, items.user_grant(user_id, grant_id), EXISTS)]
+        event = None
+        if self._events is not None:
+            event = self._events.by(
+                principal,
+                GRANT_REVOKED,
+                audience=user_id,
+                workspace_id=values["workspaceId"],
+                data=_data(grant_id, values["clientId"], values.get("clientName"), values["scope"]),
+            )
+            members.append(self._events.member(event))
+        try:
+            transact(self._client, members)
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            return  # the concurrent disconnect recorded it; the family is revoked either way
+        self.published(event)
+
+
+def _data(grant_id: str, client_id: str, client_name: str | None, scope: str) -> dict[str, Any]:
+    return {
+        "grantId": grant_id,
+        "clientId": client_id,
+        "clientName": client_name,
+        "scopes": scope.split(),
+    }
