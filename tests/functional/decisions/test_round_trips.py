@@ -215,6 +215,33 @@ def test_a_record_that_disagrees_with_the_ids_its_key_carries_is_refused(
         authorize(request_event(MEMORY, bearer(impostor), ws))
 
 
+def test_a_workload_token_reads_its_trust_policy_once_and_no_membership(
+    api: Api, alice: str, authorize: Invoke, sent: list[str]
+) -> None:
+    """Issue 23: one GetItem (the policy); a workload is not a user, so no membership."""
+    from chalicelib import ids
+    from chalicelib.workloads.model import TrustPolicy
+
+    ws = api.workspace(alice)
+    now = api.services.clock.now()
+    policy = TrustPolicy(
+        ids.new_trust_policy_id(now), ws, "ci", "https://ci.example", "memory-service",
+        "repo:acme/agents:*", {}, ("memory",), 900, now, "usr_alice",
+    )
+    api.services.trust_policies.create(policy)
+    extra = {"workspace_id": ws, "scope": "memory", "policy": policy.id,
+             "act": {"sub": "repo:acme/agents:main", "iss": policy.issuer}}
+    token = api.services.signer.mint("wl_bench", extra=extra, lifetime=600).token
+    event = request_event(MEMORY, bearer(token), ws)
+    authorize(event)  # a container's first decision also fetches the signing keys (KMS)
+    sent.clear()
+
+    answer = authorize(event)
+
+    assert effect(answer) == "Allow"
+    assert sent == ["GetItem"]
+
+
 # -- revocation and removal stay effective on the very next request -----------------------
 
 
