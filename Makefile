@@ -119,7 +119,7 @@ $(STAMP): $(LOCAL_STAMP) requirements-dev.txt
 
 venv: $(STAMP)
 
-# The connection settings go to .local/connection.env (local/connection.py): every local tool
+# The connection settings go to .local/connection.env (tools/connection.py): every local tool
 # reads them, whatever ports this run uses.
 run: $(LOCAL_STAMP) dashboard
 	$(BIN)/python -m local.stack --connection-file .local/connection.env

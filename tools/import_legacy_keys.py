@@ -13,7 +13,7 @@ where its age puts it. Only the SHA-256 is stored, never the plaintext, and no c
 these keys predate encryption at rest, so reveal answers 410 `key_not_revealable`.
 Importing the same key twice skips it. Uses the same environment variables as the service
 (AUTH_TABLE, …), all checked before the first line is read; with `--local`, the running
-local stack's instead (the connection file `make run` writes, local/connection.py).
+local stack's instead (the connection file `make run` writes, tools/connection.py).
 
     python -m tools.import_legacy_keys keys.jsonl [--dry-run] [--local [FILE]]
 """
@@ -38,7 +38,7 @@ from chalicelib.keys.plaintext import hint, parse_key
 from chalicelib.keys.store import KeyNotCreated
 from chalicelib.runtime import Services
 from chalicelib.strict_parsing import InvalidText, clean_text
-from local.connection import (
+from tools.connection import (
     CONNECTION_FILE,
     NoRunningStack,
     read_connection,
@@ -169,6 +169,19 @@ def import_keys(services: Services, keys: Iterable[LegacyKey], dry_run: bool = F
     return outcome
 
 
+def connect(local: bool) -> Services:
+    """The services the import writes through; exit 2 listing every missing setting."""
+    try:
+        settings = Settings.from_env()
+    except ConfigurationError as problems:
+        hint = "" if local else (
+            "\n(against the local stack: add --local, which reads what `make run` wrote)"
+        )
+        print(f"import-legacy: the configuration is incomplete:\n{problems}{hint}", file=sys.stderr)
+        raise SystemExit(2) from None
+    return Services(settings)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Import legacy API keys (JSON Lines).")
     parser.add_argument("file", type=Path)
@@ -185,14 +198,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(missing))
         os.environ.update(service_environment(connection))
         print(f"into the local stack at {connection['MEMORY_ENDPOINT']}", flush=True)
-    try:
-        settings = Settings.from_env()
-    except ConfigurationError as problems:
-        hint = "" if args.local is not None else (
-            "\n(against the local stack: add --local, which reads what `make run` wrote)"
-        )
-        parser.exit(2, f"import-legacy: the configuration is incomplete:\n{problems}{hint}\n")
-    services = Services(settings)
+    services = connect(local=args.local is not None)
     total = Outcome()
     lines = args.file.read_text().splitlines()
     for number, line in enumerate(lines, start=1):

@@ -132,7 +132,7 @@ def test_an_imported_key_lists_by_its_created_at_not_by_when_it_was_imported(
 def test_command_reports_counts_and_never_prints_the_key(
     api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tool, "Services", lambda: api.services)
+    monkeypatch.setattr(tool, "connect", lambda local: api.services)
     source = tmp_path / "keys.jsonl"
     source.write_text(
         json.dumps({"ownerId": "usr_carol", "label": "old", "key": LEGACY})

@@ -1,4 +1,4 @@
-"""The running local stack's connection settings: written by `make run`, read by local tools.
+"""The running local stack's connection settings: written by `make run`, read by every local tool.
 
 `make run` writes `.local/connection.env` once the stack serves (and removes it when it
 stops): shell `export` lines, so `. .local/connection.env` loads them into a shell, and the
