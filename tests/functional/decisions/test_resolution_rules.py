@@ -39,6 +39,8 @@ def test_rule1_workspace_key_without_header_resolves_to_its_bound_workspace(
         "workspaceId": ws,
         "scopes": ["memory", "entities", "reasoning", "ontology", "skills"],
         "act": None,
+        "email": None,  # a person's email and name: a user token's only
+        "name": None,
     }
 
 
@@ -227,6 +229,8 @@ def test_user_token_whoami_carries_every_scope_and_no_key(api: Api, alice: str) 
         "workspaceId": None,
         "scopes": ["memory", "entities", "reasoning", "ontology", "skills", "workspace:admin"],
         "act": None,
+        "email": None,  # this test's sign-in sent none
+        "name": None,
     }
 
 
