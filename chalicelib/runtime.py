@@ -154,7 +154,9 @@ class Services:
     def quota_notices(self) -> QuotaNotices:
         from chalicelib.keys.quota import QuotaNotices
 
-        return QuotaNotices(self.last_use_dynamodb, self.settings.table_name, self)
+        return QuotaNotices(
+            self.last_use_dynamodb, self.settings.table_name, lambda: self.event_log
+        )
 
     @cached_property
     def resolver(self) -> Resolver:

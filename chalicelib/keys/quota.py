@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -19,17 +20,17 @@ from chalicelib.keys.model import ApiKey, usage_day
 from chalicelib.table import EXISTS, update
 
 if TYPE_CHECKING:
-    from chalicelib.runtime import Services
+    from chalicelib.events.log import EventLog
 
 MEMO_SIZE = 10_000
 log = logging.getLogger("memory-auth.last-use")
 
 
 class QuotaNotices:
-    def __init__(self, client: Any, table_name: str, services: Services):
+    def __init__(self, client: Any, table_name: str, event_log: Callable[[], EventLog]):
         self._client = client
         self._table = table_name
-        self._services = services  # the event log, built when the first notice is due
+        self._event_log = event_log  # built when the first notice is due
         self._tried: set[tuple[str, str]] = set()
         self._lock = threading.Lock()
 
@@ -53,7 +54,7 @@ class QuotaNotices:
         from chalicelib.events import model as events
         from chalicelib.table import is_condition_failure, transact
 
-        event_log = self._services.event_log
+        event_log = self._event_log()
         event = event_log.new(
             events.KEY_QUOTA_EXCEEDED,
             api_key.owner_id,
