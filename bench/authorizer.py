@@ -499,7 +499,7 @@ Data-plane decisions with a workspace (GET {PATH}); floor = own CPU + {args.call
 {row(USER_TOKEN, token, MAX_ROUND_TRIPS_USER_TOKEN, met["roundTripsUserToken"])}
 {row(WORKLOAD, workload, MAX_ROUND_TRIPS_WORKLOAD, met["roundTripsWorkload"])}
 {row(DELEGATED, delegated, MAX_ROUND_TRIPS_DELEGATED, met["roundTripsDelegated"])}
-  lastUsedAt writes per decision (new key)  {hot["writes"]:.4f}  target <= {MAX_WRITES_PER_DECISION}  {mark(met["writesPerDecision"])}
+  usage writes per decision (new key)       {hot["writes"]:.4f}  target <= {MAX_WRITES_PER_DECISION}  {mark(met["writesPerDecision"])}
   bare boto3 call alone (1 BatchGetItem)  {hot["bare_cpu"] * 1e6:7.0f} us  median of {args.decisions}
   ratio (new key / bare call)             {cpu_ratio:7.3f}x    target <= {MAX_CPU_RATIO}x  {mark(met["cpuRatio"])}
 cold start (fresh process, median of {args.cold_runs})

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -19,8 +20,6 @@ from chalicelib.keys.model import ApiKey, usage_day
 from chalicelib.table import EXISTS, update
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from chalicelib.events.log import EventLog
 
 MEMO_SIZE = 10_000

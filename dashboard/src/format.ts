@@ -124,6 +124,7 @@ const EVENT_NAMES: Readonly<Record<string, string>> = {
   "key.expiring": "Key expires in 7 days",
   "key.expired": "Key expired",
   "key.leaked": "Key reported leaked (revoked)",
+  "key.quota_exceeded": "Key reached its daily quota",
   "workspace.created": "Workspace created",
   "member.added": "Member added",
   "member.removed": "Member removed",
