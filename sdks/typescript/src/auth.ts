@@ -1,9 +1,9 @@
 // `client.auth`: the key-management accessor (listApiKeys, revealApiKey, rotateApiKey, revokeApiKey,
 // refreshAccessToken), plus createApiKey, getApiKey, exchange and whoami.
 
-import { UnexpectedResponseError } from "./errors.js";
+import { DelegatedTokenExpiredError, UnexpectedResponseError } from "./errors.js";
 import { REFRESH_RETRY_WINDOW_MS, newIdempotencyKey } from "./retry.js";
-import type { Call, Transport } from "./transport.js";
+import type { Call, TokenContext, TokenProvider, Transport } from "./transport.js";
 import type {
   ApiKey,
   ApiKeyPage,
@@ -58,6 +58,51 @@ function tokenSet(body: unknown, status: number): TokenSet {
     expiresIn: expires_in,
     expiresAt: Date.now() + expires_in * 1000,
     refreshToken: refresh_token,
+  };
+}
+
+/** What `delegate` asks for; every field is optional. */
+export interface DelegateOptions {
+  /** The credential to delegate from (default: the client's own key or token). */
+  subject?: string;
+  /** The workspace the token is bound to (default: the client's; a workspace key's own). */
+  workspaceId?: string;
+  /** At most the subject's data-plane scopes (default: all of them). */
+  scopes?: readonly string[];
+  /** Seconds, 60 to 3600 (default 900); never longer than the subject lives. */
+  expiresIn?: number;
+  /** A label of who will hold it (`browser`, `sub-agent`), recorded in its `act` claim. */
+  actor?: string;
+}
+
+/** A delegated token: bound to one workspace, narrower than its subject, no refresh token. */
+export interface DelegatedToken {
+  accessToken: string;
+  tokenType: string;
+  expiresIn: number;
+  /** When it expires, in milliseconds since the epoch (client clock). */
+  expiresAt: number;
+  scopes: string[];
+}
+
+/**
+ * A MemoryClient `tokenProvider` for a delegated token, e.g. in a browser or a sub-agent
+ * handed one. It never refreshes: once the service refuses the token as expired, calls throw
+ * DelegatedTokenExpiredError, which says so.
+ */
+export function delegatedTokenProvider(token: string): TokenProvider {
+  const held = requireText(token, "token");
+  return (context: TokenContext) => {
+    if (context.rejectedToken !== undefined) {
+      throw new DelegatedTokenExpiredError({
+        status: 401,
+        code: "expired_credentials",
+        detail:
+          "This client runs on a delegated token, which was refused (expired or its key " +
+          "revoked) and cannot be refreshed: mint a new one (client.auth.delegate).",
+      });
+    }
+    return held;
   };
 }
 
@@ -279,6 +324,71 @@ export class AuthClient {
    * REFRESH_RETRY_WINDOW_MS of its first send. Later, presenting it a second time is an
    * OAuthError (`invalid_grant`) and ends its whole session.
    */
+  /**
+   * A token for a browser or an agent (RFC 8693 token exchange): bound to one workspace, with
+   * at most the subject's data-plane scopes, short-lived, never able to manage anything. It
+   * stops working on the next request once the key it comes from is revoked.
+   */
+  async delegate(options: DelegateOptions = {}): Promise<DelegatedToken> {
+    const body: Record<string, string | number> = {
+      subject_token_type: "urn:ietf:params:oauth:token-type:access_token",
+    };
+    const subject =
+      options.subject === undefined
+        ? await this.#transport.currentCredential()
+        : requireText(options.subject, "subject");
+    body.subject_token = subject;
+    const workspace = options.workspaceId ?? this.#workspaceId;
+    if (workspace !== undefined) body.workspace_id = workspace;
+    if (options.scopes !== undefined) body.scope = options.scopes.join(" ");
+    if (options.expiresIn !== undefined) body.expires_in = options.expiresIn;
+    if (options.actor !== undefined) body.actor = options.actor;
+    const answer = await this.#transport.request({
+      method: "POST",
+      path: "/v1/auth/exchange",
+      body,
+      authenticated: false,
+      oauth: true,
+      secrets: [subject],
+    });
+    const found = (typeof answer.body === "object" && answer.body !== null ? answer.body : {}) as {
+      [Field in keyof WireSchemas["WorkspaceToken"]]?: unknown;
+    };
+    const { access_token, token_type, expires_in, scope } = found;
+    if (typeof access_token !== "string" || typeof expires_in !== "number" || typeof scope !== "string") {
+      throw new UnexpectedResponseError({
+        status: answer.status,
+        code: "unexpected_response",
+        detail: "The token answer lacks access_token, expires_in or scope.",
+      });
+    }
+    return {
+      accessToken: access_token,
+      tokenType: typeof token_type === "string" ? token_type : "Bearer",
+      expiresIn: expires_in,
+      expiresAt: Date.now() + expires_in * 1000,
+      scopes: scope.split(" ").filter((s) => s !== ""),
+    };
+  }
+
+  /**
+   * Sign out: revokes a login refresh token and every successor (RFC 7009). Succeeds for an
+   * unknown or already revoked token too. The current access token lives out its hour.
+   */
+  async revoke(refreshToken: string): Promise<void> {
+    const token = requireText(refreshToken, "refreshToken");
+    await this.#transport.request({
+      method: "POST",
+      path: "/v1/auth/revoke",
+      body: { token } satisfies WireSchemas["RevokeRequest"],
+      authenticated: false,
+      oauth: true,
+      secrets: [token],
+      repeatableWithinMs: Number.POSITIVE_INFINITY,
+      bodyless: true,
+    });
+  }
+
   async refreshAccessToken(refreshToken: string): Promise<TokenSet> {
     const token = requireText(refreshToken, "refreshToken");
     const answer = await this.#transport.request({

@@ -97,6 +97,15 @@ export class AuthenticationError extends ApiError {
   override name = "AuthenticationError";
 }
 
+/**
+ * 401 `expired_credentials` for a delegated token (`delegatedTokenProvider`): it has no refresh
+ * token and is never renewed. Mint a new one (`client.auth.delegate`) from the credential it
+ * came from.
+ */
+export class DelegatedTokenExpiredError extends AuthenticationError {
+  override name = "DelegatedTokenExpiredError";
+}
+
 export class PermissionDeniedError extends ApiError {
   override name = "PermissionDeniedError";
 }

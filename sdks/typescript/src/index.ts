@@ -3,7 +3,8 @@
 
 export { MemoryClient, DEFAULT_ENDPOINT, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "./client.js";
 export type { ClientOptions } from "./client.js";
-export { AuthClient } from "./auth.js";
+export { AuthClient, delegatedTokenProvider } from "./auth.js";
+export type { DelegateOptions, DelegatedToken } from "./auth.js";
 export { WorkspacesClient } from "./workspaces.js";
 export { Session, DEFAULT_REFRESH_MARGIN_MS } from "./session.js";
 export type { SessionOptions, SessionTokens, TokenRefresher } from "./session.js";
@@ -14,6 +15,7 @@ export {
   BadRequestError,
   ConfigurationError,
   ConflictError,
+  DelegatedTokenExpiredError,
   GoneError,
   MemoryError,
   MemorySDKError,

@@ -21,7 +21,11 @@ export interface SessionTokens {
 
 /** What the session refreshes through: any MemoryClient (it needs no credential). */
 export interface TokenRefresher {
-  auth: { refreshAccessToken(refreshToken: string): Promise<TokenSet> };
+  auth: {
+    refreshAccessToken(refreshToken: string): Promise<TokenSet>;
+    /** Sign-out (`signOut`); any MemoryClient has it. */
+    revoke?(refreshToken: string): Promise<void>;
+  };
 }
 
 export interface SessionOptions {
@@ -87,6 +91,19 @@ export class Session {
       this.#refreshing = undefined;
     });
     return this.#refreshing;
+  }
+
+  /**
+   * Signs out for real: revokes the refresh token (and with it every successor) at the
+   * service, then ends the session locally, so no later call refreshes. The access token
+   * held now still works until it expires (at most an hour): drop it too.
+   */
+  async signOut(): Promise<void> {
+    await this.#refreshing?.catch(() => undefined);
+    if (this.#ended === undefined) {
+      await this.#client.auth.revoke?.(this.#tokens.refreshToken);
+    }
+    this.#ended ??= new OAuthError({ status: 400, code: "invalid_grant", detail: "Signed out." });
   }
 
   async #provide(context: TokenContext): Promise<string> {

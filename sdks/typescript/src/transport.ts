@@ -85,6 +85,8 @@ export interface Call {
    * repeated (the service takes it again for a while: a refresh); unset: it never is.
    */
   repeatableWithinMs?: number;
+  /** True where an empty body is the answer (RFC 7009 revocation answers 200 without one). */
+  bodyless?: boolean;
 }
 
 export interface Answer {
@@ -218,7 +220,7 @@ export class Transport {
       }
       if (reply.status < 400) {
         const body = parseJson(reply.text);
-        if (body === undefined && reply.status !== 204) {
+        if (body === undefined && reply.status !== 204 && !(call.bodyless === true && reply.text === "")) {
           throw new UnexpectedResponseError({
             status: reply.status,
             code: "unexpected_response",
@@ -248,6 +250,11 @@ export class Transport {
 
   #renewable(): boolean {
     return this.#credential !== null && "tokenProvider" in this.#credential;
+  }
+
+  /** The client's own bearer credential now (what `delegate` hands on by default). */
+  currentCredential(): Promise<string> {
+    return this.#bearer(undefined);
   }
 
   async #bearer(rejected: string | undefined): Promise<string> {

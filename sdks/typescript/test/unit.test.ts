@@ -13,6 +13,7 @@ import {
   AuthenticationError,
   BadRequestError,
   ConfigurationError,
+  DelegatedTokenExpiredError,
   MemoryClient,
   MemoryError,
   MemorySDKError,
@@ -26,6 +27,7 @@ import {
   ServiceUnavailableError,
   Session,
   UnexpectedResponseError,
+  delegatedTokenProvider,
   type ClientOptions,
   type FetchFunction,
   type TokenContext,
@@ -1251,5 +1253,92 @@ describe("redaction", () => {
 
   it("caps long text", () => {
     assert.equal(redact("x".repeat(2000)).length, 501);
+  });
+});
+
+describe("delegation and sign-out", () => {
+  const DELEGATED = "eyJ" + "hbGciOiJSUzI1NiJ9.eyJyb290Ijoia2V5XzEifQ.ZGVsZWdhdGVk";
+
+  it("delegate hands the client's own key on for a narrower token", async () => {
+    const answer = {
+      access_token: DELEGATED,
+      issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
+      token_type: "Bearer",
+      expires_in: 300,
+      scope: "memory",
+    };
+    const script = scripted({ status: 200, body: answer });
+
+    const token = await client(script.fetch).auth.delegate({
+      workspaceId: "ws_01JD7Q2X9V3K5M8N1P4R6T0W2Y",
+      scopes: ["memory"],
+      expiresIn: 300,
+      actor: "browser",
+    });
+
+    assert.equal(script.sent[0]?.url, `${ENDPOINT}/v1/auth/exchange`);
+    assert.equal(script.sent[0]?.headers["Authorization"], undefined);
+    assert.deepEqual(JSON.parse(script.sent[0]?.body ?? "{}"), {
+      subject_token_type: "urn:ietf:params:oauth:token-type:access_token",
+      subject_token: API_KEY,
+      workspace_id: "ws_01JD7Q2X9V3K5M8N1P4R6T0W2Y",
+      scope: "memory",
+      expires_in: 300,
+      actor: "browser",
+    });
+    assert.deepEqual([token.accessToken, token.expiresIn, token.scopes], [DELEGATED, 300, ["memory"]]);
+  });
+
+  it("a client on a delegated token says clearly that it cannot refresh", async () => {
+    const script = scripted(problem(401, "expired_credentials"));
+    const delegatedClient = new MemoryClient({
+      endpoint: ENDPOINT,
+      tokenProvider: delegatedTokenProvider(DELEGATED),
+      fetch: script.fetch,
+    });
+
+    const error = await delegatedClient.auth.whoami().then(
+      () => undefined,
+      (raised: unknown) => raised,
+    );
+
+    assert.ok(error instanceof DelegatedTokenExpiredError);
+    assert.ok(error instanceof AuthenticationError);
+    assert.match(error.message, /cannot be refreshed/);
+  });
+
+  it("Session.signOut revokes the refresh token, then refreshes no more", async () => {
+    const revoked: string[] = [];
+    const refreshed: string[] = [];
+    const session = new Session({
+      client: {
+        auth: {
+          async refreshAccessToken(token: string) {
+            refreshed.push(token);
+            return tokenSet("a2", "r2");
+          },
+          async revoke(token: string) {
+            revoked.push(token);
+          },
+        },
+      },
+      tokens: tokenSet("a1", "r1"),
+    });
+
+    await session.signOut();
+
+    assert.deepEqual(revoked, ["r1"]);
+    assert.equal(session.ended, true);
+    await assert.rejects(session.refresh(), OAuthError);
+    assert.deepEqual(refreshed, []);
+  });
+
+  it("auth.revoke posts the refresh token to /v1/auth/revoke", async () => {
+    const script = scripted({ status: 200 });
+
+    await client(script.fetch).auth.revoke("rt_" + "unitTestRefresh");
+
+    assert.equal(script.sent[0]?.url, `${ENDPOINT}/v1/auth/revoke`);
+    assert.deepEqual(JSON.parse(script.sent[0]?.body ?? "{}"), { token: "rt_" + "unitTestRefresh" });
   });
 });
