@@ -15,7 +15,7 @@ from tests.e2e.conftest import Stack, child_environment
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[4] / "examples" / "delegation"
 SECRET = re.compile(r"(?:svc|legacy)_[A-Za-z0-9]{8,}|eyJ[A-Za-z0-9_-]{10,}")
 
 
