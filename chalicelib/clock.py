@@ -33,9 +33,25 @@ def rfc3339(moment: datetime | None) -> str | None:
 
 
 def parse_rfc3339(text: str | None) -> datetime | None:
+    """A time as `rfc3339` writes it (`2026-01-31T23:59:59Z`), or ValueError. Not strptime:
+    its first call imports `_strptime` and compiles the locale's patterns, on the authorizer's
+    cold start (every key's dates are parsed)."""
     if not text:
         return None
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    if not (
+        len(text) == 20
+        and text[4] == text[7] == "-"
+        and text[10] == "T"
+        and text[13] == text[16] == ":"
+        and text[19] == "Z"
+        and all(text[i] in "0123456789" for i in _DIGITS)
+    ):
+        raise ValueError(f"not a time as YYYY-MM-DDTHH:MM:SSZ: {text!r}")
+    fields = (text[0:4], text[5:7], text[8:10], text[11:13], text[14:16], text[17:19])
+    return datetime(*map(int, fields), tzinfo=UTC)  # ValueError for a day or hour out of range
+
+
+_DIGITS = (0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18)
 
 
 def epoch(moment: datetime) -> int:
