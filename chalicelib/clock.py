@@ -47,8 +47,11 @@ def parse_rfc3339(text: str | None) -> datetime | None:
         and all(text[i] in "0123456789" for i in _DIGITS)
     ):
         raise ValueError(f"not a time as YYYY-MM-DDTHH:MM:SSZ: {text!r}")
-    fields = (text[0:4], text[5:7], text[8:10], text[11:13], text[14:16], text[17:19])
-    return datetime(*map(int, fields), tzinfo=UTC)  # ValueError for a day or hour out of range
+    # ValueError for a day or an hour out of range, as strptime gave.
+    return datetime(
+        int(text[0:4]), int(text[5:7]), int(text[8:10]),
+        int(text[11:13]), int(text[14:16]), int(text[17:19]), tzinfo=UTC,
+    )  # fmt: skip
 
 
 _DIGITS = (0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18)
