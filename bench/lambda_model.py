@@ -61,6 +61,21 @@ def sized(cpu_seconds: float, wait_seconds: float) -> int:
     return FULL_CORE_MB
 
 
+def cpu_band(memory_mb: int, wait_seconds: float) -> tuple[float, float]:
+    """The CPU times per request (seconds, with `wait_seconds` of waiting) for which the rule
+    gives `memory_mb`: above the first bound the next smaller size is too slow, up to the
+    second this one is fast enough (`math.inf` for the largest size)."""
+
+    def fast_enough_up_to(size: int) -> float:
+        # on_lambda(cpu, wait, size) <= WITHIN_FULL_CORE * (cpu + wait), solved for cpu.
+        excess = cpu_factor(size) - WITHIN_FULL_CORE
+        return math.inf if excess <= 0 else (WITHIN_FULL_CORE - 1) * wait_seconds / excess
+
+    index = SIZES_MB.index(memory_mb)
+    low = 0.0 if index == 0 else fast_enough_up_to(SIZES_MB[index - 1])
+    return low, fast_enough_up_to(memory_mb)
+
+
 def cost_per_million(duration_seconds: float, memory_mb: int) -> float:
     """US dollars for a million invocations of `duration_seconds` each, requests included."""
     billed = math.ceil(duration_seconds * 1000) / 1000

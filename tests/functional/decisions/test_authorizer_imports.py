@@ -59,6 +59,7 @@ CHILD = textwrap.dedent(
     with stubber:
         answer = app.authorizer(request_event(authorization=bearer(plaintext)), None)
     after_key = loaded(HEAVY)
+    strptime_after_key = "_strptime" in sys.modules
     not_a_token = "e" + "yJhbGciOi." + "e" + "yJzdWIi.c2ln"  # JWT-shaped, so the JWT path runs
     try:
         app.authorizer(request_event(authorization=bearer(not_a_token)), None)
@@ -69,6 +70,7 @@ CHILD = textwrap.dedent(
         "routes": routes,
         "effect": answer["policyDocument"]["Statement"][0]["Effect"],
         "loaded_after_api_key": after_key,
+        "strptime_loaded_after_api_key": strptime_after_key,
         "jwt_answer": jwt_answer,
         "jwt_loaded_after_jwt": "jwt" in sys.modules,
     }))
@@ -105,6 +107,14 @@ def test_api_key_decision_in_the_authorizers_lambda_loads_only_the_api_key_path(
     assert child["routes"] == 0
     assert child["effect"] == "Allow"
     assert child["loaded_after_api_key"] == []
+
+
+def test_api_key_decision_parses_the_keys_dates_without_loading_strptime() -> None:
+    # datetime.strptime's first call imports _strptime and compiles its locale's patterns.
+    child = run_child({"_HANDLER": "app.authorizer"})
+
+    assert child["effect"] == "Allow"
+    assert child["strptime_loaded_after_api_key"] is False
 
 
 def test_jwt_path_loads_pyjwt_only_once_a_jwt_arrives() -> None:
