@@ -4,17 +4,22 @@
 
 import { MemoryClient, Session, type Principal, type SessionTokens, type Workspace } from "memory-sdk";
 
+import { Api } from "./api.js";
 import { announce, h, replace } from "./dom.js";
 import { ANSWER_BUDGET_MS, PROGRESS_AFTER_MS, problemText, signInAgain, TimedOut } from "./format.js";
 import { saveTokens } from "./storage.js";
 import { renderActivity } from "./views/activity.js";
+import { renderConnectedApps } from "./views/connected.js";
 import { renderKeys } from "./views/keys.js";
+import { renderTrustPolicies } from "./views/trust.js";
 import { renderWorkspaces } from "./views/workspaces.js";
 
 export const SECTIONS = [
   { id: "keys", title: "API keys", render: renderKeys },
   { id: "workspaces", title: "Workspaces", render: renderWorkspaces },
   { id: "activity", title: "Activity", render: renderActivity },
+  { id: "apps", title: "Connected apps", render: renderConnectedApps },
+  { id: "trust", title: "Trust policies", render: renderTrustPolicies },
 ] as const;
 
 /** Why the dashboard signed out, shown on the sign-in screen; undefined for a plain sign-out. */
@@ -22,6 +27,8 @@ export type SignOut = (reason?: string) => void;
 
 export class App {
   readonly client: MemoryClient;
+  /** The calls the SDK has no method for yet (connected apps, trust policies). */
+  readonly api: Api;
   me: Principal | undefined;
   workspaces: Workspace[] = [];
   /** The switcher's choice: a workspace id, or null for every workspace. */
@@ -48,6 +55,12 @@ export class App {
       },
     });
     this.client = new MemoryClient({ endpoint, tokenProvider: this.#session.tokenProvider });
+    this.api = new Api(endpoint, this.#session.tokenProvider);
+  }
+
+  /** The session's current refresh token: what sign-out revokes. */
+  get refreshToken(): string {
+    return this.#session.tokens.refreshToken;
   }
 
   async start(): Promise<void> {

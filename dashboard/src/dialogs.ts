@@ -192,3 +192,15 @@ export function showSecret(secret: Secret): Promise<void> {
     value.select();
   });
 }
+
+/** Something to read in a dialog, with Close. Resolves when it closes. */
+export function infoDialog(title: string, content: Node[]): Promise<void> {
+  return new Promise((resolve) => {
+    const close = h("button", { type: "button", class: "secondary" }, "Close");
+    const modal = openModal(title, [...content, h("div", { class: "actions" }, close)]);
+    modal.dialog.classList.add("wide");
+    close.addEventListener("click", () => modal.close());
+    modal.dialog.addEventListener("close", () => resolve());
+    close.focus();
+  });
+}

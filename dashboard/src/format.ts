@@ -65,6 +65,8 @@ const PROBLEM_MESSAGES: Readonly<Record<string, string>> = {
   missing_credentials: "You are signed out.",
   invalid_grant: "Your session has ended.",
   limit_reached: "You have reached a limit of the service.",
+  quota_exceeded: "This key used its daily quota: its requests are refused until midnight UTC. Raise or remove the quota under Edit.",
+  invalid_quota: "The daily quota must be a whole number of requests from 1 to 10,000,000, or empty for none.",
 };
 
 /** The time the dashboard waits for an answer before it offers to try again: the service's

@@ -3,6 +3,7 @@
 
 import { AuthenticationError, MemoryClient, OAuthError } from "memory-sdk";
 
+import { revokeRefreshToken } from "./api.js";
 import { App } from "./app.js";
 import { apiEndpoint, loginProvider, pageAddress, type LoginProvider } from "./config.js";
 import { errorArea, h, replace } from "./dom.js";
@@ -18,13 +19,23 @@ function root(): HTMLElement {
   return element;
 }
 
-/** Signs out: the session and every stored value go, and the sign-in screen comes back. */
-function signOut(provider: LoginProvider | null, reason?: string): void {
+/**
+ * Signs out: the service revokes the session's refresh token (and every token refreshed from
+ * it) first; then the session and every stored value leave the tab, and the sign-in screen
+ * comes back. When the service cannot be told, the tab is cleared all the same, and says so.
+ */
+async function signOut(provider: LoginProvider | null, reason?: string): Promise<void> {
+  const refreshToken = app?.refreshToken ?? loadTokens()?.refreshToken;
   app?.stop();
   app = undefined;
+  const revoked = refreshToken === undefined || (await revokeRefreshToken(apiEndpoint(), refreshToken));
   forgetAll();
   history.replaceState(null, "", window.location.pathname);
-  showSignIn(provider, reason ?? "You are signed out.");
+  const message = reason ?? "You are signed out.";
+  showSignIn(
+    provider,
+    revoked ? message : `${message} The service could not be told, so the session may work elsewhere until it expires.`,
+  );
 }
 
 function showSignIn(provider: LoginProvider | null, message?: string, isError = false): void {
@@ -76,7 +87,7 @@ async function startApp(provider: LoginProvider | null): Promise<void> {
     showSignIn(provider);
     return;
   }
-  const started = new App(root(), apiEndpoint(), tokens, (reason) => signOut(provider, reason));
+  const started = new App(root(), apiEndpoint(), tokens, (reason) => void signOut(provider, reason));
   app = started;
   try {
     await started.start();
@@ -98,7 +109,7 @@ function showUnavailable(provider: LoginProvider | null, problem: string): void 
   const retry = h("button", { type: "button", class: "primary" }, "Try again");
   retry.addEventListener("click", () => void startApp(provider));
   const signOutButton = h("button", { type: "button", class: "secondary" }, "Sign out");
-  signOutButton.addEventListener("click", () => signOut(provider));
+  signOutButton.addEventListener("click", () => void signOut(provider));
   replace(
     root(),
     h(

@@ -7,6 +7,7 @@ import type { ApiKeyUpdate, DataPlaneScope, NewApiKey, RotateOptions, Scope } fr
 export const DATA_PLANE_SCOPES: readonly DataPlaneScope[] = ["memory", "entities", "reasoning", "ontology", "skills"];
 export const ADMIN_SCOPE = "workspace:admin";
 export const MAX_LIFETIME_DAYS = 90;
+export const MAX_REQUESTS_PER_DAY = 10_000_000;
 
 export interface NewKeyForm {
   label: string;
@@ -17,6 +18,8 @@ export interface NewKeyForm {
   lifetimeDays: string;
   /** The allow-list field as typed: CIDRs separated by commas, spaces or new lines. */
   allowedCidrs: string;
+  /** The daily quota field as typed: empty means none. */
+  requestsPerDay?: string;
 }
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
@@ -43,9 +46,12 @@ export function newKeyRequest(form: NewKeyForm): Checked<NewApiKey> {
   const days = lifetime(form.lifetimeDays);
   if (!days.ok) return days;
   const cidrs = cidrList(form.allowedCidrs);
-  const optional: { expiresInDays?: number; allowedCidrs?: string[] } = {};
+  const quota = quotaValue(form.requestsPerDay ?? "");
+  if (!quota.ok) return quota;
+  const optional: { expiresInDays?: number; allowedCidrs?: string[]; requestsPerDay?: number } = {};
   if (days.value !== undefined) optional.expiresInDays = days.value;
   if (cidrs.length > 0) optional.allowedCidrs = cidrs;
+  if (quota.value !== null) optional.requestsPerDay = quota.value;
   if (form.category === "workspace") {
     if (form.workspaceId === "") return { ok: false, problem: "Choose the workspace the key works in." };
     const scopes = form.scopes.filter((s): s is DataPlaneScope => (DATA_PLANE_SCOPES as readonly string[]).includes(s));
@@ -61,8 +67,8 @@ export function rotateRequest(graceSeconds: number): RotateOptions {
 
 /** What an edit changes: only fields that differ from the key as it is. */
 export function updateRequest(
-  current: { label: string; allowedCidrs?: string[] | null },
-  form: { label: string; allowedCidrs?: string },
+  current: { label: string; allowedCidrs?: string[] | null; requestsPerDay?: number | null },
+  form: { label: string; allowedCidrs?: string; requestsPerDay?: string },
 ): Checked<ApiKeyUpdate> {
   const label = form.label.trim();
   if (label === "") return { ok: false, problem: "The label cannot be empty." };
@@ -73,6 +79,119 @@ export function updateRequest(
     const before = current.allowedCidrs ?? [];
     if (cidrs.join(",") !== before.join(",")) changes.allowedCidrs = cidrs.length > 0 ? cidrs : null;
   }
+  if (form.requestsPerDay !== undefined) {
+    const quota = quotaValue(form.requestsPerDay);
+    if (!quota.ok) return quota;
+    if (quota.value !== (current.requestsPerDay ?? null)) changes.requestsPerDay = quota.value;
+  }
   if (Object.keys(changes).length === 0) return { ok: false, problem: "Nothing to change." };
   return { ok: true, value: changes };
+}
+
+// Trust policies: the subject pattern checked as the service checks it, and what it matches.
+const MIN_SUBJECT_PREFIX = 6;
+export const MAX_POLICY_LIFETIME_SECONDS = 3_600;
+export const MIN_POLICY_LIFETIME_SECONDS = 60;
+
+/** Why the service would refuse this subject pattern (its own words), or null. */
+export function subjectProblem(subject: string): string | null {
+  if (subject === "") return "Enter the subject (sub) the workload's token carries.";
+  if (subject !== subject.trim()) return "The subject must not start or end with spaces.";
+  if (!subject.includes("*")) return null;
+  if (subject.indexOf("*") !== subject.length - 1) return "The subject may hold one '*', at its end (a prefix match).";
+  const prefix = subject.slice(0, -1);
+  if (prefix === "") {
+    return "subject '*' alone would trust every workload of the issuer: name the repository, project or service account.";
+  }
+  if (prefix.length < MIN_SUBJECT_PREFIX || !/[:/]/.test(prefix)) {
+    return (
+      `subject '${subject}' has no fixed prefix: before '*' it needs at least ${MIN_SUBJECT_PREFIX} characters ` +
+      "and a ':' or '/' (e.g. 'repo:acme/agents:ref:refs/heads/*'), so it cannot match other owners' workloads."
+    );
+  }
+  return null;
+}
+
+/** As the service matches: exact, or a prefix when the pattern ends in `*`. */
+export function subjectMatches(pattern: string, subject: string): boolean {
+  return pattern.endsWith("*") ? subject.startsWith(pattern.slice(0, -1)) : subject === pattern;
+}
+
+/** Examples of what a valid pattern matches and what it does not (a sibling subject). */
+export function subjectPreview(pattern: string): { matches: string; notMatches: string | null } {
+  const prefix = pattern.endsWith("*") ? pattern.slice(0, -1) : pattern;
+  const matches = pattern.endsWith("*") ? `${prefix}…` : pattern;
+  // A sibling: the last part before the end swapped for another, e.g. repo:acme/agents:… →
+  // repo:acme/other:…
+  const trailing = /[:/]$/.test(prefix) ? prefix.slice(-1) : "";
+  const body = trailing === "" ? prefix : prefix.slice(0, -1);
+  const cut = Math.max(body.lastIndexOf(":"), body.lastIndexOf("/"));
+  let sibling = cut < 0 ? `${body}-other` : `${body.slice(0, cut + 1)}other${trailing}`;
+  if (pattern.endsWith("*")) sibling = `${sibling}…`;
+  if (subjectMatches(pattern, sibling.replace(/…$/, "")) || sibling === matches) sibling = `${body}-other${trailing}`;
+  return { matches, notMatches: subjectMatches(pattern, sibling.replace(/…$/, "")) ? null : sibling };
+}
+
+export interface TrustPolicyForm {
+  name: string;
+  issuer: string;
+  audience: string;
+  subject: string;
+  /** One `name=value` per line. */
+  claims: string;
+  scopes: readonly string[];
+  /** Minutes, as typed: empty means the service's default (15). */
+  lifetimeMinutes: string;
+}
+
+export function trustPolicyRequest(form: TrustPolicyForm): Checked<{
+  name: string;
+  issuer: string;
+  audience: string;
+  subject: string;
+  claims?: Record<string, string>;
+  scopes: string[];
+  maxLifetimeSeconds?: number;
+}> {
+  const name = form.name.trim();
+  if (name === "") return { ok: false, problem: "Give the policy a name, such as the pipeline it trusts." };
+  const issuer = form.issuer.trim();
+  if (!/^https?:\/\/[^\s]+$/.test(issuer)) return { ok: false, problem: "The issuer must be an https URL, such as https://token.actions.githubusercontent.com." };
+  const audience = form.audience.trim();
+  if (audience === "") return { ok: false, problem: "Enter the audience (aud) the workload's token is issued for." };
+  const subject = form.subject.trim();
+  const problem = subjectProblem(subject);
+  if (problem !== null) return { ok: false, problem };
+  if (form.scopes.length === 0) return { ok: false, problem: "Choose at least one scope." };
+  const claims: Record<string, string> = {};
+  for (const line of form.claims.split("\n").map((l) => l.trim()).filter((l) => l !== "")) {
+    const at = line.indexOf("=");
+    if (at < 1 || at === line.length - 1) return { ok: false, problem: `Write each claim as name=value (“${line}” is not).` };
+    claims[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  const value: ReturnType<typeof trustPolicyRequest> & { ok: true } = {
+    ok: true,
+    value: { name, issuer, audience, subject, scopes: [...form.scopes] },
+  };
+  if (Object.keys(claims).length > 0) value.value.claims = claims;
+  const minutes = form.lifetimeMinutes.trim();
+  if (minutes !== "") {
+    const seconds = Number(minutes) * 60;
+    if (!/^\d+$/.test(minutes) || seconds < MIN_POLICY_LIFETIME_SECONDS || seconds > MAX_POLICY_LIFETIME_SECONDS) {
+      return { ok: false, problem: "The token lifetime must be a whole number of minutes from 1 to 60." };
+    }
+    value.value.maxLifetimeSeconds = seconds;
+  }
+  return value;
+}
+
+/** A daily quota field as typed: empty means none. */
+export function quotaValue(text: string): Checked<number | null> {
+  const trimmed = text.trim().replace(/[\s,_]/g, "");
+  if (trimmed === "") return { ok: true, value: null };
+  const count = Number(trimmed);
+  if (!/^\d+$/.test(trimmed) || count < 1 || count > MAX_REQUESTS_PER_DAY) {
+    return { ok: false, problem: "The daily quota must be a whole number of requests from 1 to 10,000,000, or empty for none." };
+  }
+  return { ok: true, value: count };
 }

@@ -144,8 +144,8 @@ def test_reveal_shows_the_key_again_and_rename_shows_what_the_service_answers(
     token = owner.access_token()
     key_id = row.get_attribute("data-key-id")
     probe = stack.call("PATCH", f"/v1/auth/api-keys/{key_id}", token, body={"label": "ci deploys"})
-    row.get_by_role("button", name="Rename").click()
-    rename = owner.dialog(re.compile("^Rename"))
+    row.get_by_role("button", name="Edit").click()
+    rename = owner.dialog(re.compile("^Edit"))
     rename.get_by_label("Label").fill("ci deploys (prod)")
     rename.get_by_role("button", name="Save").click()
     if probe.status_code == 200:

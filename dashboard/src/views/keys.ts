@@ -5,6 +5,7 @@ import type { ApiKey, ApiKeyWithSecret, KeyStatus } from "memory-sdk";
 
 import type { App } from "../app.js";
 import { confirmAction, formDialog, showSecret } from "../dialogs.js";
+import { quotaInput, quotaText, QUOTA_HINT, showUsage } from "./usage.js";
 import { announce, append, errorArea, field, h, replace, uid } from "../dom.js";
 import { dateTime, expiresSoon, GRACE_CHOICES, lastUsedShown, problemText } from "../format.js";
 import {
@@ -256,6 +257,9 @@ export function renderKeys(app: App, main: HTMLElement): void {
         h("span", { class: "hint block" }, "Every request with it is refused."),
       );
     }
+    if (key.requestsPerDay !== null && key.requestsPerDay !== undefined) {
+      append(statusCell, h("span", { class: "hint block" }, `quota ${quotaText(key.requestsPerDay).replace(/^(\S+) requests a day$/, "$1 a day")}`));
+    }
     const label = h("th", { scope: "row", "data-label": "Label", tabindex: "-1", class: "label" }, key.label);
     if (key.replacedBy !== null) {
       append(label, h("span", { class: "pair" }, "replaced by ", jumpTo(key.replacedBy, keyName(key.replacedBy))));
@@ -302,7 +306,8 @@ export function renderKeys(app: App, main: HTMLElement): void {
     }
     if (key.status !== "revoked" && key.revealable) buttons.push(action("Reveal", name, () => reveal(key)));
     if (key.status === "active" && key.replacedBy === null) buttons.push(action("Rotate", name, () => rotate(key)));
-    if (key.status !== "revoked") buttons.push(action("Rename", name, () => rename(key)));
+    if (key.status !== "revoked") buttons.push(action("Usage", name, () => usage(key)));
+    if (key.status !== "revoked") buttons.push(action("Edit", name, () => rename(key)));
     if (key.status !== "revoked") buttons.push(action("Revoke", name, () => revoke(key), true));
     return buttons;
   }
@@ -383,13 +388,20 @@ export function renderKeys(app: App, main: HTMLElement): void {
       cidrs.value = (key.allowedCidrs ?? []).join("\n");
       fields.push(field("Allowed addresses", cidrs, "IPv4 or IPv6 CIDRs, one per line. Empty: any address."));
     }
+    let quota: HTMLInputElement | undefined;
+    if ("requestsPerDay" in key) {
+      quota = quotaInput();
+      quota.value = key.requestsPerDay === null || key.requestsPerDay === undefined ? "" : String(key.requestsPerDay);
+      fields.push(field("Daily quota (optional)", quota, QUOTA_HINT));
+    }
     const ok = await formDialog({
-      title: `Rename “${key.label}”`,
+      title: `Edit “${key.label}”`,
       fields,
       submit: "Save",
       onSubmit: async () => {
-        const form: { label: string; allowedCidrs?: string } = { label: label.value };
+        const form: { label: string; allowedCidrs?: string; requestsPerDay?: string } = { label: label.value };
         if (cidrs !== undefined) form.allowedCidrs = cidrs.value;
+        if (quota !== undefined) form.requestsPerDay = quota.value;
         const checked = updateRequest(key, form);
         if (!checked.ok) throw new Error(checked.problem);
         await app.call(() => app.client.auth.updateApiKey(key.id, checked.value));
@@ -397,8 +409,12 @@ export function renderKeys(app: App, main: HTMLElement): void {
     });
     if (ok) {
       announce("Key saved.");
-      await reloadInPlace({ keyId: key.id, button: "Rename" });
+      await reloadInPlace({ keyId: key.id, button: "Edit" });
     }
+  }
+
+  async function usage(key: ApiKey): Promise<void> {
+    await showUsage(app, key);
   }
 
   async function revoke(key: ApiKey): Promise<void> {
@@ -459,6 +475,7 @@ function newKeyFields(app: App, kind: "workspace" | "admin"): NewKeyFields {
 
   const lifetime = h("input", { type: "number", min: 1, max: MAX_LIFETIME_DAYS, step: 1, inputmode: "numeric", placeholder: String(MAX_LIFETIME_DAYS) });
   const cidrs = h("textarea", { rows: 2, spellcheck: "false", placeholder: "203.0.113.0/24" });
+  const quota = quotaInput();
 
   const chosenKind = (): "workspace" | "admin" =>
     kindSet.querySelector<HTMLInputElement>("input:checked")?.value === "admin" ? "admin" : "workspace";
@@ -479,6 +496,7 @@ function newKeyFields(app: App, kind: "workspace" | "admin"): NewKeyFields {
       scopes,
       field("Lifetime in days (optional)", lifetime, `1 to ${MAX_LIFETIME_DAYS}. Empty: ${MAX_LIFETIME_DAYS} days.`),
       field("Allowed addresses (optional)", cidrs, "IPv4 or IPv6 CIDRs, one per line. Empty: any address."),
+      field("Daily quota (optional)", quota, QUOTA_HINT),
     ],
     values: () => {
       const category = chosenKind();
@@ -489,6 +507,7 @@ function newKeyFields(app: App, kind: "workspace" | "admin"): NewKeyFields {
         scopes: scopeBoxes.filter((s) => s.box.checked && !s.wrapper.hidden).map((s) => s.scope),
         lifetimeDays: lifetime.value,
         allowedCidrs: cidrs.value,
+        requestsPerDay: quota.value,
       };
     },
   };
