@@ -13,7 +13,7 @@ interface NodeProcessLike {
   env?: Record<string, string | undefined>;
 }
 
-function nodeEnv(): Record<string, string | undefined> | undefined {
+export function nodeEnv(): Record<string, string | undefined> | undefined {
   // Looked up on every call (not at import), and without Node's types: the SDK's build
   // has no `process` at all, so that the browser build cannot depend on it by accident.
   const candidate = (globalThis as { process?: NodeProcessLike }).process;
@@ -37,4 +37,15 @@ export function environmentDefaults(): EnvironmentDefaults {
   if (endpoint !== undefined) defaults.endpoint = endpoint;
   if (workspaceId !== undefined) defaults.workspaceId = workspaceId;
   return defaults;
+}
+
+/** A file's text, in Node only (a workload's token file); imported when first needed, so
+ * that the browser build never names Node's `fs`. */
+export async function readTextFile(path: string): Promise<string> {
+  if (nodeEnv() === undefined) {
+    throw new Error("Reading a token file needs Node; pass readFile or a tokenProvider instead.");
+  }
+  const name = "node:fs/promises"; // not a literal: bundlers leave it to Node
+  const fs = (await import(name)) as { readFile(path: string, encoding: "utf8"): Promise<string> };
+  return fs.readFile(path, "utf8");
 }

@@ -777,24 +777,24 @@ export interface components {
              * @default none
              * @constant
              */
-            token_endpoint_auth_method: "none";
+            token_endpoint_auth_method?: "none";
             /**
              * @default native
              * @enum {string}
              */
-            application_type: "web" | "native";
+            application_type?: "web" | "native";
             /**
              * @default [
              *       "authorization_code"
              *     ]
              */
-            grant_types: ("authorization_code" | "refresh_token")[];
+            grant_types?: ("authorization_code" | "refresh_token")[];
             /**
              * @default [
              *       "code"
              *     ]
              */
-            response_types: "code"[];
+            response_types?: "code"[];
             client_name?: string;
         } & {
             [key: string]: unknown;
@@ -868,7 +868,7 @@ export interface components {
             sourceIp: string | null;
             userAgent: string | null;
             /** @description What the event type records. */
-            data: Record<string, never>;
+            data: Record<string, unknown>;
         };
         /** EventPage */
         EventPage: {
@@ -990,7 +990,7 @@ export interface components {
              * @default admin
              * @enum {string|null}
              */
-            category: "admin" | "workspace" | null;
+            category?: "admin" | "workspace" | null;
             /**
              * @description Workspace keys only (null: none).
              * @example ws_01JQ0000000000000000000000
@@ -1005,7 +1005,7 @@ export interface components {
             /** @description A subset of the category's scopes; omitted or null: all. */
             scopes?: ("memory" | "entities" | "reasoning" | "ontology" | "skills" | "workspace:admin")[] | null;
             /** @default 90 */
-            expiresInDays: number;
+            expiresInDays?: number;
             /**
              * @description 1 to 20 IPv4 or IPv6 CIDRs, host bits zero; null: any address.
              * @example [
@@ -1068,7 +1068,7 @@ export interface components {
          * Nothing
          * @description A body that may be absent or an empty object.
          */
-        Nothing: Record<string, never>;
+        Nothing: Record<string, unknown>;
         /**
          * OAuthError
          * @description RFC 6749 §5.2 error.
@@ -1114,7 +1114,7 @@ export interface components {
              *       "sub": "browser"
              *     }
              */
-            act: Record<string, never> | null;
+            act: Record<string, unknown> | null;
         };
         /**
          * Problem
@@ -1206,7 +1206,7 @@ export interface components {
              * @description How long the old key keeps working (0: revoked at once).
              * @default 0
              */
-            gracePeriodSeconds: number;
+            gracePeriodSeconds?: number;
         };
         /** TokenExchangeForm */
         TokenExchangeForm: {

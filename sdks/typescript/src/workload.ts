@@ -9,8 +9,7 @@
 //   const identity = WorkloadIdentity.fromEnv();
 //   const client = new MemoryClient({ tokenProvider: identity.tokenProvider });
 
-import { readFile } from "node:fs/promises";
-
+import { nodeEnv, readTextFile } from "./environment.js";
 import { ConfigurationError, MemorySDKError } from "./errors.js";
 import type { TokenProvider } from "./transport.js";
 
@@ -64,11 +63,11 @@ export class WorkloadIdentity {
     this.#options = { ...options, endpoint: options.endpoint.replace(/\/+$/, "") };
     this.#fetch = options.fetch ?? (globalThis.fetch as unknown as Fetch);
     this.#now = options.now ?? (() => performance.now());
-    this.#read = options.readFile ?? ((path) => readFile(path, "utf8"));
+    this.#read = options.readFile ?? readTextFile;
   }
 
   static fromEnv(
-    env: Record<string, string | undefined> = process.env,
+    env: Record<string, string | undefined> = nodeEnv() ?? {},
     options: Partial<WorkloadIdentityOptions> = {},
   ): WorkloadIdentity {
     const set = (name: string): string | undefined => env[name] || undefined;
