@@ -88,6 +88,7 @@ class Scenario:
     suffix: str  # of its flat JSON fields: roundTripsPerDecision<suffix>, ...
     max_round_trips: int
     mint: Callable[[Services, str], str]  # (services, workspace id) -> the credential
+    path: str = PATH  # where the request goes (an MCP token: its resource)
 
 
 def _new_key(svc: Services, workspace_id: str) -> str:
@@ -117,6 +118,8 @@ SCENARIOS = (
     Scenario("user token", "UserToken", 1, _user_token),  # the membership; signature local
     Scenario("workload", "Workload", 1, lambda svc, ws: _workload_token(svc, ws)),  # its policy
     Scenario("delegated", "Delegated", 1, lambda svc, ws: _delegated_token(svc, ws)),  # root+member
+    # An MCP access token at its resource: its grant and the membership in one BatchGetItem.
+    Scenario("mcp", "Mcp", 1, lambda svc, ws: _mcp_token(svc, ws), "/mcp/tools"),
 )
 NEW_KEY = SCENARIOS[0].name
 
@@ -195,7 +198,10 @@ def prepare() -> Setup:
     new_key_hash = hash_secret(credentials[NEW_KEY])
     keys = [items.credential(new_key_hash), items.member(workspace.id, OWNER)]
     return Setup(
-        {kind: request_event(PATH, bearer(c), workspace.id) for kind, c in credentials.items()},
+        {
+            s.name: request_event(s.path, bearer(credentials[s.name]), workspace.id)
+            for s in SCENARIOS
+        },
         {"RequestItems": {table: {"Keys": keys, "ConsistentRead": True}}},
     )
 
@@ -223,6 +229,25 @@ def _delegated_token(svc: Any, workspace_id: str) -> str:
     """A browser's token delegated from a workspace key of its own (its root)."""
     key = _new_key(svc, workspace_id)
     return str(svc.delegator.delegate(key, None, None, None, "bench").token)
+
+
+MCP_RESOURCE = "https://memory.bench.example/mcp"  # the bench's MCP_RESOURCES entry
+
+
+def _mcp_token(svc: Any, workspace_id: str) -> str:
+    """An MCP client's access token for the bench's resource, with its grant (a refresh
+    family bound to the client) stored as the authorization server stores one."""
+    from chalicelib import ids
+    from chalicelib.sessions.refresh import GRANT_CLIENT
+
+    now = svc.clock.now()
+    grant_id = ids.ulid(now)
+    grant = {GRANT_CLIENT: "bench-client", "resource": MCP_RESOURCE, "scope": "memory",
+             "workspaceId": workspace_id}
+    svc.refresh_tokens.start_family(OWNER, now, family_id=grant_id, grant=grant)
+    extra = {"client_id": "bench-client", "scope": "memory", "workspace_id": workspace_id,
+             "sid": grant_id}
+    return str(svc.signer.mint(OWNER, audience=MCP_RESOURCE, extra=extra).token)
 
 
 def allowed(answer: dict[str, Any]) -> bool:
@@ -544,6 +569,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.update(local_environment("dev", "http://127.0.0.1", moto_endpoint))
         # Usage counting on, with the deployed write window (the local stack shortens it).
         os.environ["USAGE_FLUSH_SECONDS"] = str(DEFAULT_USAGE_FLUSH_SECONDS)
+        os.environ["MCP_RESOURCES"] = json.dumps([MCP_RESOURCE])
         os.environ["_HANDLER"] = "app.authorizer"  # as in the authorizer's Lambda function
         sys.path.insert(0, str(PROJECT_DIR))
         quiet_service_logs()
