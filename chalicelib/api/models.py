@@ -110,6 +110,7 @@ def _id(prefix: str, nullable: bool = False) -> dict[str, Any]:
 KEY_ID = _id("key")
 WORKSPACE_ID = _id("ws")
 TRUST_POLICY_ID = _id("tp")
+GRANT_ID = {"type": "string", "pattern": "^[0-9A-HJKMNP-TV-Z]{26}$"}  # a ULID: an MCP grant
 USER_ID = {"type": "string", "pattern": "^usr_[0-9A-Za-z]{1,40}$", "examples": ["usr_01JQ0000"]}
 USER_ID_OR_EMAIL = {
     "anyOf": [USER_ID, {"type": "string", "format": "email", "maxLength": 320}],

@@ -32,7 +32,7 @@ from chalicelib.api import (
     trust_policies,
     workspaces,
 )
-from chalicelib.api.models import KEY_ID, TRUST_POLICY_ID, USER_ID_OR_EMAIL, WORKSPACE_ID
+from chalicelib.api.models import GRANT_ID, KEY_ID, TRUST_POLICY_ID, USER_ID_OR_EMAIL, WORKSPACE_ID
 from chalicelib.api.operations import HTML, Answer, Operation, Public
 from chalicelib.errors import Problem
 
@@ -133,7 +133,7 @@ def answers(
         responses["415"] = problem("Send application/json.", errors.UNSUPPORTED_MEDIA_TYPE)
     responses["503"] = problem(
         "DynamoDB or KMS failed, or did not answer in time. Where a write may have happened "
-        "all the same, the detail says so and how to check (README, Retries).",
+        "all the same, the detail says so and how to check (the Retries guide).",
         errors.DEPENDENCY_UNAVAILABLE,
     )
     return dict(sorted(responses.items()))
@@ -169,9 +169,13 @@ def parameter(name: str) -> Schema:
 
 ROUTES = (keys, events, identity, workspaces, trust_policies, connected_apps)
 DECLARED: tuple[Operation, ...] = tuple(op for r in ROUTES for op in r.blueprint.operations)
-PATH_PARAMETERS = {"key_id": "KeyId", "workspace_id": "WorkspaceId", "user_id": "UserIdOrEmail"}
-PATH_PARAMETERS |= {"policy_id": "TrustPolicyId", "grant_id": "GrantId"}
-GRANT_ID = {"type": "string", "pattern": "^[0-9A-HJKMNP-TV-Z]{26}$"}
+PATH_PARAMETERS: dict[str, tuple[str, Schema]] = {  # name: (component, schema)
+    "key_id": ("KeyId", KEY_ID),
+    "workspace_id": ("WorkspaceId", WORKSPACE_ID),
+    "user_id": ("UserIdOrEmail", USER_ID_OR_EMAIL),
+    "policy_id": ("TrustPolicyId", TRUST_POLICY_ID),
+    "grant_id": ("GrantId", GRANT_ID),
+}
 
 
 class _Schemas(GenerateJsonSchema):
@@ -215,7 +219,7 @@ def _no_null_defaults(schema: Schema) -> Schema:
 
 
 def _parameters(op: Operation) -> list[Schema]:
-    found = [parameter(PATH_PARAMETERS[name]) for name in re.findall(r"{(\w+)}", op.path)]
+    found = [parameter(PATH_PARAMETERS[name][0]) for name in re.findall(r"{(\w+)}", op.path)]
     if op.query is not None:
         schema = op.query.model_json_schema(schema_generator=_Schemas)["properties"]
         for name, info in op.query.model_fields.items():
@@ -420,8 +424,8 @@ def components() -> Schema:
                 "in": "header",
                 "description": "Any 1 to 255 printable ASCII characters, new for each logical "
                 "call and the same for its retries: within 24 hours, the same key from the same "
-                "caller with the same request answers the first result again (README, "
-                "Retries).",
+                "caller with the same request answers the first result again (the Retries "
+                "guide).",
                 "schema": {
                     "type": "string",
                     "minLength": 1,
@@ -431,13 +435,7 @@ def components() -> Schema:
             },
             **{
                 component: {"name": name, "in": "path", "required": True, "schema": schema}
-                for name, component, schema in (
-                    ("key_id", "KeyId", KEY_ID),
-                    ("workspace_id", "WorkspaceId", WORKSPACE_ID),
-                    ("user_id", "UserIdOrEmail", USER_ID_OR_EMAIL),
-                    ("policy_id", "TrustPolicyId", TRUST_POLICY_ID),
-                    ("grant_id", "GrantId", GRANT_ID),
-                )
+                for name, (component, schema) in PATH_PARAMETERS.items()
             },
         },
         "headers": {

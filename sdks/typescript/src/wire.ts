@@ -1360,7 +1360,7 @@ export interface components {
          * @description Older clients' spelling of X-Workspace-Id.
          */
         WorkspaceQuery: string;
-        /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (README, Retries). */
+        /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (the Retries guide). */
         IdempotencyKey: string;
         KeyId: string;
         WorkspaceId: string;
@@ -1733,7 +1733,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1753,7 +1753,7 @@ export interface operations {
             header?: {
                 /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
-                /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (README, Retries). */
+                /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (the Retries guide). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -1862,7 +1862,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1948,7 +1948,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2032,7 +2032,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2158,7 +2158,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2263,7 +2263,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2283,7 +2283,7 @@ export interface operations {
             header?: {
                 /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
-                /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (README, Retries). */
+                /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (the Retries guide). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -2406,7 +2406,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2501,7 +2501,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2583,7 +2583,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2987,7 +2987,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3256,7 +3256,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3340,7 +3340,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3683,7 +3683,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3703,7 +3703,7 @@ export interface operations {
             header?: {
                 /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
-                /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (README, Retries). */
+                /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (the Retries guide). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -3799,7 +3799,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3873,7 +3873,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3997,7 +3997,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4094,7 +4094,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4180,7 +4180,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4307,7 +4307,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4394,7 +4394,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4479,7 +4479,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (README, Retries). Codes: `dependency_unavailable`. */
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
