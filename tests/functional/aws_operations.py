@@ -39,7 +39,7 @@ from infra.template import PROJECT_DIR
 OPERATIONS_FILE = PROJECT_DIR / "build" / "aws-operations.json"
 FORMAT = "per-function"
 APP_MODULE = str(PROJECT_DIR / "app.py")
-AUTHORIZER_MODULE = str(PROJECT_DIR / "chalicelib" / "access" / "authorizer.py")
+AUTHORIZER_MODULE = str(PROJECT_DIR / "chalicelib" / "decisions" / "authorizer.py")
 SWEEP_MODULE = str(PROJECT_DIR / "chalicelib" / "keys" / "expiry.py")
 DEPLOYED_CODE = (str(PROJECT_DIR / "chalicelib") + "/", APP_MODULE)
 # The Lambda functions, by their logical ids in the packaged template.
@@ -98,11 +98,21 @@ class Recording:
                 recorded.add((service, model.name))
             for member in params.get("TransactItems", []):
                 recorded.update((service, model.name, kind) for kind in member)
-            if function == AUTHORIZER and model.name == "UpdateItem":
-                names = [*params["Key"], *params.get("ExpressionAttributeNames", {}).values()]
-                recorded.update((service, model.name, "attribute", name) for name in names)
-                prefix = params["Key"]["pk"]["S"].split("#", 1)[0] + "#"
-                recorded.add((service, model.name, "leading-key", prefix))
+            if function != AUTHORIZER:
+                return
+            # The authorizer's writes, direct or in a transaction (IAM judges each member as
+            # its item action): the attributes they name and their partitions' prefixes.
+            writes = [(model.name, params)] if model.name in ("UpdateItem", "PutItem") else []
+            for member in params.get("TransactItems", []):
+                for kind, action in (("Update", "UpdateItem"), ("Put", "PutItem")):
+                    if kind in member:
+                        writes.append((action, member[kind]))
+            for action, write in writes:
+                key = write.get("Key") or write["Item"]
+                names = [*key, *write.get("ExpressionAttributeNames", {}).values()]
+                recorded.update((service, action, "attribute", name) for name in names)
+                prefix = key["pk"]["S"].split("#", 1)[0] + "#"
+                recorded.add((service, action, "leading-key", prefix))
 
         client.meta.events.register("before-parameter-build", before_parameter_build)
 

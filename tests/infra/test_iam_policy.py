@@ -240,34 +240,48 @@ def test_a_functions_role_allows_nothing_the_function_does_not_perform(
     assert not unused, f"{function}'s role allows, it never performs (or no test does): {unused}"
 
 
-def test_the_authorizer_reads_and_verifies_and_writes_only_last_use(packaged: Packaged) -> None:
+def test_the_authorizer_reads_verifies_and_writes_only_use_and_quota_events(
+    packaged: Packaged,
+) -> None:
     # Equal to the recording above; spelled out because it runs on every product request:
     # widening it (another write, a KMS key use) must be a decision, not a side effect.
     actions = {action for action, _ in function_grants(packaged, "Authorizer")}
 
     assert actions == {
-        "dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:UpdateItem", "kms:GetPublicKey"
+        "dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem",
+        "events:PutEvents", "kms:GetPublicKey",
     }
 
 
-def test_the_authorizers_one_write_is_conditioned_on_what_it_was_recorded_writing(
-    recorded: dict[str, Operations], packaged: Packaged
+# The authorizer's attributes named by the day or the container: one IAM pattern each.
+_PATTERNS = ((re.compile(r"requestsOn\d{8}"), "requestsOn*"), (re.compile(r"flush_\w+"), "flush_*"))
+
+
+def _pattern(name: str) -> str:
+    return next((p for regex, p in _PATTERNS if regex.fullmatch(name)), name)
+
+
+@pytest.mark.parametrize(
+    ("action", "match"),
+    [("UpdateItem", "ForAllValues:StringLike"), ("PutItem", "ForAllValues:StringEquals")],
+)
+def test_the_authorizers_writes_are_conditioned_on_what_it_was_recorded_writing(
+    recorded: dict[str, Operations], packaged: Packaged, action: str, match: str
 ) -> None:
     notes = recorded["Authorizer"]
-    attributes = sorted(e[3] for e in notes if e[:3] == ("dynamodb", "UpdateItem", ATTRIBUTE))
-    prefixes = sorted(e[3] for e in notes if e[:3] == ("dynamodb", "UpdateItem", LEADING_KEY))
+    attributes = sorted({_pattern(e[3]) for e in notes if e[:3] == ("dynamodb", action, ATTRIBUTE)})
+    prefixes = sorted(e[3] for e in notes if e[:3] == ("dynamodb", action, LEADING_KEY))
     (statement,) = [
         s for s in role_statements(packaged, "AuthorizerRole")
-        if "dynamodb:UpdateItem" in as_list(s["Action"])
+        if f"dynamodb:{action}" in as_list(s["Action"])
     ]
     condition = statement["Condition"]
 
-    assert as_list(statement["Action"]) == ["dynamodb:UpdateItem"]
-    assert attributes == ["lastUsedAt", "pk", "sk"]
+    assert as_list(statement["Action"]) == [f"dynamodb:{action}"]
+    assert attributes and prefixes
     # IAM wants the table's key attributes named too, and they are what the write's Key holds.
-    assert sorted(condition["ForAllValues:StringEquals"]["dynamodb:Attributes"]) == attributes
-    assert prefixes == ["CRED#"]
-    assert condition["ForAllValues:StringLike"]["dynamodb:LeadingKeys"] == [
+    assert sorted(condition[match]["dynamodb:Attributes"]) == attributes
+    assert sorted(condition["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]) == [
         prefix + "*" for prefix in prefixes
     ]
     assert condition["StringEqualsIfExists"] == {"dynamodb:ReturnValues": "NONE"}

@@ -28,8 +28,10 @@ def oauth_routes() -> set[tuple[str, str]]:
 def test_every_oauth_route_is_published_without_an_authorizer(packaged: Packaged) -> None:
     paths = packaged.template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["paths"]
     routes = oauth_routes()
-    assert len(routes) == 12  # metadata, 3 resource depths, register, authorize, callback,
-    # consent (GET and POST), token, revoke, the pages' stylesheet
+    assert len(routes) == 14  # metadata, 3 resource depths, register, authorize, callback,
+    # consent (GET and POST), token, revoke, the pages' stylesheet, and the connected apps
+    # (GET, DELETE /v1/oauth/grants: the service resolves their user token itself, as it does
+    # for every /v1/auth route)
     for path, method in routes:
         assert method in paths.get(path, {}), (path, method)
         assert "security" not in paths[path][method], (path, method)
