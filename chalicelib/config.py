@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 GITHUB_SECRET_SCANNING_KEYS = "https://api.github.com/meta/public_keys/secret_scanning"
@@ -48,8 +48,7 @@ _LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
 _ISSUER_FIELDS = {"issuer", "audience", "jwksUri"}
 
 
-@dataclass(frozen=True)
-class TrustedIssuer:
+class TrustedIssuer(NamedTuple):
     issuer: str  # compared exactly with the token's `iss` (no normalisation: OIDC says so)
     audience: str  # the client id our dashboard has at that issuer
     jwks_uri: str
@@ -99,8 +98,7 @@ def parse_trusted_issuers(text: str, local_mode: bool) -> tuple[TrustedIssuer, .
     return tuple(issuers.values())
 
 
-@dataclass(frozen=True)
-class McpResource:
+class McpResource(NamedTuple):
     """A protected resource (an MCP endpoint) whose tokens this service issues."""
 
     uri: str  # canonical: compared exactly with `resource` and used as the tokens' `aud`
@@ -116,8 +114,7 @@ class McpResource:
         return path == self.path or path.startswith(self.path.rstrip("/") + "/")
 
 
-@dataclass(frozen=True)
-class LoginProvider:
+class LoginProvider(NamedTuple):
     """An OpenID Connect provider people sign in at: an MCP authorization's (LOGIN_PROVIDER)
     or the dashboard's (DASHBOARD_LOGIN)."""
 

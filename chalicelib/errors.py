@@ -10,7 +10,7 @@ into its own `{"Code": ..., "Message": ...}` body.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from chalice.app import ChaliceUnhandledError
 
@@ -39,8 +39,7 @@ TITLES = {
 }
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """A documented answer: its status, its stable snake_case code, and its default detail.
 
     A detail is shown to the caller: it must never contain a secret.

@@ -10,23 +10,20 @@ than the one checked), so both refuse it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 AUTHORIZATION = "authorization"
 WORKSPACE = "x-workspace-id"
 
 
-@dataclass(frozen=True)
-class Sent:
+class Sent(NamedTuple):
     """One identity header: its value when sent once, and how many copies came."""
 
     value: str | None = None
     copies: int = 0
 
 
-@dataclass(frozen=True)
-class IdentityHeaders:
+class IdentityHeaders(NamedTuple):
     authorization: Sent
     workspace: Sent
 

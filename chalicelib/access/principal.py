@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from chalicelib.errors import Problem, ServiceError
 
@@ -19,8 +19,7 @@ CredentialKind = Literal["user_token", "api_key", "mcp_token", "delegated", "wor
 REALM = 'Bearer realm="svc"'
 
 
-@dataclass(frozen=True)
-class Origin:
+class Origin(NamedTuple):
     """Where a request came from: what an allow-list checks and an audit event records."""
 
     source_ip: str | None = None
@@ -51,8 +50,7 @@ class Principal:
     origin: Origin | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
-class Refusal:
+class Refusal(NamedTuple):
     """Why a request was not resolved to a principal: a result, not an exception.
 
     `problem` is a 401 or 403 of the error catalogue (a 400 for a malformed workspace id).

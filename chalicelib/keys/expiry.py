@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from chalicelib.clock import Clock, rfc3339
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
-from chalicelib.keys.store import NOTICE_SHARDS, KeyStore, Notice
+from chalicelib.keys.notice import Notice
+from chalicelib.keys.store import NOTICE_SHARDS, KeyStore
 from chalicelib.logs import logger
 
 

@@ -21,6 +21,8 @@ MAX_REQUESTS_PER_DAY = 10_000_000  # the highest daily quota a key may have
 # attribute named after that day (`requestsOn20261125`): the decision reads today's count
 # from the item it reads anyway, and a new day starts from zero without a reset write.
 REQUESTS_ON = "requestsOn"
+# When an owner item's next expiry notice is due: the sort key of the notice index (keys/store.py).
+NOTICE_AT = "noticeAt"
 
 KeyStatus = Literal["active", "revoked", "expired"]
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import secrets
 import zlib
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from chalicelib.hashing import hash_secret
 
@@ -48,9 +48,8 @@ _WORKSPACE = re.compile(rf"^{WORKSPACE_PREFIX}([0-9A-Za-z]{{1,{MAX_WORKSPACE_LEN
 _LEGACY = re.compile(rf"^{LEGACY_PREFIX}[\x21-\x7e]{{1,200}}$")
 
 
-@dataclass(frozen=True)
-class ParsedKey:
-    plaintext: str = field(repr=False)
+class ParsedKey(NamedTuple):
+    plaintext: str  # never in its repr (below)
     legacy: bool = False
     # What a located key says about itself (None for plain and legacy keys): its owner, and
     # for a workspace key its workspace. Unverified until the stored record agrees.
@@ -64,6 +63,12 @@ class ParsedKey:
     @property
     def located(self) -> bool:
         return self.owner_id is not None
+
+    def __repr__(self) -> str:
+        return (
+            f"ParsedKey(legacy={self.legacy!r}, owner_id={self.owner_id!r},"
+            f" workspace_id={self.workspace_id!r})"
+        )
 
 
 def _base62(number: int, width: int) -> str:

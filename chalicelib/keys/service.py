@@ -25,14 +25,10 @@ from chalicelib.idempotency import IdempotencyStore, IdempotentRequest, Recorder
 from chalicelib.keys import usage
 from chalicelib.keys.last_use import hour_label
 from chalicelib.keys.model import MAX_LIFETIME_DAYS, ApiKey
+from chalicelib.keys.notice import Notice
+from chalicelib.keys.page import KeyPage
 from chalicelib.keys.plaintext import generate_key, hint
-from chalicelib.keys.store import (
-    KeyNotActive,
-    KeyNotCreated,
-    KeyPage,
-    KeyStore,
-    Notice,
-)
+from chalicelib.keys.store import KeyNotActive, KeyNotCreated, KeyStore
 from chalicelib.keys.usage import Granularity, Usage
 from chalicelib.keys.vault import CiphertextMismatch, KeyVault
 from chalicelib.logs import logger

@@ -17,16 +17,22 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from chalicelib import items, strict_parsing
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
 from chalicelib.errors import DependencyUnavailable
-from chalicelib.keys.model import EXPIRY_WARNING, MAX_LIFETIME_DAYS, REQUESTS_ON, ApiKey
+from chalicelib.keys.model import (
+    EXPIRY_WARNING,
+    MAX_LIFETIME_DAYS,
+    NOTICE_AT,
+    REQUESTS_ON,
+    ApiKey,
+)
 from chalicelib.table import (
     EXISTS,
     PARTITION_KEY,
@@ -48,6 +54,11 @@ from chalicelib.table import (
     update,
 )
 
+if TYPE_CHECKING:
+    # Neither is needed by a decision: loaded when a listing or the expiry sweep needs them.
+    from chalicelib.keys.notice import Notice
+    from chalicelib.keys.page import KeyPage
+
 
 class KeyNotCreated(Exception):
     """A creation lost its race: its hash is already a credential (an imported key seen
@@ -66,7 +77,6 @@ class KeyNotActive(Exception):
 # fell due, so no outage of the sweep loses one.
 NOTICE_INDEX = "ExpiryNotices"
 NOTICE_SHARD = "noticeShard"
-NOTICE_AT = "noticeAt"
 NOTICE_SHARDS = tuple(str(shard) for shard in range(4))
 LAST_USED_AT = "lastUsedAt"
 _REMOVE_NOTICE = "#noticeShard, #noticeAt"
@@ -86,12 +96,6 @@ _LISTED = (
     " expiresAt, revokedAt, replacedBy, revealable, lifetimeDays, allowedCidrs, noticeAt, #ttl,"
     " requestsPerDay"
 )
-
-
-@dataclass(frozen=True)
-class KeyPage:
-    keys: list[ApiKey]
-    next_cursor: str | None
 
 
 def _values(api_key: ApiKey) -> dict[str, Any]:
@@ -368,6 +372,8 @@ class KeyStore:
         keep: Callable[[ApiKey], bool],
     ) -> KeyPage:
         """Newest first (key ids are ULIDs), `limit` keys for which `keep` is true."""
+        from chalicelib.keys.page import KeyPage
+
         found = newest_page(
             self._client,
             self._table,
@@ -487,6 +493,8 @@ class KeyStore:
 
     def due_notices(self, shard: str, now: datetime) -> tuple[Notice, ...]:
         """The keys of `shard` whose next notice is due by `now` (the sparse index)."""
+        from chalicelib.keys.notice import Notice
+
         due = query(
             self._client,
             self._table,
@@ -536,42 +544,3 @@ class KeyStore:
         )
         values = {"now": rfc3339(now)}
         return self._notice_update(notice, {}, condition, values, _REMOVE_NOTICE, also)
-
-
-@dataclass(frozen=True)
-class Notice:
-    """A key with an expiry notice due, as the notice index projects it."""
-
-    key_id: str
-    owner_id: str
-    workspace_id: str | None
-    label: str
-    hint: str | None
-    expires_at: datetime
-    notice_at: datetime | None
-
-    @classmethod
-    def from_values(cls, values: dict[str, Any]) -> Notice:
-        expires = parse_rfc3339(values["expiresAt"])
-        assert expires is not None
-        return cls(
-            key_id=values["keyId"],
-            owner_id=values["ownerId"],
-            workspace_id=values.get("workspaceId"),
-            label=values["label"],
-            hint=values.get("hint"),
-            expires_at=expires,
-            notice_at=parse_rfc3339(values.get(NOTICE_AT)),
-        )
-
-    @classmethod
-    def of(cls, api_key: ApiKey) -> Notice:
-        return cls(
-            api_key.id, api_key.owner_id, api_key.workspace_id, api_key.label, api_key.hint,
-            api_key.expires_at, api_key.notice_at,
-        )
-
-    @property
-    def warning(self) -> bool:
-        """True while the notice due is the 7-day warning, not the expiry itself."""
-        return self.notice_at is not None and self.notice_at < self.expires_at

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -30,7 +30,11 @@ from chalicelib.table import (
     under,
     was_retried,
 )
-from chalicelib.workspaces.model import Member, Workspace
+
+if TYPE_CHECKING:
+    # Not needed by a decision (membership reads answer a bool): loaded where a workspace or
+    # a member is read, so that the authorizer's cold start does not build them.
+    from chalicelib.workspaces.model import Member, Workspace
 
 OWNER = "owner"
 MEMBER = "member"
@@ -101,6 +105,8 @@ class WorkspaceStore:
                 raise WorkspaceNotCreated(workspace.id) from None
 
     def get(self, workspace_id: str) -> Workspace | None:
+        from chalicelib.workspaces.model import Workspace
+
         values = get_consistent(self._client, self._table, items.workspace(workspace_id))
         if not values:
             return None
@@ -135,6 +141,8 @@ class WorkspaceStore:
         return list(under(self._client, self._table, pk, prefix, consistent=True))
 
     def list_for_user(self, user_id: str) -> list[Workspace]:
+        from chalicelib.workspaces.model import Workspace
+
         found = []
         for values in self._query(items.user_pk(user_id), items.WORKSPACE_PREFIX):
             created = parse_rfc3339(values["createdAt"])
@@ -151,6 +159,8 @@ class WorkspaceStore:
         return found
 
     def members(self, workspace_id: str) -> list[Member]:
+        from chalicelib.workspaces.model import Member
+
         found = []
         for values in self._query(items.workspace_pk(workspace_id), items.MEMBER_PREFIX):
             added = parse_rfc3339(values["addedAt"])

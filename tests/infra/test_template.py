@@ -133,7 +133,9 @@ def test_every_index_the_code_queries_exists(
 def test_the_notice_index_is_the_codes_and_projects_what_the_sweep_reads(
     packaged: Packaged, config_env: dict[str, str]
 ) -> None:
-    from chalicelib.keys.store import NOTICE_AT, NOTICE_INDEX, NOTICE_SHARD, Notice
+    from chalicelib.keys.model import NOTICE_AT
+    from chalicelib.keys.notice import Notice
+    from chalicelib.keys.store import NOTICE_INDEX, NOTICE_SHARD
 
     properties = packaged.resource(packaged.table_named(config_env["AUTH_TABLE"]))["Properties"]
     (index,) = [i for i in properties["GlobalSecondaryIndexes"] if i["IndexName"] == NOTICE_INDEX]

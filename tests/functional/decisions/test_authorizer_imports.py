@@ -36,6 +36,8 @@ CHILD = textwrap.dedent(
     from tests.fixtures.events import bearer, request_event
 
     HEAVY = tuple(sys.argv[1:])  # tests/fixtures/authorizer_path.py
+    # Our modules that a decision does not need, kept off the authorizer's cold start.
+    DEFERRED = ("chalicelib.keys.page", "chalicelib.keys.notice", "chalicelib.workspaces.model")
 
     def loaded(packages):
         return sorted(m for m in sys.modules for p in packages if m == p or m.startswith(p + "."))
@@ -59,6 +61,7 @@ CHILD = textwrap.dedent(
     with stubber:
         answer = app.authorizer(request_event(authorization=bearer(plaintext)), None)
     after_key = loaded(HEAVY)
+    deferred_after_key = loaded(DEFERRED)
     strptime_after_key = "_strptime" in sys.modules
     not_a_token = "e" + "yJhbGciOi." + "e" + "yJzdWIi.c2ln"  # JWT-shaped, so the JWT path runs
     try:
@@ -70,6 +73,7 @@ CHILD = textwrap.dedent(
         "routes": routes,
         "effect": answer["policyDocument"]["Statement"][0]["Effect"],
         "loaded_after_api_key": after_key,
+        "deferred_loaded_after_api_key": deferred_after_key,
         "strptime_loaded_after_api_key": strptime_after_key,
         "jwt_answer": jwt_answer,
         "jwt_loaded_after_jwt": "jwt" in sys.modules,
@@ -107,6 +111,15 @@ def test_api_key_decision_in_the_authorizers_lambda_loads_only_the_api_key_path(
     assert child["routes"] == 0
     assert child["effect"] == "Allow"
     assert child["loaded_after_api_key"] == []
+
+
+def test_api_key_decision_does_not_load_key_listings_expiry_notices_or_workspace_records() -> None:
+    # A key page, an expiry notice, a workspace and a member: dataclasses built at import,
+    # which the API's listings and the hourly sweep need and a decision does not.
+    child = run_child({"_HANDLER": "app.authorizer"})
+
+    assert child["effect"] == "Allow"
+    assert child["deferred_loaded_after_api_key"] == []
 
 
 def test_api_key_decision_parses_the_keys_dates_without_loading_strptime() -> None:

@@ -167,3 +167,15 @@ def test_hint_shows_prefix_and_last_four_only() -> None:
     key = plaintext.generate_key(OWNER)
     assert plaintext.hint(key) == SVC + "..." + key[-4:]
     assert plaintext.hint("leg" + "acy_" + "zzzz1234") == "leg" + "acy_...1234"
+
+
+def test_a_parsed_keys_repr_shows_its_owner_but_never_its_plaintext() -> None:
+    key = plaintext.generate_key(OWNER)
+    parsed = plaintext.parse_key(key)
+    assert parsed is not None
+
+    shown = repr(parsed)
+
+    assert key not in shown
+    assert key[len(plaintext.PREFIX) :] not in shown
+    assert OWNER in shown
