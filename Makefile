@@ -20,6 +20,10 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-local.txt 
 # Without --quiet: pip prints each package as it is collected and installed (progress).
 PIP_INSTALL := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar on --require-hashes
 PYTEST := $(BIN)/python -m pytest
+# The unit and functional tiers run on every core (pytest-xdist), a test file per worker so
+# that a file's module-level fixtures are built once: `make test-functional XDIST=` runs them
+# in one process.
+XDIST ?= -n auto --dist loadfile
 STAGE ?= dev
 REPLICA_REGIONS ?=
 CHROMIUM ?= /usr/bin/chromium
@@ -140,7 +144,7 @@ test-unit: venv
 
 test-functional: venv
 	@echo "==> functional tests (chalice.test.Client on moto)"
-	$(PYTEST) tests/functional -q
+	$(PYTEST) tests/functional -q $(XDIST)
 
 test-e2e: venv node-version
 	@echo "==> end-to-end tests (the local stack over real HTTP)"

@@ -52,6 +52,21 @@ def test_settings() -> Settings:
 
 
 # -- recording: complete only when every functional test ran ---------------------------
+# Under pytest-xdist (`make test-functional` runs `-n auto`) each worker records what its
+# share of the tests performed and hands it to the controller in its `workeroutput`; the
+# controller, which hears of every collected and finished test, merges the shares and
+# writes the one file.
+
+WORKER_OUTPUT = "aws_operations"
+_worker = False  # this process is an xdist worker: its recording goes to the controller
+_collected: set[str] = set()  # the functional tests the xdist workers collected
+_rootpath = Path.cwd()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _worker, _rootpath
+    _worker = hasattr(config, "workerinput")
+    _rootpath = config.rootpath
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -70,8 +85,32 @@ def pytest_runtest_logfinish(nodeid: str) -> None:
     _finished.add(nodeid)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    for nodeid in ids:
+        if (_rootpath / nodeid.partition("::")[0]).is_relative_to(FUNCTIONAL_TESTS):
+            _collected.add(nodeid)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    share = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT)
+    if share is None:
+        return  # the worker crashed, or ran no functional test
+    RECORDING.complete = RECORDING.complete and share["complete"]
+    for function, entries in share["functions"].items():
+        RECORDING.functions.setdefault(function, set()).update(tuple(e) for e in entries)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    functional = {i.nodeid for i in session.items if i.path.is_relative_to(FUNCTIONAL_TESTS)}
+    if _worker:
+        functions = {name: sorted(ops) for name, ops in RECORDING.functions.items()}
+        share = {"complete": RECORDING.complete, "functions": functions}
+        session.config.workeroutput[WORKER_OUTPUT] = share  # type: ignore[attr-defined]
+        return
+    functional = _collected or {
+        i.nodeid for i in session.items if i.path.is_relative_to(FUNCTIONAL_TESTS)
+    }
     ran = functional & _finished
     if not ran:
         return  # collected only, or no functional test at all: keep the last run's record

@@ -24,6 +24,8 @@ def finish_a_run(
     monkeypatch.setattr(conftest, "OPERATIONS_FILE", file)
     monkeypatch.setattr(conftest, "RECORDING", Recording({"APIHandler": set(recorded)}))
     monkeypatch.setattr(conftest, "_finished", {item.nodeid for item in items[:ran]})
+    monkeypatch.setattr(conftest, "_worker", False)  # this test may run in an xdist worker
+    monkeypatch.setattr(conftest, "_collected", set())
     conftest.pytest_sessionfinish(SimpleNamespace(items=items), 0)  # type: ignore[arg-type]
 
 
@@ -60,6 +62,49 @@ def test_a_session_that_ran_no_functional_test_keeps_the_last_runs_record(
     finish_a_run(monkeypatch, file, set(), ran=0)
 
     assert file.read_text() == before
+
+
+def test_the_controller_writes_what_every_xdist_worker_recorded(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    file = tmp_path / "aws-operations.json"
+    ids = ["tests/functional/test_x.py::test_0", "tests/functional/test_y.py::test_0"]
+    monkeypatch.setattr(conftest, "OPERATIONS_FILE", file)
+    monkeypatch.setattr(conftest, "RECORDING", Recording())
+    monkeypatch.setattr(conftest, "_worker", False)
+    monkeypatch.setattr(conftest, "_collected", set())
+    monkeypatch.setattr(conftest, "_finished", set(ids))
+    conftest.pytest_xdist_node_collection_finished(SimpleNamespace(), ids)
+    for recorded in ([list(GET)], [list(SCAN)]):
+        share = {"complete": True, "functions": {"APIHandler": recorded}}
+        worker = SimpleNamespace(workeroutput={conftest.WORKER_OUTPUT: share})
+        conftest.pytest_testnodedown(worker, None)
+
+    conftest.pytest_sessionfinish(SimpleNamespace(items=[]), 0)  # type: ignore[arg-type]
+
+    recording = read(file)
+    assert recording.functions == {"APIHandler": {GET, SCAN}}
+    assert recording.complete
+
+
+def test_a_worker_that_skipped_tests_makes_the_merged_recording_incomplete(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    file = tmp_path / "aws-operations.json"
+    ids = ["tests/functional/test_x.py::test_0"]
+    monkeypatch.setattr(conftest, "OPERATIONS_FILE", file)
+    monkeypatch.setattr(conftest, "RECORDING", Recording())
+    monkeypatch.setattr(conftest, "_worker", False)
+    monkeypatch.setattr(conftest, "_collected", set())
+    monkeypatch.setattr(conftest, "_finished", set(ids))
+    conftest.pytest_xdist_node_collection_finished(SimpleNamespace(), ids)
+    share = {"complete": False, "functions": {"APIHandler": [list(GET)]}}
+    worker = SimpleNamespace(workeroutput={conftest.WORKER_OUTPUT: share})
+    conftest.pytest_testnodedown(worker, None)
+
+    conftest.pytest_sessionfinish(SimpleNamespace(items=[]), 0)  # type: ignore[arg-type]
+
+    assert read(file).complete is False
 
 
 def test_a_recording_that_does_not_attribute_its_operations_is_refused(tmp_path: Path) -> None:
