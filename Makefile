@@ -95,6 +95,7 @@ help:
 	@echo "  ARGS=...                 extra arguments for bench, load, deploy, import-legacy"
 	@echo "  PYTHON=python3.13        the interpreter the virtualenv is made from"
 	@echo "  CHROMIUM=/usr/bin/chromium  test-dashboard: the browser binary"
+	@echo "  XDIST=\"-n auto --dist loadfile\"  test-functional: pytest-xdist's workers (XDIST= one process)"
 
 # A virtualenv of another Python (made before the move to 3.13) is made anew.
 ifneq ($(wildcard $(BIN)/python),)
