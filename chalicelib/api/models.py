@@ -721,7 +721,8 @@ class NewTrustPolicy(Request):
         str,
         _policy_field("issuer", "an https URL"),
         WithJsonSchema(
-            {**_POLICY_TEXT, "format": "uri", "examples": ["https://token.actions.githubusercontent.com"],
+            {**_POLICY_TEXT, "format": "uri", "pattern": r"^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[^?#\s]*)?$",
+             "examples": ["https://token.actions.githubusercontent.com"],
              "description": "The workload's OIDC issuer (https; its discovery document and "
              "JWKS are fetched from it)."}
         ),
