@@ -3,6 +3,8 @@ token, which never refreshes and says so when its token expires."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import pytest
 
@@ -19,13 +21,13 @@ pytestmark = pytest.mark.anyio
 ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
 
 
-def client_for(fake: FakeService, **options: object) -> MemoryClient:
+def client_for(fake: FakeService, **options: Any) -> MemoryClient:
     return MemoryClient(
         api_key=ADMIN_KEY,
         endpoint=ENDPOINT,
         svc={"backoff": 0},
         http_transport=fake.transport(),
-        **options,  # type: ignore[arg-type]
+        **options,
     )
 
 
