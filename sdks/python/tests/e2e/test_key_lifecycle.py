@@ -107,7 +107,8 @@ async def test_every_action_is_an_audit_event_with_its_actor_and_no_secret(
         await owner.auth.update_api_key(created.id, label="e2e audited 2")
         successor = await owner.auth.rotate_api_key(created.id)
         await owner.auth.revoke_api_key(successor.id)
-        me = (await owner.auth.whoami()).user_id
+        who = await owner.auth.whoami()
+        me = who.user_id
 
         events = [e async for e in owner.auth.iter_events()]
         of_key = await owner.auth.list_events(key_id=created.id, type="key.revealed")
@@ -116,7 +117,10 @@ async def test_every_action_is_an_audit_event_with_its_actor_and_no_secret(
         "key.revoked", "key.rotated", "key.updated", "key.revealed", "key.created"
     ]
     for found in events:
-        assert found.actor == UserActor(user_id=me, credential="user_token", key_id=None)
+        # The person as their sign-in named them (the development issuer sends an email).
+        assert found.actor == UserActor(
+            user_id=me, credential="user_token", key_id=None, email=who.email, name=who.name
+        )
         assert found.source_ip == "127.0.0.1"
         assert found.user_agent and found.user_agent.startswith("memory-sdk-python/")
         dumped = found.model_dump_json()
