@@ -101,7 +101,10 @@ export function lifecycleSuite(stack: () => StackInfo): void {
         ["key.revoked", "key.rotated", "key.updated", "key.revealed", "key.created"],
       );
       for (const event of page.events) {
-        assert.deepEqual(event.actor, { userId: me, credential: "user_token", keyId: null });
+        // The person as their sign-in named them (the development issuer sends the email).
+        assert.deepEqual(event.actor, {
+          userId: me, credential: "user_token", keyId: null, email: "ts-events@example.com",
+        });
         assert.equal(event.sourceIp, "127.0.0.1");
       }
       const text = JSON.stringify(page);
