@@ -706,7 +706,36 @@ class Nothing(Request):
 
 # -- trust policies (workload identity federation) -----------------------------------------
 
-_POLICY_TEXT = {"type": "string", "minLength": 1, "maxLength": trust.MAX_TEXT}
+# A policy's texts (`workloads.model._text`): up to MAX_TEXT characters as sent, stored
+# trimmed, not empty once trimmed; a label's characters.
+_POLICY_TEXT = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": trust.MAX_TEXT,
+    "pattern": rf"^\s*(?:{_VISIBLE}|{_VISIBLE}[^{_UNPRINTABLE}]*{_VISIBLE})\s*$",
+}
+# `workloads.model.check_issuer`: https, a host name, an optional port and path.
+_ISSUER = rf"^\s*https://[A-Za-z0-9.-]+(?::[0-9]{{1,5}})?(?:/[^?#\s{_UNPRINTABLE}]*)?\s*$"
+
+_RESERVED_CLAIM = rf"^\s*(?:{'|'.join(sorted(trust.RESERVED_CLAIMS))})\s*$"
+
+
+def _subject_pattern() -> str:
+    """`workloads.model.check_subject` as a pattern: a text without `*`, or a prefix then one
+    `*`, the prefix at least MIN_PREFIX characters with a `:` or `/` among them. A pattern
+    without lookahead (not every generator has it) says "at least n, one a separator" as a
+    choice of where a separator stands: after k characters, k < n - 1, then n - 1 - k or more
+    characters; or after n - 1 or more."""
+    first = rf"[^*\s{_UNPRINTABLE}]"
+    char = rf"[^*{_UNPRINTABLE}]"
+    plain = rf"{first}(?:{char}*{first})?"
+    n = trust.MIN_PREFIX
+    prefixes = [f"[:/]{char}{{{n - 1},}}"]
+    prefixes += [
+        f"{first}{char}{{{k - 1}}}[:/]{char}{{{n - 1 - k},}}" for k in range(1, n - 1)
+    ]
+    prefixes.append(f"{first}{char}{{{n - 2},}}[:/]{char}*")
+    return rf"^\s*(?:{plain}|(?:{'|'.join(prefixes)})\*)\s*$"
 
 
 def _policy_field(name: str, rule: str) -> Invalid:
@@ -721,7 +750,7 @@ class NewTrustPolicy(Request):
         str,
         _policy_field("issuer", "an https URL"),
         WithJsonSchema(
-            {**_POLICY_TEXT, "format": "uri", "pattern": r"^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[^?#\s]*)?$",
+            {**_POLICY_TEXT, "pattern": _ISSUER,
              "examples": ["https://token.actions.githubusercontent.com"],
              "description": "The workload's OIDC issuer (https; its discovery document and "
              "JWKS are fetched from it)."}
@@ -737,7 +766,8 @@ class NewTrustPolicy(Request):
         str,
         _policy_field("subject", "a string"),
         WithJsonSchema(
-            {**_POLICY_TEXT, "examples": ["repo:acme/agents:ref:refs/heads/main"],
+            {**_POLICY_TEXT, "pattern": _subject_pattern(),
+             "examples": ["repo:acme/agents:ref:refs/heads/main"],
              "description": "The `sub` to match: exact, or ending in `*` for a prefix "
              f"(at least {trust.MIN_PREFIX} characters and a `:` or `/` before it)."}
         ),
@@ -747,6 +777,7 @@ class NewTrustPolicy(Request):
         _policy_field("claims", "an object of claim names to strings"),
         WithJsonSchema(
             {"type": "object", "maxProperties": trust.MAX_CLAIMS,
+             "propertyNames": {**_POLICY_TEXT, "not": {"pattern": _RESERVED_CLAIM}},
              "additionalProperties": _POLICY_TEXT, "examples": [{"repository_owner": "acme"}],
              "description": f"Up to {trust.MAX_CLAIMS} exact matches on other claims."}
         ),
@@ -755,7 +786,7 @@ class NewTrustPolicy(Request):
         list[str],
         Invalid(errors.INVALID_SCOPE, "scopes must be a list of strings."),
         WithJsonSchema(
-            {"type": "array", "minItems": 1,
+            {"type": "array", "minItems": 1, "uniqueItems": True,
              "items": {"type": "string", "enum": list(DATA_PLANE_SCOPES)},
              "description": "A subset of the workspace-key scopes."}
         ),

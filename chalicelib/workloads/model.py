@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit
+
+from chalicelib.strict_parsing import is_label_character
 
 MAX_POLICIES = 20  # per workspace
 MAX_CLAIMS = 10
@@ -25,7 +27,6 @@ MIN_PREFIX = 6
 PREFIX_SEPARATORS = (":", "/")
 # Claims a policy may not match on: they are the policy's own fields, or time.
 RESERVED_CLAIMS = frozenset({"iss", "aud", "sub", "exp", "iat", "nbf", "jti"})
-_LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
 
 
 class InvalidPolicy(ValueError):
@@ -75,26 +76,43 @@ def workload_subject(policy_id: str, subject: str) -> str:
 
 
 def _text(value: Any, name: str) -> str:
-    if not isinstance(value, str) or not value or value != value.strip():
-        raise InvalidPolicy(f"{name} must be a non-empty string without surrounding spaces.")
+    """Stored trimmed, as a label is; a label's characters (`strict_parsing.is_label_character`):
+    no control characters, bidirectional controls or lone surrogates."""
+    if not isinstance(value, str):
+        raise InvalidPolicy(f"{name} must be a string.")
     if len(value) > MAX_TEXT:
         raise InvalidPolicy(f"{name} must be at most {MAX_TEXT} characters.")
-    if not value.isprintable():
+    text = value.strip()
+    if not text:
+        raise InvalidPolicy(f"{name} must not be empty.")
+    if not all(map(is_label_character, text)):
         raise InvalidPolicy(f"{name} must not contain control characters.")
-    return value
+    return text
+
+
+# An issuer is an https URL of a DNS name, an optional port and path: no credentials, query,
+# fragment or whitespace (the document's `issuer` pattern states the same rule). A local stage
+# also trusts its development issuer on a loopback http URL.
+_ISSUER = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/[^?#]*)?")
+_LOCAL_ISSUER = re.compile(r"http://(?:127\.0\.0\.1|localhost|\[::1\])(?::[0-9]{1,5})?(?:/[^?#]*)?")
 
 
 def check_issuer(value: Any, local_mode: bool) -> str:
     issuer = _text(value, "issuer")
-    parts = urlsplit(issuer)
-    if parts.scheme == "http":
-        if not local_mode or parts.hostname not in _LOOPBACK_HOSTS:
-            raise InvalidPolicy("issuer must be an https URL.")
-    elif parts.scheme != "https":
-        raise InvalidPolicy("issuer must be an https URL.")
-    if not parts.hostname or parts.username or parts.password or parts.query or parts.fragment:
-        raise InvalidPolicy("issuer must be a URL without credentials, query or fragment.")
+    if any(char.isspace() for char in issuer):
+        raise InvalidPolicy("issuer must be a URL without spaces.")
+    if local_mode and _LOCAL_ISSUER.fullmatch(issuer):
+        return issuer
+    if not _ISSUER.fullmatch(issuer):
+        raise InvalidPolicy(
+            "issuer must be an https URL of a host name (optional port and path), without "
+            "credentials, query or fragment."
+        )
     return issuer
+
+
+def check_audience(value: Any) -> str:
+    return _text(value, "audience")
 
 
 def check_subject(value: Any) -> str:
@@ -126,10 +144,12 @@ def check_claims(value: Any) -> dict[str, str]:
     if len(value) > MAX_CLAIMS:
         raise InvalidPolicy(f"claims may hold at most {MAX_CLAIMS} entries.")
     checked: dict[str, str] = {}
-    for name, expected in value.items():
-        _text(name, "a claim's name")
+    for sent, expected in value.items():
+        name = _text(sent, "a claim's name")
         if name in RESERVED_CLAIMS:
             raise InvalidPolicy(f"claims cannot match {name!r}: use the policy's own fields.")
+        if name in checked:
+            raise InvalidPolicy(f"claims name {name!r} twice.")
         checked[name] = _text(expected, f"claims.{name}")
     return checked
 

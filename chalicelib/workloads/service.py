@@ -14,6 +14,7 @@ from chalicelib.workloads.model import (
     MAX_POLICIES,
     InvalidPolicy,
     TrustPolicy,
+    check_audience,
     check_claims,
     check_issuer,
     check_lifetime,
@@ -66,10 +67,9 @@ class TrustPolicyService:
             subject = check_subject(body.subject)
             claims = check_claims(body.claims)
             lifetime = check_lifetime(body.max_lifetime_seconds)
+            audience = check_audience(body.audience)
         except InvalidPolicy as invalid:
             raise errors.INVALID_TRUST_POLICY.error(str(invalid)) from None
-        if not body.audience.strip() or len(body.audience) > 255:
-            raise errors.INVALID_TRUST_POLICY.error("audience must be 1 to 255 characters.")
         scopes = body.scopes
         if (
             not scopes
@@ -83,7 +83,7 @@ class TrustPolicyService:
             workspace_id=workspace.id,
             name=body.name,
             issuer=issuer,
-            audience=body.audience,
+            audience=audience,
             subject=subject,
             claims=claims,
             scopes=tuple(ordered(scopes)),

@@ -1028,7 +1028,6 @@ export interface components {
              */
             name: string;
             /**
-             * Format: uri
              * @description The workload's OIDC issuer (https; its discovery document and JWKS are fetched from it).
              * @example https://token.actions.githubusercontent.com
              */
