@@ -5,7 +5,7 @@
 //   node build.mjs            the page
 //   node build.mjs --tests    the unit tests, into build-test/ (run with node --test)
 
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -17,12 +17,18 @@ const source = join(here, "src");
 const output = join(here, "..", "chalicelib", "dashboard", "static");
 const TARGETS = ["es2022", "chrome111", "firefox115", "safari16.4", "edge111"];
 
+// A running service reads these files on every request (`make test` runs the browser tests
+// beside other tiers that serve them), so the build is written beside the live folder and put
+// in place only when it differs: an unchanged rebuild leaves the served files untouched, and a
+// changed one replaces the folder by two renames, never a half-written file.
 async function buildPage() {
-  rmSync(output, { recursive: true, force: true });
-  mkdirSync(output, { recursive: true });
+  removeLeftovers();
+  const staging = `${output}.next-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
   const result = await esbuild.build({
     entryPoints: { app: join(source, "main.ts"), styles: join(source, "styles.css") },
-    outdir: output,
+    outdir: staging,
     entryNames: "[name]-[hash]",
     bundle: true,
     minify: true,
@@ -49,9 +55,41 @@ async function buildPage() {
     if (names[name] === undefined) throw new Error(`index.html names {{${name}}}, which the build did not produce`);
     return names[name];
   });
-  writeFileSync(join(output, "index.html"), page);
-  copyFileSync(join(source, "favicon.svg"), join(output, "favicon.svg"));
+  writeFileSync(join(staging, "index.html"), page);
+  copyFileSync(join(source, "favicon.svg"), join(staging, "favicon.svg"));
+  if (sameFiles(staging, output)) {
+    rmSync(staging, { recursive: true, force: true });
+  } else {
+    const old = `${output}.old-${process.pid}`;
+    if (existsSync(output)) renameSync(output, old);
+    renameSync(staging, output);
+    rmSync(old, { recursive: true, force: true });
+  }
   report();
+}
+
+// A build that was stopped between its folder and the swap leaves `static.next-<pid>` (or
+// `.old-<pid>`) behind; `chalice package` would ship it. Another build still running keeps
+// its own.
+function removeLeftovers() {
+  const folder = dirname(output);
+  for (const name of readdirSync(folder)) {
+    const match = /^static\.(?:next|old)-(\d+)$/.exec(name);
+    if (match === null) continue;
+    try {
+      process.kill(Number(match[1]), 0);
+    } catch {
+      rmSync(join(folder, name), { recursive: true, force: true });
+    }
+  }
+}
+
+function sameFiles(one, other) {
+  if (!existsSync(other)) return false;
+  const names = readdirSync(one).sort();
+  const others = readdirSync(other).sort();
+  if (names.join("\n") !== others.join("\n")) return false;
+  return names.every((name) => readFileSync(join(one, name)).equals(readFileSync(join(other, name))));
 }
 
 function report() {

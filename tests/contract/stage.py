@@ -6,7 +6,9 @@ user's token, then runs `schemathesis run <stack>/openapi.json` (settings and pe
 exceptions in tests/contract/schemathesis.toml) for each credential, printing schemathesis's
 own summary: operations, test cases, failures. Exits non-zero when either run fails.
 
-    python -m tests.contract.stage [--max-examples N] [--seed N]
+    python -m tests.contract.stage [--credential admin|user] [--max-examples N] [--seed N]
+
+`--credential` runs one of the two (on a stack of its own): `make test` runs them side by side.
 """
 
 from __future__ import annotations
@@ -94,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-examples", type=int, default=12)
     parser.add_argument("--seed", type=int, default=16)
+    parser.add_argument(
+        "--credential", choices=("admin", "user"), help="run only this credential's pass"
+    )
     args = parser.parse_args(argv)
     failed = []
     with running_stack() as info:
@@ -119,7 +124,9 @@ def main(argv: list[str] | None = None) -> int:
             "CONTRACT_RESOURCE": info["mcpResource"],
             **{f"CONTRACT_{name}_ID": key_id for name, key_id in keys.items()},
         }
-        for name, credential in {"admin key": admin, "user token": token}.items():
+        credentials = {"admin": ("admin key", admin), "user": ("user token", token)}
+        chosen = [args.credential] if args.credential else list(credentials)
+        for name, credential in (credentials[choice] for choice in chosen):
             print(f"==> schemathesis, authenticated by an {name}", flush=True)
             started = time.monotonic()
             code = schemathesis(endpoint, credential, args.max_examples, args.seed, identifiers)

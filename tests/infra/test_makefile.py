@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 from infra.template import PROJECT_DIR
+from tests.lanes import LANES
 
 MAKEFILE = (PROJECT_DIR / "Makefile").read_text()
 # Tools a running service never imports: `make run` must not wait for them. (cfn-lint comes
@@ -185,11 +186,33 @@ def test_every_node_package_declares_node_22() -> None:
         assert manifest["engines"] == {"node": ">=22"}, package
 
 
-def test_test_builds_the_docs_site_strictly(tmp_path: Path) -> None:
+def test_test_runs_every_tier_and_builds_the_docs_site_strictly(tmp_path: Path) -> None:
     planned = make("-n", "test", f"VENV={tmp_path / 'venv'}")
+    laned = [tier.command for lane in LANES for tier in lane]
 
-    assert "mkdocs build --strict" in planned
-    assert "tools.api_reference build/openapi.json --check" in planned
+    for first in ("ruff check", "lint-imports", "pytest tests/unit", "pytest tests/functional"):
+        assert first in planned, first
+    assert "tests.lanes" in planned
+    assert sorted(command[2] for command in laned) == sorted(
+        ["test-contract", "test-contract", "test-e2e", "test-sdk-python", "test-infra",
+         "test-sdk-typescript", "test-dashboard", "docs"]
+    )
+    assert {command[3] for command in laned if command[2] == "test-contract"} == {
+        "ARGS=--credential admin", "ARGS=--credential user",
+    }
+    documented = make("-n", "docs", f"VENV={tmp_path / 'venv'}")
+    assert "mkdocs build --strict" in documented
+    assert "tools.api_reference build/openapi.json --check" in documented
+
+
+def test_the_lanes_never_build_the_same_thing_at_once() -> None:
+    """The TypeScript SDK's tests rebuild the dist/ the dashboard bundles, and the infra tests
+    package the dashboard's build: the three stay in one lane, in that order."""
+    lane = next(lane for lane in LANES if any(t.command[2] == "test-dashboard" for t in lane))
+    order = [tier.command[2] for tier in lane]
+
+    assert order.index("test-infra") < order.index("test-sdk-typescript")
+    assert order.index("test-sdk-typescript") < order.index("test-dashboard")
 
 
 def test_docs_starts_no_service_and_builds_no_dashboard(tmp_path: Path) -> None:

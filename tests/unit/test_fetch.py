@@ -211,7 +211,8 @@ def served() -> Iterator[tuple[Served, str]]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # shutdown() waits for serve_forever's next poll: 10 ms, not the default 0.5 s a test.
+    threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
     try:
         yield state, f"http://127.0.0.1:{server.server_address[1]}/client.json"
     finally:
