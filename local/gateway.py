@@ -54,6 +54,11 @@ def without_query(text: str) -> str:
 
 
 class LocalApiGatewayHandler(ChaliceRequestHandler):
+    # The status line and headers go in one write and the body in another; with Nagle's
+    # algorithm on, the body then waited for the client's delayed ACK of the headers: 40 ms
+    # on every answer over a kept-alive connection (measured: a 404 took 44 ms).
+    disable_nagle_algorithm = True
+
     def __init__(
         self,
         request: bytes,

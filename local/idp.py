@@ -317,6 +317,8 @@ def _handler(
     provider: DevIdentityProvider, quiet: bool, origins: frozenset[str]
 ) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        disable_nagle_algorithm = True  # headers and body are two writes (local/gateway.py)
+
         def _cors(self) -> None:
             origin = self.headers.get("Origin")
             if origin and origin in origins:

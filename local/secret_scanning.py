@@ -66,6 +66,8 @@ class DevSigner:
 
 def _handler(signer: DevSigner, quiet: bool) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        disable_nagle_algorithm = True  # headers and body are two writes (local/gateway.py)
+
         def _answer(self, status: int, body: dict[str, Any]) -> None:
             data = json.dumps(body).encode()
             self.send_response(status)

@@ -66,6 +66,7 @@ class Outcome:
     tier: Tier
     code: int | None = None  # None: not run, an earlier tier of its lane failed
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # user + system, the tier's processes and every one they waited for
 
 
 @dataclass
@@ -84,13 +85,13 @@ class Run:
         for outcome in outcomes:
             started = time.monotonic()
             self.say(outcome.tier, "started")
-            outcome.code = self.tier(outcome.tier)
+            outcome.code, outcome.cpu_seconds = self.tier(outcome.tier)
             outcome.seconds = time.monotonic() - started
             self.say(outcome.tier, f"exit {outcome.code} in {outcome.seconds:.0f} s")
             if outcome.code != 0:
                 return
 
-    def tier(self, tier: Tier) -> int:
+    def tier(self, tier: Tier) -> tuple[int, float]:
         # Our own make targets, a fixed argument list, no shell.
         process = subprocess.Popen(  # noqa: S603
             tier.command,
@@ -105,7 +106,9 @@ class Run:
         assert process.stdout is not None
         for line in process.stdout:
             self.say(tier, line)
-        return process.wait()
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        return process.returncode, usage.ru_utime + usage.ru_stime
 
 
 def summary(outcomes: list[Outcome], wall: float) -> str:
@@ -116,8 +119,12 @@ def summary(outcomes: list[Outcome], wall: float) -> str:
             result = "not run (an earlier tier of its lane failed)"
         else:
             result = "ok" if outcome.code == 0 else f"FAILED (exit {outcome.code})"
-        lines.append(f"  {outcome.tier.name:<{width}}  {outcome.seconds:5.0f} s  {result}")
-    lines.append(f"  {'wall':<{width}}  {wall:5.0f} s")
+        lines.append(
+            f"  {outcome.tier.name:<{width}}  {outcome.seconds:5.0f} s  "
+            f"cpu {outcome.cpu_seconds:5.0f} s  {result}"
+        )
+    cpu = sum(outcome.cpu_seconds for outcome in outcomes)
+    lines.append(f"  {'wall':<{width}}  {wall:5.0f} s  cpu {cpu:5.0f} s")
     return "\n".join(lines)
 
 

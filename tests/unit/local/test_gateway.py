@@ -43,3 +43,20 @@ def test_an_error_log_line_has_no_query_either(capsys: pytest.CaptureFixture[str
 
 def test_without_query_keeps_everything_else() -> None:
     assert without_query('"GET /a/b?c=d HTTP/1.1" 200 -') == '"GET /a/b HTTP/1.1" 200 -'
+
+
+def test_every_local_server_answers_without_waiting_for_a_delayed_ack() -> None:
+    """http.server writes the headers, then the body: with Nagle's algorithm on, the body
+    waits for the client's delayed ACK, 40 ms on every answer over a kept-alive connection."""
+    from local.idp import DevIdentityProvider
+    from local.idp import _handler as idp_handler
+    from local.secret_scanning import DevSigner
+    from local.secret_scanning import _handler as scan_handler
+
+    handlers = [
+        LocalApiGatewayHandler,
+        idp_handler(DevIdentityProvider("http://127.0.0.1:1"), True, frozenset()),
+        scan_handler(DevSigner(), True),
+    ]
+
+    assert [handler.disable_nagle_algorithm for handler in handlers] == [True, True, True]
