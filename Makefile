@@ -54,8 +54,8 @@ help:
 	@echo "                           only what they need: requirements-local.txt); writes its connection"
 	@echo "                           settings to .local/connection.env, which the local tools read"
 	@echo "  make test                lint, type-check, every test tier, both SDKs' and the"
-	@echo "                           dashboard's tests, and the docs site (make docs); the tiers"
-	@echo "                           that drive a stack or a browser run in two lanes side by side"
+	@echo "                           dashboard's tests, and the docs site (make docs), side by side"
+	@echo "                           where they can be; it ends with each tier's time"
 	@echo "  make lint                ruff, mypy, the import layers and the OpenAPI document's validation"
 	@echo "  make test-unit           unit tests (no I/O)"
 	@echo "  make test-functional     the app through chalice's test client on moto"
@@ -166,14 +166,12 @@ test-sdk-python: venv
 test-sdk-typescript: venv node-version
 	@if [ -f sdks/typescript/Makefile ]; then $(MAKE) -C sdks/typescript test PYTHON=$(abspath $(BIN)/python); fi
 
-# Lint, unit and functional first (the functional tier on every core); then the tiers that
-# drive a local stack or a browser, about one core each, in two lanes side by side
-# (tests/lanes.py, which prints where the time went). What the lanes share is built before
-# them, so that no two build the same thing at once.
+# Every tier, side by side where they can be (tests/lanes.py): lint beside the unit tests,
+# the functional tests alone on every core, then the tiers that drive a stack or a browser
+# in three lanes; it ends with each tier's wall and CPU time. What the tiers share is built
+# first, so that no two build the same thing at once.
 test: venv dashboard chromium node-version
 	@$(MAKE) --no-print-directory -C sdks/python install PYTHON=$(abspath $(BIN)/python)
-	@$(MAKE) --no-print-directory lint test-unit test-functional
-	@echo "==> the tiers that drive a stack or a browser, in two lanes (each line names its tier)"
 	$(BIN)/python -m tests.lanes
 
 # The dashboard's static files, built from dashboard/ into chalicelib/dashboard/static/

@@ -1,16 +1,23 @@
-"""`make test`'s tiers that drive a running stack or a browser, in two lanes side by side.
+"""`make test`'s tiers, run side by side where they can be, with where the time went.
 
-The lint, unit and functional tiers run first (the functional one on every core, with
-pytest-xdist). Each tier after them starts its own local stack on free ports, or a browser,
-and spends most of its time waiting on one: about one core each. One after another they left
-the second core idle for ten minutes, so here they run in two lanes at once. A lane runs its
-tiers in order and stops at its first failure; the other lane runs on. Every line a tier prints
-is prefixed with the tier's name, and a table at the end says how long each took.
+On the 2-core machine, one tier after another left a core idle most of the time: lint and
+the unit tests use one core each, and each tier that starts a local stack or a browser (the
+end-to-end, contract, SDK and browser tests) spends much of its time waiting on it. So the
+tiers run in three phases, and in each phase in lanes side by side:
 
-Tiers that share a build stay in one lane: the TypeScript SDK's tests rebuild the SDK's dist/,
-which the dashboard bundles, so both are in the second lane, after the infrastructure tests
-(which package the dashboard's build). `make test` builds the shared parts first (the
-virtualenv, the dashboard, Chromium).
+1. lint beside the unit tests;
+2. the functional tests alone (they use every core, with pytest-xdist);
+3. the tiers that drive a stack or a browser, in three lanes.
+
+A lane runs its tiers in order and stops at its first failure; the other lanes run on, and a
+phase starts when the one before it ended without a failure. Every line a tier prints is
+prefixed with the tier's name, and a table at the end gives each tier's wall and CPU time.
+
+Two tiers must not build the same thing at once: the TypeScript SDK's tests rebuild the SDK's
+dist/ (and reinstall its node_modules), which the dashboard bundles, so the infrastructure
+tests (they package the dashboard's build) follow them in their lane, and the dashboard's
+tests wait for them (`after`). `make test` builds what is shared first (the virtualenv, the
+dashboard, Chromium, the Python SDK's editable install).
 
     python -m tests.lanes [--serial]
 """
@@ -34,6 +41,7 @@ MAKE = os.environ.get("MAKE", "make")
 class Tier:
     name: str
     command: tuple[str, ...]
+    after: str | None = None  # a tier of another lane that must have passed first
 
 
 def make(target: str, *variables: str) -> tuple[str, ...]:
@@ -44,19 +52,23 @@ def contract(credential: str) -> tuple[str, ...]:
     return make("test-contract", f"ARGS=--credential {credential}")
 
 
-# About eight minutes each on the 2-core machine (docs/development.md, "Test time").
-LANES: tuple[tuple[Tier, ...], ...] = (
+Lane = tuple[Tier, ...]
+PHASES: tuple[tuple[Lane, ...], ...] = (
+    ((Tier("lint", make("lint")),), (Tier("unit", make("test-unit")),)),
+    ((Tier("functional", make("test-functional")),),),
     (
-        Tier("contract (user token)", contract("user")),
-        Tier("e2e", make("test-e2e")),
-        Tier("sdk-python", make("test-sdk-python")),
-    ),
-    (
-        Tier("contract (admin key)", contract("admin")),
-        Tier("infra", make("test-infra")),
-        Tier("sdk-typescript", make("test-sdk-typescript")),
-        Tier("dashboard", make("test-dashboard")),
-        Tier("docs", make("docs")),
+        (
+            Tier("contract (user token)", contract("user")),
+            Tier("e2e", make("test-e2e")),
+            Tier("docs", make("docs")),
+        ),
+        (
+            Tier("sdk-typescript", make("test-sdk-typescript")),
+            Tier("contract (admin key)", contract("admin")),
+            Tier("infra", make("test-infra")),
+            Tier("sdk-python", make("test-sdk-python")),
+        ),
+        (Tier("dashboard", make("test-dashboard"), after="sdk-typescript"),),
     ),
 )
 
@@ -64,14 +76,15 @@ LANES: tuple[tuple[Tier, ...], ...] = (
 @dataclass
 class Outcome:
     tier: Tier
-    code: int | None = None  # None: not run, an earlier tier of its lane failed
+    code: int | None = None  # None: not run
     seconds: float = 0.0
-    cpu_seconds: float = 0.0  # user + system, the tier's processes and every one they waited for
+    cpu_seconds: float = 0.0  # user + system, the tier's processes and all they waited for
+    done: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass
 class Run:
-    lanes: list[list[Outcome]]
+    outcomes: dict[str, Outcome]
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def say(self, tier: Tier, line: str) -> None:
@@ -81,15 +94,30 @@ class Run:
                 sys.stdout.write("\n")
             sys.stdout.flush()
 
-    def lane(self, outcomes: list[Outcome]) -> None:
-        for outcome in outcomes:
-            started = time.monotonic()
-            self.say(outcome.tier, "started")
-            outcome.code, outcome.cpu_seconds = self.tier(outcome.tier)
-            outcome.seconds = time.monotonic() - started
-            self.say(outcome.tier, f"exit {outcome.code} in {outcome.seconds:.0f} s")
-            if outcome.code != 0:
-                return
+    def lane(self, lane: Lane) -> None:
+        try:
+            for tier in lane:
+                if not self.ready(tier):
+                    return
+                outcome = self.outcomes[tier.name]
+                started = time.monotonic()
+                self.say(tier, "started")
+                outcome.code, outcome.cpu_seconds = self.tier(tier)
+                outcome.seconds = time.monotonic() - started
+                self.say(tier, f"exit {outcome.code} in {outcome.seconds:.0f} s")
+                outcome.done.set()
+                if outcome.code != 0:
+                    return
+        finally:
+            for tier in lane:  # the tiers a failure left unrun: nobody waits for them
+                self.outcomes[tier.name].done.set()
+
+    def ready(self, tier: Tier) -> bool:
+        if tier.after is None:
+            return True
+        before = self.outcomes[tier.after]
+        before.done.wait()
+        return before.code == 0
 
     def tier(self, tier: Tier) -> tuple[int, float]:
         # Our own make targets, a fixed argument list, no shell.
@@ -110,13 +138,24 @@ class Run:
         process.returncode = os.waitstatus_to_exitcode(status)
         return process.returncode, usage.ru_utime + usage.ru_stime
 
+    def phase(self, lanes: tuple[Lane, ...], serial: bool) -> None:
+        if serial:
+            for lane in lanes:
+                self.lane(lane)
+            return
+        threads = [threading.Thread(target=self.lane, args=(lane,)) for lane in lanes]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
 
 def summary(outcomes: list[Outcome], wall: float) -> str:
     width = max(len(outcome.tier.name) for outcome in outcomes)
-    lines = ["", "==> where the time went (lanes side by side unless --serial)"]
+    lines = ["", "==> where the time went (wall, and CPU of all the tier's processes)"]
     for outcome in outcomes:
         if outcome.code is None:
-            result = "not run (an earlier tier of its lane failed)"
+            result = "not run (a tier before it failed)"
         else:
             result = "ok" if outcome.code == 0 else f"FAILED (exit {outcome.code})"
         lines.append(
@@ -124,28 +163,24 @@ def summary(outcomes: list[Outcome], wall: float) -> str:
             f"cpu {outcome.cpu_seconds:5.0f} s  {result}"
         )
     cpu = sum(outcome.cpu_seconds for outcome in outcomes)
-    lines.append(f"  {'wall':<{width}}  {wall:5.0f} s  cpu {cpu:5.0f} s")
+    lines.append(f"  {'all':<{width}}  {wall:5.0f} s  cpu {cpu:5.0f} s")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--serial", action="store_true", help="one lane after the other (to time each alone)"
+        "--serial", action="store_true", help="every tier after the other (to time each alone)"
     )
     args = parser.parse_args(argv)
-    run = Run([[Outcome(tier) for tier in tiers] for tiers in LANES])
+    tiers = [tier for lanes in PHASES for lane in lanes for tier in lane]
+    run = Run({tier.name: Outcome(tier) for tier in tiers})
     started = time.monotonic()
-    if args.serial:
-        for outcomes in run.lanes:
-            run.lane(outcomes)
-    else:
-        threads = [threading.Thread(target=run.lane, args=(lane,)) for lane in run.lanes]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    outcomes = [outcome for lane in run.lanes for outcome in lane]
+    for lanes in PHASES:
+        run.phase(lanes, args.serial)
+        if any(run.outcomes[t.name].code != 0 for lane in lanes for t in lane):
+            break
+    outcomes = list(run.outcomes.values())
     print(summary(outcomes, time.monotonic() - started), flush=True)
     return 0 if all(outcome.code == 0 for outcome in outcomes) else 1
 

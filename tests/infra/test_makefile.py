@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 from infra.template import PROJECT_DIR
-from tests.lanes import LANES
+from tests.lanes import PHASES
 
 MAKEFILE = (PROJECT_DIR / "Makefile").read_text()
 # Tools a running service never imports: `make run` must not wait for them. (cfn-lint comes
@@ -188,16 +188,14 @@ def test_every_node_package_declares_node_22() -> None:
 
 def test_test_runs_every_tier_and_builds_the_docs_site_strictly(tmp_path: Path) -> None:
     planned = make("-n", "test", f"VENV={tmp_path / 'venv'}")
-    laned = [tier.command for lane in LANES for tier in lane]
+    commands = [tier.command for lanes in PHASES for lane in lanes for tier in lane]
 
-    for first in ("ruff check", "lint-imports", "pytest tests/unit", "pytest tests/functional"):
-        assert first in planned, first
     assert "tests.lanes" in planned
-    assert sorted(command[2] for command in laned) == sorted(
-        ["test-contract", "test-contract", "test-e2e", "test-sdk-python", "test-infra",
-         "test-sdk-typescript", "test-dashboard", "docs"]
+    assert sorted(command[2] for command in commands) == sorted(
+        ["lint", "test-unit", "test-functional", "test-contract", "test-contract", "test-e2e",
+         "test-sdk-python", "test-infra", "test-sdk-typescript", "test-dashboard", "docs"]
     )
-    assert {command[3] for command in laned if command[2] == "test-contract"} == {
+    assert {command[3] for command in commands if command[2] == "test-contract"} == {
         "ARGS=--credential admin", "ARGS=--credential user",
     }
     documented = make("-n", "docs", f"VENV={tmp_path / 'venv'}")
@@ -205,14 +203,24 @@ def test_test_runs_every_tier_and_builds_the_docs_site_strictly(tmp_path: Path) 
     assert "tools.api_reference build/openapi.json --check" in documented
 
 
-def test_the_lanes_never_build_the_same_thing_at_once() -> None:
-    """The TypeScript SDK's tests rebuild the dist/ the dashboard bundles, and the infra tests
-    package the dashboard's build: the three stay in one lane, in that order."""
-    lane = next(lane for lane in LANES if any(t.command[2] == "test-dashboard" for t in lane))
-    order = [tier.command[2] for tier in lane]
+def test_no_two_tiers_build_the_same_thing_at_once() -> None:
+    """The TypeScript SDK's tests rebuild the dist/ the dashboard bundles and reinstall its
+    node_modules: the infra tests (they package the dashboard's build) follow them in their
+    lane, and the dashboard's tests wait for them."""
+    lanes = PHASES[-1]
+    typescript = next(lane for lane in lanes if any(t.name == "sdk-typescript" for t in lane))
+    order = [tier.name for tier in typescript]
+    dashboard = next(tier for lane in lanes for tier in lane if tier.name == "dashboard")
 
-    assert order.index("test-infra") < order.index("test-sdk-typescript")
-    assert order.index("test-sdk-typescript") < order.index("test-dashboard")
+    assert order.index("sdk-typescript") < order.index("infra")
+    assert dashboard.after == "sdk-typescript"
+
+
+def test_the_functional_tier_runs_alone() -> None:
+    """It uses every core (pytest-xdist)."""
+    phase = next(lanes for lanes in PHASES if any(lane[0].name == "functional" for lane in lanes))
+
+    assert [[tier.name for tier in lane] for lane in phase] == [["functional"]]
 
 
 def test_docs_starts_no_service_and_builds_no_dashboard(tmp_path: Path) -> None:
