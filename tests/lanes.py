@@ -58,17 +58,19 @@ PHASES: tuple[tuple[Lane, ...], ...] = (
     ((Tier("functional", make("test-functional")),),),
     (
         (
-            Tier("contract (user token)", contract("user")),
             Tier("e2e", make("test-e2e")),
+            Tier("sdk-python", make("test-sdk-python")),
             Tier("docs", make("docs")),
         ),
         (
             Tier("sdk-typescript", make("test-sdk-typescript")),
             Tier("contract (admin key)", contract("admin")),
             Tier("infra", make("test-infra")),
-            Tier("sdk-python", make("test-sdk-python")),
         ),
-        (Tier("dashboard", make("test-dashboard"), after="sdk-typescript"),),
+        (
+            Tier("contract (user token)", contract("user")),
+            Tier("dashboard", make("test-dashboard"), after="sdk-typescript"),
+        ),
     ),
 )
 
