@@ -127,7 +127,11 @@ venv: $(STAMP)
 
 # The connection settings go to .local/connection.env (tools/connection.py): every local tool
 # reads them, whatever ports this run uses.
-run: $(LOCAL_STAMP) dashboard
+# The service's packages (pip) and the dashboard (npm) are independent: they install side by
+# side, so a first `make run` waits for the longer of the two, not for both.
+run:
+	@echo "==> installing the service's packages and building the dashboard, side by side"
+	@$(MAKE) --no-print-directory -j2 $(LOCAL_STAMP) dashboard
 	$(BIN)/python -m local.stack --connection-file .local/connection.env
 
 lint: venv
