@@ -18,7 +18,10 @@ BIN := $(VENV)/bin
 LOCAL_STAMP := $(VENV)/.local-$(shell cat requirements.txt requirements-local.txt | cksum | cut -d' ' -f1)
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-local.txt requirements-dev.txt | cksum | cut -d' ' -f1)
 # Without --quiet: pip prints each package as it is collected and installed (progress).
-PIP_INSTALL := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar on --require-hashes
+# pip byte-compiles what it installs on one core; compileall does it on every core after it
+# (a first `make run`: 60 s of installing became 47).
+PIP_INSTALL := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar on --require-hashes --no-compile
+COMPILE := $(BIN)/python -m compileall -q -j 0 $(VENV)/lib >/dev/null
 PYTEST := $(BIN)/python -m pytest
 # The unit and functional tiers run on every core (pytest-xdist), a test file per worker so
 # that a file's module-level fixtures are built once: `make test-functional XDIST=` runs them
@@ -114,12 +117,16 @@ $(BIN)/python:
 $(LOCAL_STAMP): requirements.txt requirements-local.txt | $(BIN)/python
 	@echo "==> installing the service and the local stack (requirements-local.txt, hashes checked)"
 	$(PIP_INSTALL) -r requirements-local.txt
+	@echo "==> byte-compiling them (every core)"
+	@$(COMPILE)
 	@rm -f $(VENV)/.local-*
 	@touch $(LOCAL_STAMP)
 
 $(STAMP): $(LOCAL_STAMP) requirements-dev.txt
 	@echo "==> installing the test, lint and packaging tools (requirements-dev.txt, hashes checked)"
 	$(PIP_INSTALL) -r requirements-dev.txt
+	@echo "==> byte-compiling them (every core)"
+	@$(COMPILE)
 	@rm -f $(VENV)/.installed-*
 	@touch $(STAMP)
 
