@@ -92,18 +92,19 @@ def _text(value: Any, name: str) -> str:
 
 # An issuer is an https URL of a DNS name, an optional port and path: no credentials, query,
 # fragment or whitespace (the document's `issuer` pattern states the same rule). A local stage
-# also trusts its development issuer on a loopback http URL.
-_ISSUER = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/[^?#]*)?")
-_LOCAL_ISSUER = re.compile(r"http://(?:127\.0\.0\.1|localhost|\[::1\])(?::[0-9]{1,5})?(?:/[^?#]*)?")
+# also trusts its development issuer on a loopback http URL. Compiled at first use (re's
+# cache), not at import: the authorizer imports this module for a policy's fields.
+_ISSUER = r"https://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/[^?#]*)?"
+_LOCAL_ISSUER = r"http://(?:127\.0\.0\.1|localhost|\[::1\])(?::[0-9]{1,5})?(?:/[^?#]*)?"
 
 
 def check_issuer(value: Any, local_mode: bool) -> str:
     issuer = _text(value, "issuer")
     if any(char.isspace() for char in issuer):
         raise InvalidPolicy("issuer must be a URL without spaces.")
-    if local_mode and _LOCAL_ISSUER.fullmatch(issuer):
+    if local_mode and re.fullmatch(_LOCAL_ISSUER, issuer):
         return issuer
-    if not _ISSUER.fullmatch(issuer):
+    if not re.fullmatch(_ISSUER, issuer):
         raise InvalidPolicy(
             "issuer must be an https URL of a host name (optional port and path), without "
             "credentials, query or fragment."

@@ -64,17 +64,26 @@ def test_a_session_that_ran_no_functional_test_keeps_the_last_runs_record(
     assert file.read_text() == before
 
 
-def test_the_controller_writes_what_every_xdist_worker_recorded(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def as_xdist_controller(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, ids: list[str]
+) -> Path:
+    """The conftest as the controller of an xdist run whose workers collected and finished
+    `ids`; returns the file it will write."""
     file = tmp_path / "aws-operations.json"
-    ids = ["tests/functional/test_x.py::test_0", "tests/functional/test_y.py::test_0"]
     monkeypatch.setattr(conftest, "OPERATIONS_FILE", file)
     monkeypatch.setattr(conftest, "RECORDING", Recording())
     monkeypatch.setattr(conftest, "_worker", False)
     monkeypatch.setattr(conftest, "_collected", set())
     monkeypatch.setattr(conftest, "_finished", set(ids))
     conftest.pytest_xdist_node_collection_finished(SimpleNamespace(), ids)
+    return file
+
+
+def test_the_controller_writes_what_every_xdist_worker_recorded(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    ids = ["tests/functional/test_x.py::test_0", "tests/functional/test_y.py::test_0"]
+    file = as_xdist_controller(monkeypatch, tmp_path, ids)
     for recorded in ([list(GET)], [list(SCAN)]):
         share = {"complete": True, "functions": {"APIHandler": recorded}}
         worker = SimpleNamespace(workeroutput={conftest.WORKER_OUTPUT: share})
@@ -90,14 +99,7 @@ def test_the_controller_writes_what_every_xdist_worker_recorded(
 def test_a_worker_that_skipped_tests_makes_the_merged_recording_incomplete(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    file = tmp_path / "aws-operations.json"
-    ids = ["tests/functional/test_x.py::test_0"]
-    monkeypatch.setattr(conftest, "OPERATIONS_FILE", file)
-    monkeypatch.setattr(conftest, "RECORDING", Recording())
-    monkeypatch.setattr(conftest, "_worker", False)
-    monkeypatch.setattr(conftest, "_collected", set())
-    monkeypatch.setattr(conftest, "_finished", set(ids))
-    conftest.pytest_xdist_node_collection_finished(SimpleNamespace(), ids)
+    file = as_xdist_controller(monkeypatch, tmp_path, ["tests/functional/test_x.py::test_0"])
     share = {"complete": False, "functions": {"APIHandler": [list(GET)]}}
     worker = SimpleNamespace(workeroutput={conftest.WORKER_OUTPUT: share})
     conftest.pytest_testnodedown(worker, None)
