@@ -12,9 +12,10 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
+
+from chalicelib.records import Record
 
 GITHUB_SECRET_SCANNING_KEYS = "https://api.github.com/meta/public_keys/secret_scanning"
 
@@ -245,8 +246,7 @@ def resource_for_path(path: str | None, resources: tuple[McpResource, ...]) -> M
     return None
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(Record):
     table_name: str
     encryption_key_id: str
     signing_key_id: str

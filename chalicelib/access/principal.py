@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, NamedTuple
 
 from chalicelib.errors import Problem, ServiceError
+from chalicelib.records import Record, field
 
 # An `mcp_token` is an access token this service issued to an MCP client: it is resolved only
 # at its own resource (the data-plane authorizer), never by this service's routes. A
@@ -26,8 +26,7 @@ class Origin(NamedTuple):
     user_agent: str | None = None
 
 
-@dataclass(frozen=True)
-class Principal:
+class Principal(Record):
     """Who is calling, by which credential, for which workspace, with which scopes."""
 
     user_id: str

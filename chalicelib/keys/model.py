@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from copy import replace
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from chalicelib import ids
+from chalicelib.records import Record
 
 # The lifetimes of a key, here only: everything else asks the record.
 MAX_LIFETIME_DAYS = 90  # static keys live at most 90 days; a creator may choose fewer
@@ -58,8 +59,7 @@ def seconds_to_midnight(now: datetime) -> int:
     return max(1, math.ceil((next_midnight(now) - now).total_seconds()))
 
 
-@dataclass(frozen=True)
-class ApiKey:
+class ApiKey(Record):
     id: str
     owner_id: str
     label: str

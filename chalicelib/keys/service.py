@@ -9,7 +9,8 @@ a caller who may not touch a key learns nothing about the shape of a request (40
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from copy import replace
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from chalicelib import errors, ids, strict_parsing

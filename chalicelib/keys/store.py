@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from copy import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 

@@ -111,7 +111,7 @@ def test_reading_the_configuration_loads_no_sign_in_code() -> None:
         [sys.executable, "-c", child], cwd=project, capture_output=True, text=True, check=True
     )
     # MCP_RESOURCES and LOGIN_PROVIDER too are parsed in the floor, standard library only.
-    assert result.stdout.strip() == "['chalicelib', 'chalicelib.config']"
+    assert result.stdout.strip() == "['chalicelib', 'chalicelib.config', 'chalicelib.records']"
 
 
 def test_every_configuration_problem_is_listed_in_one_error() -> None:

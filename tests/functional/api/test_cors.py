@@ -3,7 +3,7 @@ same headers on errors (README, "Calling from a browser")."""
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 
 import pytest
 
@@ -38,7 +38,7 @@ def concrete(path: str) -> str:
 @pytest.fixture
 def cors_api(api: Api) -> Api:
     """The app on a stage whose ALLOWED_ORIGINS lists two origins."""
-    settings = dataclasses.replace(api.services.settings, allowed_origins=(ALLOWED, ALSO_ALLOWED))
+    settings = copy.replace(api.services.settings, allowed_origins=(ALLOWED, ALSO_ALLOWED))
     vars(api.services)["settings"] = settings  # a cached_property's slot
     return api
 

@@ -6,7 +6,7 @@ tests); what is under test is how the service serves them.
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,7 +36,7 @@ def static(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def configure(api: Api, dashboard_login: object, trusted: tuple[TrustedIssuer, ...]) -> None:
-    settings = dataclasses.replace(
+    settings = copy.replace(
         api.services.settings,
         dashboard_login=dashboard_login
         if isinstance(dashboard_login, str)

@@ -11,7 +11,8 @@ before (plain) or a legacy key takes the key read, then the membership read; a u
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from copy import replace
+from dataclasses import dataclass
 from typing import Any
 
 import pytest

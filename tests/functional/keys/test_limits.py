@@ -3,7 +3,7 @@ the detail naming the limit and its value."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from copy import replace
 from typing import Any
 
 import pytest

@@ -12,7 +12,8 @@ import base64
 import hashlib
 import secrets
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from copy import replace
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from http.cookies import SimpleCookie
 from typing import Any

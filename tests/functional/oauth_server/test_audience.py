@@ -5,7 +5,7 @@ tokens never at an MCP resource. Plus discovery, registration and revocation."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from copy import replace
 from typing import Any
 
 import pytest

@@ -7,7 +7,7 @@ stop verifying.
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 
 import jwt
 
@@ -20,7 +20,7 @@ from tests.oidc_issuer import FakeIssuer
 
 def redeploy(api: Api, current: str, previous: str | None) -> Services:
     """What a deployment with new TOKEN_(PREVIOUS_)SIGNING_KEY_ID does: fresh containers."""
-    settings = dataclasses.replace(
+    settings = copy.replace(
         api.services.settings, signing_key_id=current, previous_signing_key_id=previous
     )
     fresh = Services(settings, api.services.clock)
