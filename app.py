@@ -1,38 +1,46 @@
 """Wiring only: the Chalice app, its middleware, its route blueprints and the authorizer."""
 
+import gc
 import os
 from dataclasses import asdict
 from typing import Any
-
-from chalice import Chalice, Rate
 
 from chalicelib import snapstart
 from chalicelib.decisions import authorizer as data_plane
 from chalicelib.runtime import services
 
-# Logs are Powertools' JSON lines (chalicelib/logs.py) on the logger of this name; Chalice's
-# own text handler on it would print every line twice, once as text.
-app = Chalice(app_name="memory-auth", configure_logs=False)
+# Lambda names each function's handler in `_HANDLER`. The authorizer's function calls the
+# plain function below and loads nothing else: not Chalice, not the routes.
+AUTHORIZER_HANDLER = "app.authorizer"
+_HANDLER = os.environ.get("_HANDLER")
 # Both functions run with SnapStart: what a restored copy must renew (chalicelib/snapstart.py).
 snapstart.register()
 
 
-@app.lambda_function(name="authorizer")
 def authorizer(event: dict[str, Any], context: Any) -> dict[str, Any]:
     """The data-plane REQUEST authorizer (README, "Data-plane authorizer")."""
     svc = services()
     return data_plane.authorize(event, svc.resolver, svc.settings.mcp_resources)
 
 
-@app.schedule(Rate(1, unit=Rate.HOURS), name="expiry_sweep")
-def expiry_sweep(event: Any) -> dict[str, int]:
-    """Hourly: `key.expiring` 7 days before a key's end, `key.expired` once it passes."""
-    return asdict(services().expiry_sweep.run())
+if _HANDLER != AUTHORIZER_HANDLER:
+    from chalice import Chalice, Rate
+
+    # Logs are Powertools' JSON lines (chalicelib/logs.py) on the logger of this name;
+    # Chalice's own text handler on it would print every line twice, once as text.
+    app = Chalice(app_name="memory-auth", configure_logs=False)
+    # Declared to Chalice, which packages it as the function `authorizer` whose handler is
+    # `app.authorizer`: Lambda calls the module's function, not this registration.
+    app.lambda_function(name="authorizer")(authorizer)
+
+    @app.schedule(Rate(1, unit=Rate.HOURS), name="expiry_sweep")
+    def expiry_sweep(event: Any) -> dict[str, int]:
+        """Hourly: `key.expiring` 7 days before a key's end, `key.expired` once it passes."""
+        return asdict(services().expiry_sweep.run())
 
 
-# Lambda names each function's handler in `_HANDLER`. The authorizer's and the sweep's
-# functions never route HTTP, so their cold starts skip the routes and their imports.
-if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
+# The sweep's function never routes HTTP either: its cold start skips the routes.
+if _HANDLER not in (AUTHORIZER_HANDLER, "app.expiry_sweep"):
     from chalicelib.api import (
         connected_apps,
         cors,
@@ -65,3 +73,10 @@ if os.environ.get("_HANDLER") not in ("app.authorizer", "app.expiry_sweep"):
     app.register_blueprint(dashboard.blueprint)
     app.register_blueprint(reference.blueprint)
     cors.register_preflights(app)  # last: one OPTIONS route beside every route above
+
+# In a Lambda function (which names its handler), what the init imported lives as long as the
+# container: frozen, no garbage collection walks it again. The authorizer's first decision
+# then builds its DynamoDB client without re-scanning the modules' objects (docs/performance.md,
+# "Cold start"), and no later full collection of a warm container walks boto3's.
+if _HANDLER is not None:
+    gc.freeze()

@@ -2,17 +2,15 @@
 error types that carry one (RFC 9457 problem details; RFC 6749 errors on the token endpoints).
 
 Code raises a catalogue entry by name (`raise NOT_FOUND.error("No API key with this id.")`);
-it becomes an HTTP answer only at the edge, in `api/edge.py`. The errors subclass Chalice's
-`ChaliceUnhandledError` so that Chalice hands them to our middleware instead of turning them
-into its own `{"Code": ..., "Message": ...}` body.
+it becomes an HTTP answer only at the edge, in `api/edge.py`, which carries a view's error
+past Chalice to our middleware (Chalice answers any other exception with its own 500 body).
+No Chalice here: the authorizer's cold start imports this module, and not the framework.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import NamedTuple
-
-from chalice.app import ChaliceUnhandledError
 
 # Each problem's `type` is its code's entry in the error reference, which the service serves
 # at /docs/errors (docs/errors.md is the same page in the repository). A relative reference
@@ -60,7 +58,7 @@ class Problem(NamedTuple):
         return OAuthError(self.code, description or self.detail, self.status)
 
 
-class ServiceError(ChaliceUnhandledError):
+class ServiceError(Exception):
     """A refusal with an HTTP status and a stable `code`, answered as problem+json."""
 
     def __init__(
@@ -80,7 +78,7 @@ class ServiceError(ChaliceUnhandledError):
         return problem_body(self.status, self.code, self.detail, prefix)
 
 
-class OAuthError(ChaliceUnhandledError):
+class OAuthError(Exception):
     """An RFC 6749 error for the token endpoints (exchange, refresh)."""
 
     def __init__(self, error: str, description: str, status: int = 400):

@@ -247,11 +247,24 @@ def idempotent_request(
 # -- routes ----------------------------------------------------------------------------
 
 
-class Routes(Blueprint):
-    """The route blueprints: a dependency failure a view did not name is still a 503.
+class Refused(ChaliceUnhandledError):
+    """A view's `ServiceError` or `OAuthError` on its way past Chalice to `errors_as_problems`.
 
-    Chalice answers any exception a view raises (other than its `ChaliceUnhandledError`)
-    with a bare 500 before middleware sees it. Each view is wrapped so that whatever
+    Chalice answers any exception a view raises with a bare 500 before middleware sees it,
+    except its own `ChaliceUnhandledError`. Our errors do not subclass it (the authorizer's
+    cold start loads them, and not Chalice): each view's wrapper carries them in this one.
+    """
+
+    def __init__(self, error: ServiceError | OAuthError):
+        super().__init__(str(error))
+        self.error = error
+
+
+class Routes(Blueprint):
+    """The route blueprints: a refusal reaches the middleware that renders it, and a
+    dependency failure a view did not name is still a 503.
+
+    Each view is wrapped: its `ServiceError` or `OAuthError` goes on in `Refused`; whatever
     `is_dependency_failure` recognises (a botocore or network failure no store wrapped)
     becomes `DependencyUnavailable`; anything else stays a bug, a 500.
     """
@@ -264,13 +277,15 @@ class Routes(Blueprint):
             def guarded(*args: Any, **view_kwargs: Any) -> Any:
                 try:
                     return view(*args, **view_kwargs)
+                except (ServiceError, OAuthError) as error:
+                    raise Refused(error) from error
                 except ChaliceUnhandledError:
                     raise
                 except Exception as error:
                     if not is_dependency_failure(error):
                         raise
                     logger.warning("dependency failed", extra={"error": type(error).__name__})
-                    raise DependencyUnavailable("AWS") from None
+                    raise Refused(DependencyUnavailable("AWS")) from None
 
             register(guarded)
             return view
@@ -309,12 +324,14 @@ def errors_as_problems(request: Request, get_response: Callable[[Request], Respo
         if framework_error is not None:
             code = framework_error.code
             response = problem_response(framework_error, prefix)
-    except ServiceError as error:
-        code = error.code
-        response = problem_response(error, prefix)
-    except OAuthError as error:
-        code = error.error
-        response = oauth_error_response(error)
+    except (Refused, ServiceError, OAuthError) as raised:
+        error = raised.error if isinstance(raised, Refused) else raised
+        if isinstance(error, ServiceError):
+            code = error.code
+            response = problem_response(error, prefix)
+        else:
+            code = error.error
+            response = oauth_error_response(error)
     except Exception:  # a bug: answer a plain 500, log it without request data
         logger.exception("unhandled error")
         code = errors.INTERNAL_ERROR.code

@@ -35,7 +35,6 @@ import logging
 import secrets
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -73,27 +72,33 @@ def hour_label(hour: datetime) -> str:
     return hour.strftime("%Y-%m-%dT%H")
 
 
-@dataclass
+# Plain classes, not dataclasses: this module loads with the authorizer's first decision
+# (a dataclass costs 1-2 ms to build; chalicelib/records.py).
 class Flush:
     """One write of counts: sent again as it is while its outcome is unknown."""
 
-    sequence: int
-    window: datetime  # the 5-minute window `lastUsedAt` records
-    hours: dict[datetime, int]
-    attempts: int = 0
+    __slots__ = ("sequence", "window", "hours", "attempts")
+
+    def __init__(self, sequence: int, window: datetime, hours: dict[datetime, int]):
+        self.sequence = sequence
+        self.window = window  # the 5-minute window `lastUsedAt` records
+        self.hours = hours
+        self.attempts = 0
 
     def today(self, day: str) -> int:
         return sum(n for hour, n in self.hours.items() if usage_day(hour) == day)
 
 
-@dataclass
 class Counter:
     """What one container knows of one key."""
 
-    hours: dict[datetime, int] = field(default_factory=dict)  # counted, not yet in a flush
-    window: datetime | None = None  # the flush window of this container's last flush
-    sequence: int = 0
-    unsent: Flush | None = None  # a flush whose outcome is unknown
+    __slots__ = ("hours", "window", "sequence", "unsent")
+
+    def __init__(self) -> None:
+        self.hours: dict[datetime, int] = {}  # counted, not yet in a flush
+        self.window: datetime | None = None  # the flush window of this container's last flush
+        self.sequence = 0
+        self.unsent: Flush | None = None  # a flush whose outcome is unknown
 
 
 class LastUse:

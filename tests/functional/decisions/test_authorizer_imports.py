@@ -1,10 +1,10 @@
 """The authorizer's cold-start path, in a fresh interpreter as Lambda starts it.
 
 Lambda imports `app` with `_HANDLER=app.authorizer`; an API-key decision must then load
-no route and none of the packages of tests/fixtures/authorizer_path.py (Powertools, PyJWT,
-cryptography), which `make bench` checks too. DynamoDB is a botocore `Stubber` here, so
-nothing but the code under test is imported. (Timing is `make bench`'s business, never a
-test's.)
+no route and none of the packages of tests/fixtures/authorizer_path.py (Chalice, Powertools,
+PyJWT, cryptography, pydantic), which `make bench` checks too. DynamoDB is a botocore
+`Stubber` here, so nothing but the code under test is imported. (Timing is `make bench`'s
+business, never a test's.)
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ from tests.fixtures.authorizer_path import NOT_ON_THE_AUTHORIZER_PATH
 
 CHILD = textwrap.dedent(
     """
-    import json, sys
+    import gc, json, sys
 
     import app
+    frozen = gc.get_freeze_count()
     from botocore.stub import Stubber
 
     from chalicelib.ids import new_workspace_id
@@ -42,7 +43,9 @@ CHILD = textwrap.dedent(
     def loaded(packages):
         return sorted(m for m in sys.modules for p in packages if m == p or m.startswith(p + "."))
 
-    routes = len(app.app.routes)
+    # No Chalice app at all in the authorizer's function: only the other functions build one.
+    routes = len(app.app.routes) if hasattr(app, "app") else 0
+    api_modules = sorted(m for m in sys.modules if m.startswith("chalicelib.api"))
     svc = services()
     now = svc.clock.now()
     workspace_id = new_workspace_id(now)
@@ -71,6 +74,9 @@ CHILD = textwrap.dedent(
         jwt_answer = str(error)
     print(json.dumps({
         "routes": routes,
+        "frozen": frozen,
+        "api_modules": api_modules,
+        "sweep_handler": callable(getattr(app, "expiry_sweep", None)),
         "effect": answer["policyDocument"]["Statement"][0]["Effect"],
         "loaded_after_api_key": after_key,
         "deferred_loaded_after_api_key": deferred_after_key,
@@ -109,6 +115,8 @@ def run_child(extra_env: dict[str, str]) -> dict[str, Any]:
 def test_api_key_decision_in_the_authorizers_lambda_loads_only_the_api_key_path() -> None:
     child = run_child({"_HANDLER": "app.authorizer"})
     assert child["routes"] == 0
+    assert child["api_modules"] == []
+    assert child["sweep_handler"] is False
     assert child["effect"] == "Allow"
     assert child["loaded_after_api_key"] == []
 
@@ -141,3 +149,19 @@ def test_the_api_lambda_still_loads_every_route() -> None:
     child = run_child({"_HANDLER": "app.app"})
     assert child["routes"] > 0
     assert child["effect"] == "Allow"
+
+
+def test_the_sweeps_lambda_has_its_handler_and_no_routes() -> None:
+    child = run_child({"_HANDLER": "app.expiry_sweep"})
+    assert child["sweep_handler"] is True
+    assert child["routes"] == 0
+    assert child["effect"] == "Allow"
+
+
+def test_a_lambda_functions_init_is_frozen_out_of_garbage_collection() -> None:
+    # What the init imported lives as long as the container: no collection walks it again.
+    in_lambda = run_child({"_HANDLER": "app.authorizer"})
+    elsewhere = run_child({})  # the local stack and the tests: nothing frozen
+
+    assert in_lambda["frozen"] > 10_000
+    assert elsewhere["frozen"] == 0
