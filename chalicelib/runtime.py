@@ -356,7 +356,9 @@ class Services:
     def trust_policies(self) -> TrustPolicyStore:
         from chalicelib.workloads.store import TrustPolicyStore
 
-        return TrustPolicyStore(self.dynamodb, self.settings.table_name)
+        return TrustPolicyStore(
+            self.dynamodb, self.settings.table_name, self.settings.trust_policy_limit
+        )
 
     @cached_property
     def trust_policy_service(self) -> TrustPolicyService:
@@ -368,6 +370,7 @@ class Services:
             self.event_log,
             self.clock,
             self.settings.local_mode,
+            self.settings.trust_policy_limit,
         )
 
     @cached_property

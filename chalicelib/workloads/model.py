@@ -15,7 +15,6 @@ from typing import Any
 
 from chalicelib.strict_parsing import is_label_character
 
-MAX_POLICIES = 20  # per workspace
 MAX_CLAIMS = 10
 MAX_TEXT = 255  # issuer, audience, subject, a claim's name or value
 MIN_LIFETIME = 60

@@ -1,4 +1,4 @@
-"""Managing a workspace's trust policies: owner only, at most MAX_POLICIES, each valid."""
+"""Managing a workspace's trust policies: owner only, at most TRUST_POLICY_LIMIT, each valid."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from chalicelib.clock import Clock
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
 from chalicelib.workloads.model import (
-    MAX_POLICIES,
     InvalidPolicy,
     TrustPolicy,
     check_audience,
@@ -39,12 +38,14 @@ class TrustPolicyService:
         events: EventLog,
         clock: Clock,
         local_mode: bool,
+        limit: int,
     ):
         self._policies = policies
         self._workspaces = workspaces
         self._events = events
         self._clock = clock
         self._local_mode = local_mode
+        self._limit = limit  # policies per workspace (TRUST_POLICY_LIMIT), for the refusal
 
     def owned(self, principal: Principal, workspace_id: str) -> Workspace:
         """The workspace, if the caller owns it: a member gets 403 `owner_required`, anyone
@@ -108,7 +109,8 @@ class TrustPolicyService:
             self._policies.create(policy, [self._events.member(event)])
         except LimitReached:
             raise errors.LIMIT_REACHED.error(
-                f"A workspace has at most {MAX_POLICIES} trust policies: delete one first."
+                f"At most {self._limit} trust policies per workspace (TRUST_POLICY_LIMIT): "
+                "delete one first."
             ) from None
         self._events.published(event)
         return policy

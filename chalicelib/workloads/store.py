@@ -35,13 +35,13 @@ from chalicelib.table import (
     update,
     was_retried,
 )
-from chalicelib.workloads.model import MAX_POLICIES, TrustPolicy
+from chalicelib.workloads.model import TrustPolicy
 
 EXCHANGE_RECORD_WINDOW = timedelta(minutes=5)
 
 
 class LimitReached(Exception):
-    """The workspace has MAX_POLICIES trust policies already."""
+    """The workspace has as many trust policies as the stage allows (TRUST_POLICY_LIMIT)."""
 
 
 def to_policy(values: dict[str, Any]) -> TrustPolicy:
@@ -68,14 +68,15 @@ def subject_digest(subject: str) -> str:
 
 
 class TrustPolicyStore:
-    def __init__(self, client: Any, table_name: str):
+    def __init__(self, client: Any, table_name: str, limit: int):
         self._client = client
         self._table = table_name
+        self._limit = limit  # policies per workspace (TRUST_POLICY_LIMIT)
 
     def create(self, policy: TrustPolicy, also: Sequence[dict[str, Any]] = ()) -> None:
         """Writes the policy and `also` (its event) with the workspace's count raised; raises
-        LimitReached when the count is at MAX_POLICIES already. The conditional counter is
-        what keeps two concurrent creations from both passing a count read as 19."""
+        LimitReached when the count is at the limit already. The conditional counter is
+        what keeps two concurrent creations from both passing a count read as one below it."""
         record = to_item(
             {
                 "policyId": policy.id,
@@ -97,7 +98,7 @@ class TrustPolicyStore:
             items.trust_policy_count(policy.workspace_id),
             "ADD #policies :one",
             "attribute_not_exists(#policies) OR #policies < :max",
-            {"one": 1, "max": MAX_POLICIES},
+            {"one": 1, "max": self._limit},
         )
         try:
             transact(self._client, [count, put_if_absent(self._table, record), *also])

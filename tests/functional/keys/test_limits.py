@@ -1,5 +1,5 @@
-"""Maximum counts per stage (KEY_LIMIT, WORKSPACE_LIMIT, MEMBER_LIMIT): 409 limit_reached,
-the detail naming the limit and its value."""
+"""Maximum counts per stage (KEY_LIMIT, WORKSPACE_LIMIT, MEMBER_LIMIT, TRUST_POLICY_LIMIT):
+409 limit_reached, the detail naming the limit and its value."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ KEYS = "/v1/auth/api-keys"
 def limited(services: Services, **limits: int) -> None:
     """This stage's settings with lower limits (before the services that read them exist)."""
     vars(services)["settings"] = replace(services.settings, **limits)
-    for built in ("key_service", "workspace_service"):
+    for built in ("key_service", "workspace_service", "trust_policies", "trust_policy_service"):
         vars(services).pop(built, None)
 
 
@@ -76,6 +76,31 @@ def test_a_full_workspace_gets_limit_reached_but_a_member_added_again_is_not(
     assert "At most 2 members per workspace (MEMBER_LIMIT)" in refused.json["detail"]
     assert again.status == 200
 
+
+
+def test_a_workspace_at_the_trust_policy_limit_gets_limit_reached(
+    api: Api, alice: str, services: Services
+) -> None:
+    limited(services, trust_policy_limit=2)
+    ws = api.workspace(alice)
+    path = f"/v1/workspaces/{ws}/trust-policies"
+    made = [api.call("POST", path, alice, body=trust_policy(f"p{i}")) for i in range(2)]
+
+    refused = api.call("POST", path, alice, body=trust_policy("third"))
+
+    assert [a.status for a in made] == [201, 201]
+    assert refused.status == 409 and refused.code == "limit_reached"
+    assert "At most 2 trust policies per workspace (TRUST_POLICY_LIMIT)" in refused.json["detail"]
+
+
+def trust_policy(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "issuer": "https://token.actions.githubusercontent.com",
+        "audience": "memory-auth",
+        "subject": "repo:acme/agents:ref:refs/heads/main",
+        "scopes": ["memory"],
+    }
 
 def environment(**extra: str) -> dict[str, Any]:
     return {

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from chalicelib.workloads.model import MAX_POLICIES
+from chalicelib.config import DEFAULT_LIMITS, TRUST_POLICY_LIMIT
 from tests.functional.conftest import Api
 from tests.functional.workloads.conftest import create_policy
 
@@ -76,13 +76,16 @@ def test_a_workspace_key_cannot_manage_trust_policies(api: Api, alice: str, work
 
 
 def test_a_workspace_holds_at_most_20_trust_policies(api: Api, alice: str, workspace: str) -> None:
-    made = [create_policy(api, alice, workspace, name=f"p{i}") for i in range(MAX_POLICIES)]
+    limit = DEFAULT_LIMITS[TRUST_POLICY_LIMIT]  # the stage's default
+    made = [create_policy(api, alice, workspace, name=f"p{i}") for i in range(limit)]
     refused = create_policy(api, alice, workspace, name="one too many")
     api.call("DELETE", f"/v1/workspaces/{workspace}/trust-policies/{made[0].json['id']}", alice)
     after_delete = create_policy(api, alice, workspace, name="room again")
 
-    assert [a.status for a in made] == [201] * MAX_POLICIES
+    assert limit == 20
+    assert [a.status for a in made] == [201] * limit
     assert (refused.status, refused.code) == (409, "limit_reached")
+    assert "At most 20 trust policies per workspace (TRUST_POLICY_LIMIT)" in refused.json["detail"]
     assert after_delete.status == 201
 
 
