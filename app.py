@@ -77,6 +77,6 @@ if _HANDLER not in (AUTHORIZER_HANDLER, "app.expiry_sweep"):
 # In a Lambda function (which names its handler), what the init imported lives as long as the
 # container: frozen, no garbage collection walks it again. The authorizer's first decision
 # then builds its DynamoDB client without re-scanning the modules' objects (docs/performance.md,
-# "Cold start"), and no later full collection of a warm container walks boto3's.
+# "Cold start"), and no later full collection of a warm container walks them.
 if _HANDLER is not None:
     gc.freeze()
