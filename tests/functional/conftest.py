@@ -24,7 +24,12 @@ from chalicelib.clock import FrozenClock
 from chalicelib.config import Settings
 from chalicelib.runtime import Services
 from infra.template import stage_environment
-from local.moto_server import dynamodb_answers_as_plain_json, kms_keys_from_a_pool
+from local.moto_server import (
+    dynamodb_answers_as_plain_json,
+    kms_keys_from_a_pool,
+    projections_convert_each_item_once,
+    queries_read_their_partition,
+)
 from local.resources import create_all
 from tests.functional.aws_operations import OPERATIONS_FILE, Recording
 
@@ -34,6 +39,8 @@ RECORDING = Recording()
 
 # moto made faster where that changes no answer a test sees (local/moto_server.py).
 dynamodb_answers_as_plain_json()
+queries_read_their_partition()
+projections_convert_each_item_once()
 kms_keys_from_a_pool()
 _finished: set[str] = set()
 

@@ -195,3 +195,98 @@ def test_kms_key_material_comes_from_the_pool_distinct_within_its_size() -> None
     found = json.loads(result.stdout.splitlines()[-1])
 
     assert found == {"distinct": 3, "fourth_is_first": True, "verified": True, "refused": True}
+
+
+QUERIES = """
+import json, os, sys
+os.environ.update(AWS_ACCESS_KEY_ID="x", AWS_SECRET_ACCESS_KEY="x", AWS_DEFAULT_REGION="us-east-1")
+import boto3
+from moto import mock_aws
+from local.moto_server import projections_convert_each_item_once, queries_read_their_partition
+
+if sys.argv[1] == "patched":
+    queries_read_their_partition()
+    projections_convert_each_item_once()
+with mock_aws():
+    from moto.dynamodb.models.table import Table
+    gathered = []
+    every_item = Table.all_items
+    Table.all_items = lambda self: gathered.append(1) or every_item(self)
+    db = boto3.client("dynamodb")
+    names = [{"AttributeName": n, "AttributeType": "S"} for n in ("pk", "sk", "g")]
+    db.create_table(
+        TableName="t", AttributeDefinitions=names, BillingMode="PAY_PER_REQUEST",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                   {"AttributeName": "sk", "KeyType": "RANGE"}],
+        GlobalSecondaryIndexes=[{"IndexName": "byG", "Projection": {"ProjectionType": "ALL"},
+                                 "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"},
+                                               {"AttributeName": "sk", "KeyType": "RANGE"}]}])
+    for p in range(5):
+        for s in range(12):
+            item = {"pk": {"S": f"p{p}"}, "sk": {"S": f"KEY#{s:02d}"}, "n": {"N": f"{s}.50"},
+                    "m": {"M": {"k": {"L": [{"S": "x"}, {"B": b"\\x00"}]}}},
+                    "ss": {"SS": ["b", "a"]}, "b": {"B": bytes([s, 255])}}
+            if s % 3 == 0:
+                item["g"] = {"S": "due"}
+            db.put_item(TableName="t", Item=item)
+    values = {":p": {"S": "p2"}}
+    asked = {
+        "whole": {"KeyConditionExpression": "pk = :p"},
+        "prefix": {"KeyConditionExpression": "pk = :p AND begins_with(sk, :k)",
+                   "ExpressionAttributeValues": {**values, ":k": {"S": "KEY#0"}}},
+        "between backwards": {
+            "KeyConditionExpression": "pk = :p AND sk BETWEEN :a AND :b",
+            "ScanIndexForward": False,
+            "ExpressionAttributeValues": {**values, ":a": {"S": "KEY#03"}, ":b": {"S": "KEY#08"}}},
+        "filtered": {"KeyConditionExpression": "pk = :p", "FilterExpression": "n > :five",
+                     "ExpressionAttributeValues": {**values, ":five": {"N": "5"}}},
+        "projected": {"KeyConditionExpression": "pk = :p",
+                      "ProjectionExpression": "sk, n, m, ss, b, gone"},
+        "projected by name": {"KeyConditionExpression": "pk = :p",
+                              "ProjectionExpression": "#s, #m",
+                              "ExpressionAttributeNames": {"#s": "sk", "#m": "m"}},
+        "projected nested": {"KeyConditionExpression": "pk = :p",
+                             "ProjectionExpression": "sk, m.k[1]"},
+        "nothing there": {"KeyConditionExpression": "pk = :p",
+                          "ExpressionAttributeValues": {":p": {"S": "absent"}}},
+        "index": {"IndexName": "byG", "KeyConditionExpression": "g = :g",
+                  "ExpressionAttributeValues": {":g": {"S": "due"}}},
+    }
+    answers = {}
+    for name, request in asked.items():
+        request.setdefault("ExpressionAttributeValues", values)
+        pages, start = [], {}
+        while True:
+            page = db.query(TableName="t", Limit=5, **request, **start)
+            pages.append([page["Items"], page["Count"], page["ScannedCount"]])
+            if "LastEvaluatedKey" not in page:
+                break
+            start = {"ExclusiveStartKey": page["LastEvaluatedKey"]}
+        answers[name] = pages
+    print(json.dumps({"answers": answers, "whole table gathered": len(gathered)}, sort_keys=True,
+                     default=repr))
+"""
+
+
+def queries(patched: str) -> Any:
+    result = subprocess.run(
+        [sys.executable, "-c", QUERIES, patched],
+        cwd=PROJECT_DIR, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_queries_read_their_partition_and_project_once_and_answer_as_moto_does() -> None:
+    partition, moto = queries("patched"), queries("moto")
+
+    assert partition["answers"] == moto["answers"]
+    # What was compared: pages of items, a filter, an index, projections (top-level names,
+    # names by placeholder, a nested path), and a partition with nothing.
+    assert len(moto["answers"]["whole"]) == 3
+    assert set(moto["answers"]["projected"][0][0][0]) == {"sk", "n", "m", "ss", "b"}
+    assert set(moto["answers"]["projected nested"][0][0][0]) == {"sk", "m"}
+    assert moto["answers"]["filtered"][0][2] > moto["answers"]["filtered"][0][1]
+    assert moto["answers"]["nothing there"] == [[[], 0, 0]]
+    # Only the index's queries still gather the whole table.
+    assert 0 < partition["whole table gathered"] < moto["whole table gathered"]
