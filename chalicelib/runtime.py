@@ -370,7 +370,6 @@ class Services:
             self.event_log,
             self.clock,
             self.settings.local_mode,
-            self.settings.trust_policy_limit,
         )
 
     @cached_property

@@ -279,8 +279,6 @@ class Routes(Blueprint):
                     return view(*args, **view_kwargs)
                 except (ServiceError, OAuthError) as error:
                     raise Refused(error) from error
-                except ChaliceUnhandledError:
-                    raise
                 except Exception as error:
                     if not is_dependency_failure(error):
                         raise

@@ -38,14 +38,12 @@ class TrustPolicyService:
         events: EventLog,
         clock: Clock,
         local_mode: bool,
-        limit: int,
     ):
         self._policies = policies
         self._workspaces = workspaces
         self._events = events
         self._clock = clock
         self._local_mode = local_mode
-        self._limit = limit  # policies per workspace (TRUST_POLICY_LIMIT), for the refusal
 
     def owned(self, principal: Principal, workspace_id: str) -> Workspace:
         """The workspace, if the caller owns it: a member gets 403 `owner_required`, anyone
@@ -107,9 +105,9 @@ class TrustPolicyService:
         )
         try:
             self._policies.create(policy, [self._events.member(event)])
-        except LimitReached:
+        except LimitReached as full:
             raise errors.LIMIT_REACHED.error(
-                f"At most {self._limit} trust policies per workspace (TRUST_POLICY_LIMIT): "
+                f"At most {full.limit} trust policies per workspace (TRUST_POLICY_LIMIT): "
                 "delete one first."
             ) from None
         self._events.published(event)

@@ -43,6 +43,10 @@ EXCHANGE_RECORD_WINDOW = timedelta(minutes=5)
 class LimitReached(Exception):
     """The workspace has as many trust policies as the stage allows (TRUST_POLICY_LIMIT)."""
 
+    def __init__(self, limit: int):
+        super().__init__(limit)
+        self.limit = limit
+
 
 def to_policy(values: dict[str, Any]) -> TrustPolicy:
     created = parse_rfc3339(values["createdAt"])
@@ -108,7 +112,7 @@ class TrustPolicyStore:
             # A fresh policy id never collides: if it is there, an earlier attempt of this
             # very write was applied and its answer lost.
             if self.get(policy.workspace_id, policy.id) is None:
-                raise LimitReached(policy.workspace_id) from None
+                raise LimitReached(self._limit) from None
 
     def get(self, workspace_id: str, policy_id: str) -> TrustPolicy | None:
         values = get_consistent(

@@ -24,12 +24,7 @@ from chalicelib.clock import FrozenClock
 from chalicelib.config import Settings
 from chalicelib.runtime import Services
 from infra.template import stage_environment
-from local.moto_server import (
-    dynamodb_answers_as_plain_json,
-    kms_keys_from_a_pool,
-    projections_convert_each_item_once,
-    queries_read_their_partition,
-)
+from local.moto_server import dynamodb_made_faster, kms_keys_from_a_pool
 from local.resources import create_all
 from tests.functional.aws_operations import OPERATIONS_FILE, Recording
 
@@ -38,9 +33,7 @@ FUNCTIONAL_TESTS = Path(__file__).resolve().parent
 RECORDING = Recording()
 
 # moto made faster where that changes no answer a test sees (local/moto_server.py).
-dynamodb_answers_as_plain_json()
-queries_read_their_partition()
-projections_convert_each_item_once()
+dynamodb_made_faster()
 kms_keys_from_a_pool()
 _finished: set[str] = set()
 
