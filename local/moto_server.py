@@ -31,7 +31,13 @@ off here, in this process only:
   item of the table to keep its partition's; here it reads its partition only (a query of
   an index is moto's own).
 
-    python -m local.moto_server --port 5000
+`--regions us-east-1,us-east-2,us-west-2` (`make run REGIONS=3`) makes DynamoDB one store in
+those Regions, the first's: a request signed for any of them reads and writes the same tables,
+as each Region's replica of a global table with strong consistency answers. KMS stays per
+Region, as it is: the local stack replicates its multi-Region keys into each (and what such a
+key encrypts can be decrypted here, which moto's own ciphertexts do not allow).
+
+    python -m local.moto_server --port 5000 [--regions r1,r2,r3]
 """
 
 from __future__ import annotations
@@ -129,6 +135,41 @@ def projections_convert_each_item_once() -> None:
     Item.project = once  # type: ignore[method-assign]
 
 
+def one_table_store_for(regions: list[str]) -> None:
+    """DynamoDB requests signed for any of `regions` reach the first's backend: one store,
+    as a global table's replicas with strong consistency are (every write is read back in
+    every Region at once). Other Regions, and every other service, keep their own."""
+    from moto.dynamodb.models import dynamodb_backends
+    from moto.dynamodb.responses import DynamoHandler
+
+    home, replicas = regions[0], frozenset(regions[1:])
+
+    def dynamodb_backend(self: Any) -> Any:
+        region = home if self.region in replicas else self.region
+        return dynamodb_backends[self.current_account][region]
+
+    DynamoHandler.dynamodb_backend = property(dynamodb_backend)  # type: ignore[method-assign,assignment]
+
+
+def multi_region_keys_decrypt() -> None:
+    """What a multi-Region key encrypts can be decrypted: moto's ciphertext holds the key id in
+    a field of 36 characters, a plain key id's length, and a multi-Region key's (`mrk-` and
+    those 36) was cut short there, so its decryption found no key (AccessDeniedException).
+    Here the field holds 40 characters, a shorter id padded with NULs that reading strips."""
+    from moto.kms import utils
+
+    width = len("mrk-") + utils.KEY_ID_LEN
+    utils.CIPHERTEXT_HEADER_FORMAT = f">{width}s{utils.IV_LEN}s{utils.TAG_LEN}s"
+    utils.HEADER_LEN = width + utils.IV_LEN + utils.TAG_LEN
+    read = utils._deserialize_ciphertext_blob
+
+    def unpadded(ciphertext_blob: bytes) -> Any:
+        ciphertext = read(ciphertext_blob)
+        return ciphertext._replace(key_id=ciphertext.key_id.rstrip("\x00"))
+
+    utils._deserialize_ciphertext_blob = unpadded
+
+
 def dynamodb_made_faster() -> None:
     """Every patch here that only makes moto faster (a query reads its partition, a projected
     item is converted once, answers are plain JSON): none changes an answer, so the
@@ -208,8 +249,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=5000)
+    parser.add_argument(
+        "--regions", default="", help="comma-separated: DynamoDB is one store in these Regions"
+    )
     args = parser.parse_args(argv)
     without_instance_tracking()
+    if args.regions:
+        one_table_store_for(args.regions.split(","))
+        multi_region_keys_decrypt()
     transactions_roll_back_their_items()
     dynamodb_made_faster()
     app = DomainDispatcherApplication(create_backend_app)

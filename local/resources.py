@@ -11,6 +11,7 @@ protection) is left to the cloud; it does not change how the code behaves.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from infra.template import stack
@@ -40,8 +41,11 @@ def create_table(dynamodb: Any, properties: dict[str, Any]) -> str:
     return name
 
 
-def create_keys(kms: Any, keys: dict[str, Any], aliases: dict[str, Any]) -> dict[str, str]:
-    """Each aliased KMS key, with its KeySpec and KeyUsage; returns alias → key id."""
+def create_keys(
+    kms: Any, keys: dict[str, Any], aliases: dict[str, Any], multi_region: bool = False
+) -> dict[str, str]:
+    """Each aliased KMS key, with its KeySpec and KeyUsage (a multi-Region primary key if
+    `multi_region`, as the global stage's home stack makes it); returns alias → key id."""
     existing = {a["AliasName"]: a.get("TargetKeyId") for a in kms.list_aliases()["Aliases"]}
     created: dict[str, str] = {}
     for alias in aliases.values():
@@ -54,6 +58,7 @@ def create_keys(kms: Any, keys: dict[str, Any], aliases: dict[str, Any]) -> dict
             Description=key.get("Description", ""),
             KeySpec=key["KeySpec"],
             KeyUsage=key["KeyUsage"],
+            MultiRegion=multi_region,
         )["KeyMetadata"]["KeyId"]
         if key.get("EnableKeyRotation"):
             kms.enable_key_rotation(KeyId=key_id)
@@ -74,8 +79,30 @@ def create_buses(events: Any, buses: dict[str, Any]) -> list[str]:
     return names
 
 
+def replicate_keys(kms: Any, region: str, replica_kms: Any, keys: Mapping[str, str]) -> None:
+    """Each multi-Region key of `keys` (alias → key id, from `kms`, the home Region's client)
+    replicated into `region` under the same alias (`replica_kms` is that Region's client):
+    the same key id and key material, as the global stage's `AWS::KMS::ReplicaKey` has."""
+    existing = _aliases(replica_kms)
+    for alias, key_id in keys.items():
+        if alias in existing:
+            continue
+        kms.replicate_key(KeyId=key_id, ReplicaRegion=region)
+        # AWS's aliases are each Region's own; moto's replica shares its primary's.
+        if alias not in _aliases(replica_kms):
+            replica_kms.create_alias(AliasName=alias, TargetKeyId=key_id)
+
+
+def _aliases(kms: Any) -> set[str]:
+    return {a["AliasName"] for a in kms.list_aliases()["Aliases"] if a.get("TargetKeyId")}
+
+
 def create_all(
-    dynamodb: Any, kms: Any, stage: str = "dev", events: Any | None = None
+    dynamodb: Any,
+    kms: Any,
+    stage: str = "dev",
+    events: Any | None = None,
+    multi_region: bool = False,
 ) -> dict[str, Any]:
     resources = stack(stage)
     tables = [
@@ -83,7 +110,10 @@ def create_all(
         for table in resources.resources("AWS::DynamoDB::Table").values()
     ]
     keys = create_keys(
-        kms, resources.resources("AWS::KMS::Key"), resources.resources("AWS::KMS::Alias")
+        kms,
+        resources.resources("AWS::KMS::Key"),
+        resources.resources("AWS::KMS::Alias"),
+        multi_region,
     )
     buses = (
         create_buses(events, resources.resources("AWS::Events::EventBus"))
@@ -91,3 +121,16 @@ def create_all(
         else []
     )
     return {"tables": tables, "keys": keys, "buses": buses}
+
+
+def create_replicas(
+    stage: str, kms: Any, keys: Mapping[str, str], replicas: Mapping[str, tuple[Any, Any]]
+) -> None:
+    """The global stage's replica Regions, locally: each (Region → its KMS and EventBridge
+    clients) gets a replica of every key of `keys` (multi-Region keys of `kms`, the home
+    Region's client) under the same alias, and its own event buses. The table needs no
+    replica: moto's DynamoDB is one store in every Region (`local/moto_server.py`)."""
+    buses = stack(stage).resources("AWS::Events::EventBus")
+    for region, (replica_kms, replica_events) in replicas.items():
+        replicate_keys(kms, region, replica_kms, keys)
+        create_buses(replica_events, buses)

@@ -13,7 +13,7 @@ everything it started.
 
     python -m local.stack [--port 8000] [--idp-port 8001] [--mcp-port 8002] [--scan-port 8003]
                           [--ready-file stack.json] [--connection-file .local/connection.env]
-                          [--quiet] [--faults plan.json]
+                          [--quiet] [--faults plan.json] [--regions 3]
 
 Before anything starts it checks the ports and the configuration the service would get
 (the stage's, and the caller's ALLOWED_ORIGINS, TRUSTED_ISSUERS, ...) and lists every
@@ -28,6 +28,11 @@ With `--ready-file`, it writes a JSON object (endpoint, token, ports, moto's pid
 is serving, whole or not at all (`local/running.py`, which is also how every test suite
 starts it). `--faults` is for the end-to-end tests only: the service's AWS calls fail where
 the plan file says (`local/faults.py`).
+
+`--regions 3` (REGIONS=3, `make run REGIONS=3`) serves the global stage's three Regions over
+the one store, each in a process of its own told its Region (`local/regions.py`): their
+APIs on consecutive ports from the service's, their data-plane gates (the development MCP
+server) on consecutive ports from the MCP server's, the issuer and the signer after them.
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from infra.template import PROJECT_DIR, stage_environment
+from local import regions as global_stage
 from local.running import write_ready_file
 from tools.connection import (
     LOCAL_CREDENTIALS,
@@ -129,9 +135,13 @@ def configuration_problems(
     return []
 
 
-def start_moto(host: str, port: int) -> subprocess.Popen[bytes]:
+def start_moto(host: str, port: int, regions: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
+    """moto on `port`; with `regions`, DynamoDB is one store in all of them (REGIONS=3)."""
+    command = [sys.executable, "-m", "local.moto_server", "--host", host, "--port", str(port)]
+    if regions:
+        command += ["--regions", ",".join(regions)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "local.moto_server", "--host", host, "--port", str(port)],
+        command,
         cwd=PROJECT_DIR,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -193,14 +203,15 @@ def start_mcp_server(host: str, port: int, service_endpoint: str) -> Any:
     return DevMcpServer(host, port, service_endpoint).start()
 
 
-def start_idp(host: str, port: int, service_endpoint: str) -> Any:
+def start_idp(host: str, port: int, service_endpoint: str, *more_endpoints: str) -> Any:
     """The development OpenID issuer, in a thread of this process (needs LOCAL_MODE=1).
 
-    It answers the dashboard's token requests with CORS for the service's origin.
+    It answers the dashboard's token requests with CORS for the service's origin (each
+    Region's, with REGIONS).
     """
     from local.idp import DevIdpServer
 
-    return DevIdpServer(host, port, cors_origins=(service_endpoint,)).start()
+    return DevIdpServer(host, port, cors_origins=(service_endpoint, *more_endpoints)).start()
 
 
 def start_secret_scanning(host: str, port: int) -> Any:
@@ -311,7 +322,7 @@ def banner(info: dict[str, Any], connection_file: Path | None = None) -> str:
         settings = "paste them into another shell"
     return f"""
 memory-auth is running on {endpoint}  (DynamoDB and KMS: moto on {info["motoEndpoint"]})
-Development OpenID issuer (trusted here, local mode only): {idp}
+{global_stage.banner(info)}Development OpenID issuer (trusted here, local mode only): {idp}
 
 Dashboard: {endpoint}/dashboard/  (sign in with any name at the development issuer's form)
 
@@ -388,6 +399,11 @@ def main(argv: list[str] | None = None) -> int:
         help="development secret-scanning signer and key list (0: a free port)",
     )
     parser.add_argument("--stage", default="dev")
+    parser.add_argument(
+        "--regions", type=int, choices=range(1, len(global_stage.REGION_NAMES) + 1),
+        default=global_stage.regions_setting(os.environ, problems),
+        help="serve this many Regions over the one store (local/regions.py)",
+    )
     parser.add_argument("--ready-file", type=Path)
     parser.add_argument(
         "--connection-file", type=Path,
@@ -402,26 +418,41 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     callers_issuers = os.environ.get("TRUSTED_ISSUERS")
-    # 8001, 8002, 8003 for `make run`; free ports when --port 0 asks for them.
+    # 8001, 8002, 8003 for `make run` (moved up past the Regions' ports with REGIONS); free
+    # ports when --port 0 asks for them.
+    default = global_stage.default_ports(args.regions)
     if args.idp_port is None:
-        args.idp_port = port_setting(os.environ, "IDP_PORT", 8001, problems) if args.port else 0
+        args.idp_port = (
+            port_setting(os.environ, "IDP_PORT", default["IDP_PORT"], problems) if args.port else 0
+        )
     if args.mcp_port is None:
-        args.mcp_port = port_setting(os.environ, "MCP_PORT", 8002, problems) if args.port else 0
+        args.mcp_port = (
+            port_setting(os.environ, "MCP_PORT", default["MCP_PORT"], problems) if args.port else 0
+        )
     if args.scan_port is None:
         args.scan_port = (
-            port_setting(os.environ, "SCAN_SIGNER_PORT", 8003, problems) if args.port else 0
+            port_setting(os.environ, "SCAN_SIGNER_PORT", default["SCAN_SIGNER_PORT"], problems)
+            if args.port
+            else 0
         )
-    problems += busy_ports(
-        args.host,
-        [
-            (args.port, "the service", "PORT"),
-            (args.idp_port, "the development OpenID issuer", "IDP_PORT"),
-            (args.mcp_port, "the development MCP server", "MCP_PORT"),
-            (args.scan_port, "the secret-scanning signer", "SCAN_SIGNER_PORT"),
-            (args.moto_port, "moto, DynamoDB and KMS", "MOTO_PORT"),
-        ],
+    wanted = [
+        (args.port, "the service", "PORT"),
+        (args.idp_port, "the development OpenID issuer", "IDP_PORT"),
+        (args.mcp_port, "the development MCP server", "MCP_PORT"),
+        (args.scan_port, "the secret-scanning signer", "SCAN_SIGNER_PORT"),
+        (args.moto_port, "moto, DynamoDB and KMS", "MOTO_PORT"),
+    ]
+    several = args.regions > 1
+    if several:
+        wanted += global_stage.region_ports(args.regions, args.port, args.mcp_port)
+        problems += global_stage.ports_named_twice(wanted)
+        if args.faults:
+            problems.append("--faults runs with one Region only")
+    problems += busy_ports(args.host, wanted)
+    regions = (
+        global_stage.plan(args.host, args.regions, args.port, args.mcp_port) if several else []
     )
-    port = args.port or free_port(args.host)
+    port = regions[0].port if regions else args.port or free_port(args.host)
     moto_port = args.moto_port or free_port(args.host)
     endpoint = f"http://{args.host}:{port}"
     moto_endpoint = f"http://{args.host}:{moto_port}"
@@ -431,34 +462,46 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
     print(f"[1/4] starting moto (DynamoDB, KMS) on {moto_endpoint}", flush=True)
-    moto = start_moto(args.host, moto_port)
+    moto = start_moto(args.host, moto_port, tuple(r.name for r in regions))
     idp = None
     mcp_server = None
     scanning = None
+    region_processes: list[subprocess.Popen[bytes]] = []
     # SIGTERM (from tests, or a supervisor) stops us the same way Ctrl-C does.
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         os.environ.update(local_environment(args.stage, endpoint, moto_endpoint))
         sys.path.insert(0, str(PROJECT_DIR))
-        idp = start_idp(args.host, args.idp_port, endpoint)
+        idp = start_idp(args.host, args.idp_port, endpoint, *(r.endpoint for r in regions[1:]))
         trusted_issuers = local_trusted_issuers(idp, args.stage, callers_issuers)
         os.environ["TRUSTED_ISSUERS"] = trusted_issuers  # before the services read settings
         dashboard_login = local_dashboard_login(idp)
         os.environ["DASHBOARD_LOGIN"] = dashboard_login
         print(f"      development OpenID issuer on {idp.endpoint}", flush=True)
-        mcp_server = start_mcp_server(args.host, args.mcp_port, endpoint)
-        mcp = mcp_environment(idp, mcp_server.resource)
+        if regions:  # each Region's process serves its own, in front of its authorizer
+            mcp_resource = regions[0].mcp_resource
+        else:
+            mcp_server = start_mcp_server(args.host, args.mcp_port, endpoint)
+            mcp_resource = mcp_server.resource
+        mcp = mcp_environment(idp, mcp_resource)
         os.environ.update(mcp)
-        print(f"      development MCP server on {mcp_server.resource}", flush=True)
+        print(f"      development MCP server on {mcp_resource}", flush=True)
         scanning = start_secret_scanning(args.host, args.scan_port)
         os.environ["SECRET_SCANNING_KEYS_URL"] = scanning.keys_url  # before settings are read
         print(f"      development secret-scanning signer on {scanning.endpoint}", flush=True)
         print("[2/4] creating the table and keys from infra/resources.json", flush=True)
-        bootstrap(args.stage)
+        if regions:
+            global_stage.bootstrap(args.stage, regions)
+        else:
+            bootstrap(args.stage)
         if args.faults:
             follow_faults(args.faults)
         print(f"[3/4] starting the service on {endpoint}", flush=True)
-        server = make_server(args.host, port, args.stage, args.quiet)
+        if regions:
+            print(f"      and {', '.join(r.endpoint for r in regions[1:])}", flush=True)
+            region_processes = global_stage.start(regions, args.stage, args.quiet, os.environ)
+        else:
+            server = make_server(args.host, port, args.stage, args.quiet)
         # The stage's config has just been applied to os.environ; local values win again.
         os.environ.update(
             local_environment(
@@ -470,18 +513,24 @@ def main(argv: list[str] | None = None) -> int:
         info["idpEndpoint"] = idp.endpoint
         info["scanSignerEndpoint"] = scanning.endpoint
         info["dashboard"] = f"{endpoint}/dashboard/"
-        info["mcpResource"] = mcp_server.resource
+        info["mcpResource"] = mcp_resource
         info["motoPid"] = moto.pid  # the fault test freezes it (SIGSTOP) and resumes it
         info["stage"] = args.stage
+        if regions:
+            info["regions"] = global_stage.described(regions, region_processes)
         if args.ready_file:
             write_ready_file(args.ready_file, info)
         if args.connection_file:
             write_connection(args.connection_file, info)
         print(banner(info, args.connection_file), flush=True)
-        server.server.serve_forever()
+        if regions:
+            global_stage.serve_until_stopped()
+        else:
+            server.server.serve_forever()
     except KeyboardInterrupt:
         print("\nstopping", flush=True)
     finally:
+        global_stage.stop(region_processes)
         if args.connection_file:
             remove_connection(args.connection_file, os.getpid())
         if mcp_server is not None:
