@@ -295,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        # Ctrl-C reaches the whole process group, then the stack stops us too: once is enough.
+        for stopping in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(stopping, signal.SIG_IGN)
         gate.stop()
     return 0
 
