@@ -24,7 +24,7 @@ import boto3
 import httpx
 import pytest
 
-from infra.template import PROJECT_DIR
+from infra.template import PROJECT_DIR, stage_environment
 from local.running import running_stack
 from local.stack import port_in_use
 from tests.e2e.conftest import Stack
@@ -33,7 +33,7 @@ from tools.connection import LOCAL_CREDENTIALS
 KEYS = "/v1/auth/api-keys"
 WHOAMI = "/v1/auth/whoami"
 DATA_PLANE = "/v1/memory/items"
-BUS = "memory-auth-dev"  # the dev stage's (.chalice/config.json EVENT_BUS_NAME)
+BUS = stage_environment("dev")["EVENT_BUS_NAME"]  # the stack's stage
 STOP_SECONDS = 30.0
 
 
