@@ -1028,7 +1028,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description The workload's OIDC issuer (https; its discovery document and JWKS are fetched from it).
+             * @description The workload's OIDC issuer (https, a host name: never an IP address, in any spelling; its discovery document and JWKS are fetched from it).
              * @example https://token.actions.githubusercontent.com
              */
             issuer: string;
