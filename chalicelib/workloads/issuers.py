@@ -78,11 +78,11 @@ class IssuerKeys:
                 cached = self._fetch(issuer, now, cached)
                 with self._lock:
                     self._cache[issuer] = cached
-        if cached.failed and not (cached.expires > now and kid in cached.keys):
+        if cached.expires > now and kid in cached.keys:
+            return cached.keys[kid]
+        if cached.failed:
             raise DependencyUnavailable(_UNUSABLE)
-        if kid not in cached.keys or cached.expires <= now:
-            raise UnknownKey(kid)  # fetched moments ago: a made-up kid gets no new fetch
-        return cached.keys[kid]
+        raise UnknownKey(kid)  # fetched moments ago: a made-up kid gets no new fetch
 
     def _fetch(self, issuer: str, now: float, previous: _Cached | None) -> _Cached:
         """The issuer's keys fetched now; on a failure, the keys of before (still usable
