@@ -167,6 +167,14 @@ INVALID_CIDR = Problem(
     400, "invalid_cidr", "allowedCidrs must be 1 to 20 IPv4 or IPv6 CIDRs, or null."
 )
 INVALID_REPORT = Problem(400, "invalid_report", "The report is not GitHub's JSON array of tokens.")
+# The data-plane path rule (access/paths.py). The authorizer answers it as a Deny with this
+# code: API Gateway gives every Deny one status, 403 (docs/guides/authorizer.md).
+INVALID_PATH = Problem(
+    400,
+    "invalid_path",
+    "The path has a dot segment ('.', '..', also encoded), an encoded slash or backslash "
+    "(%2F, %5C), a backslash or an empty segment: send the path normalized.",
+)
 CREDENTIAL_IN_URL = Problem(
     400,
     "credential_in_url",
@@ -268,6 +276,7 @@ PROBLEMS: dict[str, Problem] = {
         INVALID_GRACE_PERIOD,
         INVALID_CIDR,
         INVALID_REPORT,
+        INVALID_PATH,
         CREDENTIAL_IN_URL,
         MISSING_CREDENTIALS,
         INVALID_CREDENTIALS,

@@ -66,11 +66,17 @@ PAGE_CSP = "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base
 
 
 def sign_in_page_csp(redirect_uri: str) -> str:
-    """PAGE_CSP for the form: Chromium holds a form's redirect to form-action too, so the
-    client's (loopback, already checked) redirect origin is allowed besides ourselves."""
+    """PAGE_CSP for the form. Chromium holds every redirect after a form's submission to
+    form-action too, the whole chain: the form posts here, we redirect to the client's
+    (loopback, already checked) redirect URI, and that client may redirect on. The service's
+    MCP authorization server does, where a person's consent is remembered: its callback
+    sends the browser straight to the MCP client's https redirect URI, which we cannot know.
+    So besides ourselves and the client's origin, any https destination is allowed (a
+    loopback http MCP client is always shown the consent page, which has a CSP of its own):
+    the page is static, with nothing injected that could post a form elsewhere."""
     parts = urlsplit(redirect_uri)
     return PAGE_CSP.replace(
-        "form-action 'self'", f"form-action 'self' {parts.scheme}://{parts.netloc}"
+        "form-action 'self'", f"form-action 'self' {parts.scheme}://{parts.netloc} https:"
     )
 
 

@@ -6,7 +6,8 @@ is the local stack's only entry of MCP_RESOURCES. It stands in for the memory se
 Gateway, so an MCP client sees locally exactly what it sees in production:
 
 - every request to `/mcp` goes through the data-plane authorizer's own decision
-  (`chalicelib.decisions.authorizer.authorize`, the same Resolver: MCP tokens only for this
+  (`chalicelib.decisions.authorizer.authorize`, on the path as the client sent it, still
+  percent-encoded as a REST API hands it over; the same Resolver: MCP tokens only for this
   resource, bound to their workspace, membership read each time; API keys too), and its
   answers are rendered as the gateway responses would render them: 401 with
   `WWW-Authenticate: Bearer scope="<the five data-plane scopes>", resource_metadata="…"` (and
@@ -38,6 +39,13 @@ PRINCIPAL = "memory_principal"  # where the gate leaves the Allow context for th
 Scope = dict[str, Any]
 
 
+def sent_path(scope: Scope) -> str:
+    """The path as the client sent it, still percent-encoded, as a REST API hands it to its
+    authorizer (ASGI's `path` is decoded: `%2F` there is already a `/`)."""
+    raw = scope.get("raw_path")
+    return raw.decode("latin-1") if isinstance(raw, bytes) else str(scope["path"])
+
+
 def _event(scope: Scope) -> dict[str, Any]:
     """The REQUEST-authorizer event API Gateway would send for this request."""
     headers: dict[str, str] = {}
@@ -46,7 +54,7 @@ def _event(scope: Scope) -> dict[str, Any]:
         name, value = raw_name.decode("latin-1"), raw_value.decode("latin-1")
         multi.setdefault(name, []).append(value)
         headers[name] = value
-    method, path = scope["method"], scope["path"]
+    method, path = scope["method"], sent_path(scope)
     return {
         "type": "REQUEST",
         "methodArn": f"arn:aws:execute-api:us-east-1:000000000000:local/dev/{method}{path}",
@@ -67,7 +75,7 @@ def decide(scope: Scope) -> tuple[int, dict[str, str], dict[str, Any]]:
     from chalicelib.runtime import services
 
     svc = services()
-    resource = resource_for_path(scope["path"], svc.settings.mcp_resources)
+    resource = resource_for_path(sent_path(scope), svc.settings.mcp_resources)
     try:
         answer = authorize(_event(scope), svc.resolver, svc.settings.mcp_resources)
     except Unauthorized:

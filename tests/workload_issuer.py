@@ -86,6 +86,7 @@ class FakeFetcher:
         self.max_age = max_age
         self.fetched: list[str] = []
         self.reachable = True
+        self.jwks_status = 200  # another status: the key set's URL answers it
         self.now = 1000.0  # a monotonic clock for the key cache
 
     def fetch_json(self, url: str) -> Fetched:
@@ -98,6 +99,8 @@ class FakeFetcher:
                     {"issuer": issuer.issuer, "jwks_uri": issuer.issuer + "/.well-known/jwks"},
                     self.max_age,
                 )
+            if url == issuer.issuer + "/.well-known/jwks" and self.jwks_status != 200:
+                raise FetchRefused(f"it answered HTTP {self.jwks_status}, not 200")
             if url == issuer.issuer + "/.well-known/jwks":
                 return Fetched({"keys": list(issuer.published)}, self.max_age)
         raise FetchRefused("it answered HTTP 404, not 200")

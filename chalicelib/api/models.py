@@ -714,8 +714,26 @@ _POLICY_TEXT = {
     "maxLength": trust.MAX_TEXT,
     "pattern": rf"^\s*(?:{_VISIBLE}|{_VISIBLE}[^{_UNPRINTABLE}]*{_VISIBLE})\s*$",
 }
-# `workloads.model.check_issuer`: https, a host name, an optional port and path.
-_ISSUER = rf"^\s*https://[A-Za-z0-9.-]+(?::[0-9]{{1,5}})?(?:/[^?#\s{_UNPRINTABLE}]*)?\s*$"
+# `hosts.is_address` as a pattern: a host of letters, digits, dots and hyphens whose last label
+# (trailing dots aside) is not a number (digits, or 0x and hex digits), or only dots. Without
+# lookahead, "not a number" is spelled as the ways a label can fail to be one: a character no
+# number has, a letter first, a letter after a non-zero digit, or after a leading 0 a second
+# x, a hex letter, or an x that does not follow the 0 directly.
+_HEX, _HEX_X = "0-9a-fA-F", "0-9a-fA-FxX"
+_NOT_A_NUMBER = "|".join([
+    "[A-Za-z0-9-]*[G-Wg-wYZyz-][A-Za-z0-9-]*",
+    f"[a-fA-FxX][{_HEX_X}]*",
+    f"[1-9][0-9]*[a-fA-FxX][{_HEX_X}]*",
+    f"0[xX][{_HEX}]*[xX][{_HEX_X}]*",
+    f"0[0-9]*[a-fA-F][{_HEX_X}]*",
+    f"0[0-9]+[xX][{_HEX_X}]*",
+])
+_NAMED_HOST = rf"(?:[A-Za-z0-9.-]*\.)?(?:{_NOT_A_NUMBER})\.*|\.+"
+# `workloads.model.check_issuer`: https, a host name (never an address), an optional port and
+# path.
+_ISSUER = (
+    rf"^\s*https://(?:{_NAMED_HOST})(?::[0-9]{{1,5}})?(?:/[^?#\s{_UNPRINTABLE}]*)?\s*$"
+)
 
 _RESERVED_CLAIM = rf"^\s*(?:{'|'.join(sorted(trust.RESERVED_CLAIMS))})\s*$"
 
@@ -752,8 +770,8 @@ class NewTrustPolicy(Request):
         WithJsonSchema(
             {**_POLICY_TEXT, "pattern": _ISSUER,
              "examples": ["https://token.actions.githubusercontent.com"],
-             "description": "The workload's OIDC issuer (https; its discovery document and "
-             "JWKS are fetched from it)."}
+             "description": "The workload's OIDC issuer (https, a host name: never an IP "
+             "address, in any spelling; its discovery document and JWKS are fetched from it)."}
         ),
     ]
     audience: Annotated[

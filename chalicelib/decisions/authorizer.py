@@ -1,6 +1,9 @@
 """The data-plane REQUEST authorizer: an API Gateway event to an IAM policy.
 
-One straight sequence: the first path segment after `/v1/` names the scope; the two identity
+One straight sequence: a path that is not plain (`access/paths.py`: a dot segment, an encoded
+slash or backslash, a backslash, an empty segment) is denied `invalid_path` before anything
+else, so the scope is never chosen from a path the backend may read as another; then the
+first path segment after `/v1/` names the scope; the two identity
 headers go to `Resolver.resolve` (the same rules as our own routes); the principal
 must hold the scope, and a data-plane call must name a workspace. Then:
 
@@ -27,6 +30,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from chalicelib.access.headers import identity_headers
+from chalicelib.access.paths import is_plain_path
 from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.access.scopes import (
     DATA_PLANE_SCOPES,
@@ -35,7 +39,7 @@ from chalicelib.access.scopes import (
     ordered,
 )
 from chalicelib.config import McpResource, resource_for_path
-from chalicelib.errors import INSUFFICIENT_SCOPE, WORKSPACE_REQUIRED
+from chalicelib.errors import INSUFFICIENT_SCOPE, INVALID_PATH, WORKSPACE_REQUIRED
 
 API_PREFIX = "/v1/"
 
@@ -92,10 +96,14 @@ def authorize(
     event: Event, resolver: Resolves, resources: tuple[McpResource, ...] = ()
 ) -> Answer:
     method_arn: str = event["methodArn"]
-    resource = resource_for_path(event.get("path"), resources)
+    path = event.get("path")
+    if not isinstance(path, str) or not is_plain_path(path):
+        # Before the MCP resource or the scope is chosen from it; no credential is read.
+        return deny(method_arn, "anonymous", INVALID_PATH.code)
+    resource = resource_for_path(path, resources)
     if resource is not None:
         return authorize_mcp(event, resolver, resource)
-    scope = required_scope(event.get("path"))
+    scope = required_scope(path)
     if scope is None:
         return deny(method_arn, "anonymous", INSUFFICIENT_SCOPE.code)
     authorization, workspace_id = identity(event)

@@ -22,6 +22,7 @@ from chalicelib import ids, items
 from chalicelib.clock import epoch, rfc3339
 from chalicelib.errors import INVALID_REDIRECT_URI as _REDIRECT
 from chalicelib.fetch import FetchRefused
+from chalicelib.hosts import ADDRESS_RULE, names_an_address
 from chalicelib.strict_parsing import is_printable
 from chalicelib.table import TTL_ATTRIBUTE, get_consistent, put, to_item, update, write
 
@@ -121,6 +122,13 @@ def check_redirect_uri(uri: Any) -> str:
         raise InvalidClientMetadata(
             _REDIRECT.code, "http redirect URIs must be loopback (127.0.0.1 or [::1])."
         )
+    if not is_loopback_http(uri) and names_an_address(uri):
+        # The one address a redirect may name is a native app's loopback (RFC 8252 §7.3).
+        raise InvalidClientMetadata(
+            _REDIRECT.code,
+            f"A redirect URI {ADDRESS_RULE}; only a loopback http redirect "
+            "(http://127.0.0.1 or http://[::1]) may name an address.",
+        )
     return uri
 
 
@@ -182,6 +190,9 @@ def check_metadata_url(client_id: str) -> None:
         parts = urlsplit(client_id)
     except ValueError:
         raise ClientRejected("The client_id is not a valid URL.") from None
+    if not is_loopback_http(client_id) and names_an_address(client_id):
+        # Loopback http is the local stack's (the fetcher refuses http in any other mode).
+        raise ClientRejected(f"A client_id URL {ADDRESS_RULE}.")
     if parts.path in ("", "/"):
         raise ClientRejected("A client_id URL must have a path.")
     if any(segment in (".", "..") for segment in parts.path.split("/")):

@@ -4,9 +4,12 @@ token of one workspace, under the first of its trust policies that matches.
 One straight sequence: the token's header and unverified `iss` (only to find candidate
 policies and the issuer's keys), the signature with the pinned algorithm of that key
 (RS256 or ES256; never `none` or HMAC), then `iss`, `aud`, `exp`, `iat` (required; a
-lifetime of at most 24 hours), then the policies in creation order. A refusal never says
-which policy condition failed: "no trust policy of this workspace matches" is all a caller
-learns, so a stolen token cannot be used to probe a workspace's policies.
+lifetime of at most 24 hours), then the policies in creation order. Every refusal of the
+token is one answer, "no trust policy of this workspace accepts this token", whatever failed
+(its shape, its issuer, its key, its signature, its claims, the policies): the reason goes to
+the service log only. Told apart, the answers would say which issuers a workspace trusts (an
+unverifiable token's signature is checked only where its issuer is trusted) and which policy
+condition a stolen token misses.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from chalicelib.workloads.model import TrustPolicy, workload_subject
 from chalicelib.workloads.store import TrustPolicyStore
 
 MAX_SUBJECT_LIFETIME = 24 * 3600  # seconds from iat to exp
-NO_MATCH = "no trust policy of this workspace matches"
+MAX_LOGGED_ISSUER = 255  # characters of an unverified `iss` a refusal's log line keeps
+NOT_ACCEPTED = "no trust policy of this workspace accepts this token"
 
 
 class WorkloadRejected(Exception):
@@ -37,6 +41,14 @@ class WorkloadRejected(Exception):
         super().__init__(description)
         self.description = description
         self.error = error
+
+
+class _Refused(Exception):
+    """Why the subject token is refused: for the log only (`reason` holds no token)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -69,19 +81,23 @@ class WorkloadExchange:
             raise WorkloadRejected("workspace_id is required.", "invalid_request")
         if not ids.is_workspace_id(workspace_id):
             raise WorkloadRejected("workspace_id must be a workspace id (ws_…).", "invalid_request")
-        claims, unverified_issuer = self._unverified(subject_token)
-        candidates = [p for p in self._policies.list(workspace_id) if p.issuer == unverified_issuer]
-        if not candidates:
-            raise WorkloadRejected(NO_MATCH)
-        claims = self._verified(subject_token, unverified_issuer, candidates)
-        policy = next((p for p in candidates if p.matches(claims)), None)
-        if policy is None:
-            raise WorkloadRejected(NO_MATCH)
+        issuer: str | None = None
+        try:
+            issuer = self._unverified_issuer(subject_token)
+            policy, claims = self._accepting(subject_token, workspace_id, issuer)
+        except _Refused as refused:
+            # One answer for every refusal; which one it was is the operator's to read.
+            logger.info(
+                "workload token refused",
+                extra={
+                    "workspace_id": workspace_id,
+                    "issuer": issuer[:MAX_LOGGED_ISSUER] if issuer else None,  # the token's
+                    "reason": refused.reason,
+                },
+            )
+            raise WorkloadRejected(NOT_ACCEPTED) from None
         granted = self._scopes(policy, scope)
-        now = epoch(self._clock.now())
-        lifetime = min(policy.max_lifetime_seconds, int(claims["exp"]) - now)
-        if lifetime < 1:
-            raise WorkloadRejected("The subject token has expired.")
+        lifetime = min(policy.max_lifetime_seconds, int(claims["exp"]) - epoch(self._clock.now()))
         subject = claims["sub"]
         self._record(policy, subject)
         minted = self._signer.mint(
@@ -96,22 +112,37 @@ class WorkloadExchange:
         )
         return WorkloadToken(minted.token, minted.expires_in, " ".join(granted), policy)
 
-    def _unverified(self, token: str) -> tuple[dict[str, Any], str]:
+    def _unverified_issuer(self, token: str) -> str:
+        """The token's `iss`, unverified: only to find the candidate policies and which
+        issuer's keys to use; nothing is trusted before the verified decode."""
         import jwt
 
         try:
             header = jwt.get_unverified_header(token)
-            # Only to find the candidate policies and which issuer's keys to use; nothing is
-            # trusted before the verified decode.
             claims = jwt.decode(token, options={"verify_signature": False})
         except jwt.PyJWTError:
-            raise WorkloadRejected("The subject token is not a well-formed JWT.") from None
+            raise _Refused("not a well-formed JWT") from None
         if header.get("alg") not in ALGORITHMS:  # `none`, HS256 (key confusion), anything else
-            raise WorkloadRejected("The subject token must be signed with RS256 or ES256.")
+            raise _Refused("not signed with RS256 or ES256")
         issuer = claims.get("iss")
         if not isinstance(issuer, str):
-            raise WorkloadRejected(NO_MATCH)
-        return claims, issuer
+            raise _Refused("no iss claim")
+        return issuer
+
+    def _accepting(
+        self, token: str, workspace_id: str, issuer: str
+    ) -> tuple[TrustPolicy, dict[str, Any]]:
+        """The first policy (in creation order) accepting the token, and its verified claims."""
+        candidates = [p for p in self._policies.list(workspace_id) if p.issuer == issuer]
+        if not candidates:
+            raise _Refused("no trust policy of the workspace names this issuer")
+        claims = self._verified(token, issuer, candidates)
+        policy = next((p for p in candidates if p.matches(claims)), None)
+        if policy is None:
+            raise _Refused("no trust policy of the workspace matches its claims")
+        if int(claims["exp"]) <= epoch(self._clock.now()):
+            raise _Refused("expired")
+        return policy, claims
 
     def _verified(self, token: str, issuer: str, candidates: list[TrustPolicy]) -> dict[str, Any]:
         import jwt
@@ -120,17 +151,17 @@ class WorkloadExchange:
         algorithm = header["alg"]
         kid = header.get("kid")
         if not isinstance(kid, str) or not kid:
-            raise WorkloadRejected("The subject token has no key id (kid).")
+            raise _Refused("no key id (kid)")
         try:
             jwk = self._keys.key(issuer, kid)
         except UnknownKey:
-            raise WorkloadRejected("The subject token's signing key (kid) is not known.") from None
+            raise _Refused("its signing key (kid) is not published by the issuer") from None
         if jwk.get("kty") != ALGORITHMS[algorithm] or jwk.get("alg", algorithm) != algorithm:
-            raise WorkloadRejected("The subject token's algorithm does not match its key.")
+            raise _Refused("its algorithm does not match its key")
         try:
             key = jwt.PyJWK(jwk, algorithm).key
         except jwt.PyJWTError:
-            raise WorkloadRejected("The subject token's signing key is not usable.") from None
+            raise _Refused("its signing key is not usable") from None
         try:
             claims: dict[str, Any] = jwt.decode(
                 token,
@@ -142,24 +173,22 @@ class WorkloadExchange:
                 options={"require": ["exp", "iat", "iss", "aud", "sub"]},
             )
         except jwt.ExpiredSignatureError:
-            raise WorkloadRejected("The subject token has expired.") from None
+            raise _Refused("expired") from None
         except jwt.InvalidAudienceError:
-            raise WorkloadRejected(NO_MATCH) from None
+            raise _Refused("no trust policy of the workspace names its audience") from None
         except jwt.InvalidSignatureError:
-            raise WorkloadRejected("The subject token's signature is not valid.") from None
+            raise _Refused("signature not valid") from None
         except jwt.MissingRequiredClaimError as missing:
-            raise WorkloadRejected(
-                f"The subject token lacks the {missing.claim!r} claim."
-            ) from None
+            raise _Refused(f"no {missing.claim} claim") from None
         except jwt.PyJWTError:
-            raise WorkloadRejected("The subject token is not valid.") from None
+            raise _Refused("not a valid JWT") from None
         issued, expires = claims["iat"], claims["exp"]
         if not isinstance(issued, int | float) or not isinstance(expires, int | float):
-            raise WorkloadRejected("The subject token's iat and exp must be numbers.")
+            raise _Refused("iat or exp not a number")
         if expires - issued > MAX_SUBJECT_LIFETIME:
-            raise WorkloadRejected("The subject token lives longer than 24 hours: refused.")
+            raise _Refused("it lives longer than 24 hours")
         if not isinstance(claims["sub"], str) or not 0 < len(claims["sub"]) <= 255:
-            raise WorkloadRejected(NO_MATCH)
+            raise _Refused("sub is not a string of 1 to 255 characters")
         return claims
 
     def _scopes(self, policy: TrustPolicy, scope: str | None) -> list[str]:

@@ -3,8 +3,14 @@
 `{issuer}/.well-known/openid-configuration` names `jwks_uri`; both are fetched with
 `fetch.SafeFetcher` (https only, public addresses only; loopback http in local mode), cached
 for what their headers allow but never longer than MAX_CACHE (a key the issuer withdrew stops
-verifying within that bound), and fetched again on an unknown `kid` at most once per
-REFRESH_COOLDOWN per issuer, so a stream of made-up `kid`s cannot make us hammer an issuer.
+verifying within that bound). An issuer is fetched at most once per REFRESH_COOLDOWN,
+whatever the outcome: a made-up `kid` finds the key set fetched moments ago and gets no new
+fetch, and a failure (an error answer, a timeout, nonsense) is remembered as long, every
+exchange meanwhile answered 503 without a fetch. Any workspace owner names an issuer, and
+exchanges need no credential: without that bound our service would be an amplifier of
+requests towards a host of their choice, and an issuer that hangs would hold a worker on
+every exchange. One fetch per issuer is in flight at a time; a request that finds one
+waits for its outcome and shares it.
 The cache is its own small class on `time.monotonic()` (PyJWT's PyJWKClient's shape).
 """
 
@@ -22,7 +28,7 @@ from chalicelib.logs import logger
 
 MAX_CACHE = 3600.0  # seconds: the longest a discovery document or key set is reused
 MIN_CACHE = 60.0  # seconds: even an answer marked no-store is reused this long
-REFRESH_COOLDOWN = 30.0  # seconds between fetches forced by an unknown kid, per issuer
+REFRESH_COOLDOWN = 30.0  # seconds between two fetches of an issuer, whatever the first gave
 MAX_JWKS_BYTES = 64 * 1024  # GitHub's and Google's key sets are a few KiB
 # The algorithms a workload token may be signed with, and the key type each needs.
 ALGORITHMS = {"RS256": "RSA", "ES256": "EC"}
@@ -34,9 +40,13 @@ class UnknownKey(Exception):
 
 @dataclass
 class _Cached:
-    keys: dict[str, dict[str, Any]]  # kid -> JWK
-    expires: float
-    fetched: float
+    keys: dict[str, dict[str, Any]]  # kid -> JWK, as last fetched ({} before any success)
+    expires: float  # until when `keys` may be used
+    fetched: float  # when the issuer was last fetched, whatever it gave
+    failed: bool = False  # whether that fetch failed
+
+
+_UNUSABLE = "the workload's identity provider"
 
 
 def _lifetime(max_age: int) -> float:
@@ -48,49 +58,61 @@ class IssuerKeys:
         self._fetcher = fetcher
         self._now = now
         self._cache: dict[str, _Cached] = {}
-        self._lock = threading.Lock()
-        self.fetches = 0  # key-set fetches made (tests and the bench read it)
+        self._lock = threading.Lock()  # guards the two dicts
+        self._fetching: dict[str, threading.Lock] = {}  # one fetch per issuer at a time
+        self.fetches = 0  # issuer fetches made (tests and the bench read it)
 
     def key(self, issuer: str, kid: str) -> dict[str, Any]:
         """The JWK with this `kid` that `issuer` publishes; UnknownKey if none;
-        DependencyUnavailable when the issuer cannot be fetched or answers nonsense."""
-        now = self._now()
+        DependencyUnavailable when the issuer cannot be fetched or answers nonsense (or did
+        so less than REFRESH_COOLDOWN ago)."""
         with self._lock:
-            cached = self._cache.get(issuer)
-        if cached is not None and cached.expires > now and kid in cached.keys:
+            fetching = self._fetching.setdefault(issuer, threading.Lock())
+        with fetching:  # a concurrent request for this issuer waits for its fetch, not a second
+            now = self._now()
+            with self._lock:
+                cached = self._cache.get(issuer)
+            if cached is not None and cached.expires > now and kid in cached.keys:
+                return cached.keys[kid]
+            if cached is None or now - cached.fetched >= REFRESH_COOLDOWN:
+                cached = self._fetch(issuer, now, cached)
+                with self._lock:
+                    self._cache[issuer] = cached
+        if cached.expires > now and kid in cached.keys:
             return cached.keys[kid]
-        if cached is not None and cached.expires > now and now - cached.fetched < REFRESH_COOLDOWN:
-            raise UnknownKey(kid)  # refreshed moments ago: a made-up kid gets no new fetch
-        fresh = self._fetch(issuer, now)
-        with self._lock:
-            self._cache[issuer] = fresh
-        if kid not in fresh.keys:
-            raise UnknownKey(kid)
-        return fresh.keys[kid]
+        if cached.failed:
+            raise DependencyUnavailable(_UNUSABLE)
+        raise UnknownKey(kid)  # fetched moments ago: a made-up kid gets no new fetch
 
-    def _fetch(self, issuer: str, now: float) -> _Cached:
+    def _fetch(self, issuer: str, now: float, previous: _Cached | None) -> _Cached:
+        """The issuer's keys fetched now; on a failure, the keys of before (still usable
+        until they expire) marked as failed now."""
         self.fetches += 1
         try:
-            discovery = self._fetcher.fetch_json(
-                issuer.rstrip("/") + "/.well-known/openid-configuration"
-            )
-            document = discovery.body
-            if not isinstance(document, dict) or document.get("issuer") != issuer:
-                raise FetchRefused("its discovery document names another issuer")
-            jwks_uri = document.get("jwks_uri")
-            if not isinstance(jwks_uri, str):
-                raise FetchRefused("its discovery document has no jwks_uri")
-            jwks = self._fetcher.fetch_json(jwks_uri)
+            return self._fetched(issuer, now)
         except FetchRefused as refused:
             # The issuer is the policy owner's choice, not the caller's: a 503 that says why.
             logger.warning(
                 "workload issuer unusable", extra={"issuer": issuer, "reason": refused.reason}
             )
-            raise DependencyUnavailable("the workload's identity provider") from None
+        if previous is None:
+            return _Cached({}, now, now, failed=True)
+        return _Cached(previous.keys, previous.expires, now, failed=True)
+
+    def _fetched(self, issuer: str, now: float) -> _Cached:
+        discovery = self._fetcher.fetch_json(
+            issuer.rstrip("/") + "/.well-known/openid-configuration"
+        )
+        document = discovery.body
+        if not isinstance(document, dict) or document.get("issuer") != issuer:
+            raise FetchRefused("its discovery document names another issuer")
+        jwks_uri = document.get("jwks_uri")
+        if not isinstance(jwks_uri, str):
+            raise FetchRefused("its discovery document has no jwks_uri")
+        jwks = self._fetcher.fetch_json(jwks_uri)
         found = jwks.body.get("keys") if isinstance(jwks.body, dict) else None
         if not isinstance(found, list):
-            logger.warning("workload issuer JWKS unreadable", extra={"issuer": issuer})
-            raise DependencyUnavailable("the workload's identity provider")
+            raise FetchRefused("its JWKS has no list of keys")
         keys = {
             jwk["kid"]: jwk
             for jwk in found

@@ -108,6 +108,11 @@ def check_issuer(value: Any, local_mode: bool) -> str:
             "issuer must be an https URL of a host name (optional port and path), without "
             "credentials, query or fragment."
         )
+    # Here, not at import: the authorizer imports this module for a policy's fields.
+    from chalicelib.hosts import ADDRESS_RULE, names_an_address
+
+    if names_an_address(issuer):
+        raise InvalidPolicy(f"issuer {ADDRESS_RULE}.")
     return issuer
 
 

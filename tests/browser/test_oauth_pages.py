@@ -35,13 +35,13 @@ def client_id(stack: Stack) -> str:
     return str(answer.json()["client_id"])
 
 
-def authorize_url(stack: Stack, client_id: str) -> str:
+def authorize_url(stack: Stack, client_id: str, redirect_uri: str = REDIRECT_URI) -> str:
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest())
     parameters = {
         "response_type": "code",
         "client_id": client_id,
-        "redirect_uri": REDIRECT_URI,
+        "redirect_uri": redirect_uri,
         "code_challenge": challenge.rstrip(b"=").decode(),
         "code_challenge_method": "S256",
         "state": "browser-test",
@@ -165,3 +165,51 @@ def test_the_pages_weigh_little(stack: Stack, client_id: str) -> None:
 
     assert stylesheet.headers["content-type"] == "text/css; charset=utf-8"
     assert weight <= BUDGET_BYTES
+
+
+# An https client: nothing listens at this host; the browser's requests to it are answered
+# by the test (Playwright's routing), so the code can be seen arriving.
+HTTPS_REDIRECT = "https://agent.example.test/callback"
+
+
+def sign_in_at_the_provider(person: Person, subject: str) -> None:
+    page = person.page
+    page.get_by_label("Subject (user name)").fill(subject)
+    page.get_by_label("Email").fill(f"{subject}@example.test")
+    page.get_by_role("button", name="Sign in").click()
+
+
+def test_a_remembered_consent_goes_from_the_providers_sign_in_straight_to_an_https_client(
+    people, stack: Stack
+) -> None:
+    registered = httpx.post(
+        f"{stack.endpoint}/v1/oauth/register",
+        json={"redirect_uris": [HTTPS_REDIRECT], "client_name": "Remembered Agent"},
+    )
+    assert registered.status_code == 201, registered.text
+    client_id = str(registered.json()["client_id"])
+    person: Person = people("oauth-remembered")
+    page = person.page
+    arrived: list[str] = []
+
+    def at_the_client(route: Any) -> None:
+        arrived.append(route.request.url)
+        route.fulfill(status=200, content_type="text/html", body="<title>Agent</title>Back.")
+
+    page.route(re.compile(r"^https://agent\.example\.test/"), at_the_client)
+    back = re.compile(r"^https://agent\.example\.test/callback\?code=")
+    # Allow once: through the consent page.
+    page.goto(authorize_url(stack, client_id, HTTPS_REDIRECT))
+    sign_in_at_the_provider(person, "developer")
+    page.wait_for_url(re.compile(r"/v1/oauth/consent\?"))
+    page.get_by_role("button", name="Allow").click()
+    expect(page).to_have_url(back)
+
+    # Again: the consent is remembered, so the provider's sign-in leads to the client at once.
+    page.goto(authorize_url(stack, client_id, HTTPS_REDIRECT))
+    sign_in_at_the_provider(person, "developer")
+
+    expect(page).to_have_url(back)
+    assert len(arrived) == 2
+    assert "/v1/oauth/consent" not in page.url
+    assert person.csp_violations() == []

@@ -389,7 +389,7 @@ def authorize_url(stack: Stack, client_id: str, **overrides: str) -> str:
     [
         ("/agents/liar.json", {"client_id": "https://elsewhere.example/agent.json"},
          b"another client_id"),
-        ("/agents/private.json", None, b"not public"),
+        ("/agents/private.json", None, b"must name a host, not an IP address"),
     ],
 )
 def test_metadata_documents_that_lie_or_point_inward_get_an_error_page(
@@ -397,7 +397,7 @@ def test_metadata_documents_that_lie_or_point_inward_get_an_error_page(
     shown: bytes,
 ) -> None:
     if overrides is None:
-        # A client_id on a private address: refused after resolving, before any connection.
+        # A client_id on an address: refused as written, before any lookup or connection.
         client_id = "https://10.1.2.3/agents/private.json"
     else:
         client_id = documents.serve(path, **overrides)

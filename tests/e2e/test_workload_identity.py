@@ -110,7 +110,7 @@ def test_a_token_matching_no_policy_is_refused(stack: Stack, policy: dict[str, A
     assert answer.status_code == 400
     assert answer.json() == {
         "error": "invalid_grant",
-        "error_description": "no trust policy of this workspace matches",
+        "error_description": "no trust policy of this workspace accepts this token",
     }
 
 

@@ -1028,7 +1028,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description The workload's OIDC issuer (https; its discovery document and JWKS are fetched from it).
+             * @description The workload's OIDC issuer (https, a host name: never an IP address, in any spelling; its discovery document and JWKS are fetched from it).
              * @example https://token.actions.githubusercontent.com
              */
             issuer: string;
@@ -1135,7 +1135,7 @@ export interface components {
              * @description Stable: safe to branch on.
              * @enum {string}
              */
-            code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
+            code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
         };
         /** RefreshForm */
         RefreshForm: {

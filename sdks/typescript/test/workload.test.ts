@@ -22,7 +22,7 @@ function fake(status = 200) {
     const body =
       status === 200
         ? { access_token: `workload-${exchanges}`, token_type: "Bearer", expires_in: 900, scope: "memory" }
-        : { error: "invalid_grant", error_description: "no trust policy of this workspace matches" };
+        : { error: "invalid_grant", error_description: "no trust policy of this workspace accepts this token" };
     return { status, text: async () => JSON.stringify(body) };
   };
   return { fetch, seen };
@@ -96,7 +96,7 @@ describe("WorkloadIdentity", () => {
 
     await assert.rejects(identity.token(), (error: unknown) => {
       assert.ok(error instanceof WorkloadIdentityError);
-      assert.match(error.message, /no trust policy of this workspace matches/);
+      assert.match(error.message, /no trust policy of this workspace accepts this token/);
       assert.doesNotMatch(error.message, /platform\.token/);
       return true;
     });

@@ -110,6 +110,64 @@ def test_a_metadata_document_with_a_secret_or_bad_redirects_is_refused(
     assert_error_page(Browser(mcp).authorize(CIMD_URL, challenge))
 
 
+ADDRESSES = [
+    "https://10.0.0.1/cb",
+    "https://169.254.169.254/cb",
+    "https://2130706433/cb",
+    "https://0x7f000001/cb",
+    "https://0177.0.0.1/cb",
+    "https://[::1]/cb",
+    "https://[64:ff9b::a9fe:a9fe]/cb",
+    "https://127.0.0.1:8443/cb",
+    "myapp://10.0.0.1/cb",
+]
+
+
+@pytest.mark.parametrize("redirect_uri", ADDRESSES)
+def test_registering_a_redirect_uri_naming_an_ip_address_is_400_invalid_redirect_uri(
+    mcp: Mcp, redirect_uri: str
+) -> None:
+    answer = mcp.api.call("POST", "/v1/oauth/register", body={"redirect_uris": [redirect_uri]})
+
+    assert (answer.status, answer.json["error"]) == (400, "invalid_redirect_uri")
+    assert "must name a host, not an IP address" in answer.json["error_description"]
+
+
+def test_a_loopback_http_redirect_may_still_name_its_address(mcp: Mcp) -> None:
+    client = mcp.register(redirect_uris=["http://127.0.0.1:53682/cb", "http://[::1]/cb"])
+
+    assert client["redirect_uris"] == ["http://127.0.0.1:53682/cb", "http://[::1]/cb"]
+
+
+@pytest.mark.parametrize("redirect_uri", ADDRESSES[:3])
+def test_a_metadata_document_redirecting_to_an_ip_address_is_refused(
+    mcp: Mcp, redirect_uri: str
+) -> None:
+    mcp.serve_document(redirect_uris=[redirect_uri])
+    _, challenge = pkce()
+
+    answer = Browser(mcp).authorize(CIMD_URL, challenge, redirect_uri=redirect_uri)
+
+    assert_error_page(answer)
+    assert b"must name a host, not an IP address" in answer.body
+
+
+@pytest.mark.parametrize(
+    "client_id", ["https://8.8.8.8/agent.json", "https://134744072/agent.json"]
+)
+def test_a_client_id_url_naming_an_ip_address_is_refused_unfetched(
+    mcp: Mcp, client_id: str
+) -> None:
+    mcp.serve_document(client_id)
+    _, challenge = pkce()
+
+    answer = Browser(mcp).authorize(client_id, challenge)
+
+    assert_error_page(answer)
+    assert b"must name a host, not an IP address" in answer.body
+    assert mcp.documents.fetches == []
+
+
 def test_a_metadata_document_that_cannot_be_fetched_is_refused(mcp: Mcp) -> None:
     _, challenge = pkce()
     answer = Browser(mcp).authorize("https://app.test.example/missing.json", challenge)

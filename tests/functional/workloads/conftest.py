@@ -3,11 +3,16 @@ sends it (an RFC 8693 form)."""
 
 from __future__ import annotations
 
+import io
+import json
+import logging
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlencode
 
 import pytest
 
+from chalicelib.logs import logger
 from chalicelib.runtime import Services
 from chalicelib.workloads.issuers import IssuerKeys
 from tests.functional.conftest import Answer, Api
@@ -69,3 +74,28 @@ def exchange(api: Api, subject_token: str, workspace: str | None, **more: str) -
         raw=urlencode(form).encode(),
         headers={"Content-Type": "application/x-www-form-urlencoded"},
     )
+
+
+class LogLines:
+    """The service's JSON log lines while a test runs, as Lambda prints them."""
+
+    def __init__(self) -> None:
+        self.text = io.StringIO()
+
+    def records(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.text.getvalue().splitlines()]
+
+    def of(self, message: str) -> list[dict[str, Any]]:
+        return [record for record in self.records() if record.get("message") == message]
+
+
+@pytest.fixture
+def log_lines() -> Iterator[LogLines]:
+    lines = LogLines()
+    handler = logging.StreamHandler(lines.text)
+    handler.setFormatter(logger.registered_formatter)
+    logging.getLogger("memory-auth").addHandler(handler)
+    try:
+        yield lines
+    finally:
+        logging.getLogger("memory-auth").removeHandler(handler)

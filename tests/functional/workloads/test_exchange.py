@@ -14,11 +14,11 @@ import jwt
 import pytest
 
 from chalicelib.clock import FrozenClock
-from chalicelib.workloads.exchange import NO_MATCH
+from chalicelib.workloads.exchange import NOT_ACCEPTED
 from chalicelib.workloads.issuers import MAX_CACHE, REFRESH_COOLDOWN
 from chalicelib.workloads.model import workload_subject
 from tests.functional.conftest import Answer, Api
-from tests.functional.workloads.conftest import create_policy, exchange
+from tests.functional.workloads.conftest import LogLines, create_policy, exchange
 from tests.workload_issuer import AUDIENCE, GITHUB, REPO_SUBJECT, FakeFetcher, WorkloadIssuer
 
 pytestmark = pytest.mark.usefixtures("fetcher")
@@ -29,10 +29,15 @@ def claims_of(answer: Answer) -> dict[str, Any]:
 
 
 def refused_as_no_match(answer: Answer) -> bool:
+    """The one answer to every refusal of a workload token."""
     return (answer.status, answer.json) == (
         400,
-        {"error": "invalid_grant", "error_description": NO_MATCH},
+        {"error": "invalid_grant", "error_description": NOT_ACCEPTED},
     )
+
+
+def refusal_reasons(log_lines: LogLines) -> list[str]:
+    return [record["reason"] for record in log_lines.of("workload token refused")]
 
 
 @pytest.fixture
@@ -189,36 +194,39 @@ def test_the_workspace_is_required(
     assert "workspace_id" in answer.json["error_description"]
 
 
-def test_an_expired_token_is_refused(
-    api: Api, issuer: WorkloadIssuer, workspace: str, policy: dict[str, Any]
+def test_an_expired_token_is_refused_as_400_invalid_grant_the_log_saying_expired(
+    api: Api, issuer: WorkloadIssuer, workspace: str, policy: dict[str, Any], log_lines: LogLines
 ) -> None:
     now = int(time.time())
     answer = exchange(api, issuer.token(iat=now - 3600, nbf=now - 3600, exp=now - 600), workspace)
 
-    assert answer.json == {
-        "error": "invalid_grant",
-        "error_description": "The subject token has expired.",
-    }
+    assert refused_as_no_match(answer)
+    assert refusal_reasons(log_lines) == ["expired"]
 
 
 @pytest.mark.parametrize("missing", ["exp", "iat"])
-def test_a_token_without_exp_or_iat_is_refused(
-    api: Api, issuer: WorkloadIssuer, workspace: str, policy: dict[str, Any], missing: str
+def test_a_token_without_exp_or_iat_is_refused_as_400_invalid_grant(
+    api: Api,
+    issuer: WorkloadIssuer,
+    workspace: str,
+    policy: dict[str, Any],
+    missing: str,
+    log_lines: LogLines,
 ) -> None:
     without: dict[str, Any] = {missing: None}
     answer = exchange(api, issuer.token(**without), workspace)
 
-    assert answer.json["error"] == "invalid_grant"
-    assert repr(missing) in answer.json["error_description"]
+    assert refused_as_no_match(answer)
+    assert refusal_reasons(log_lines) == [f"no {missing} claim"]
 
 
-def test_a_token_living_longer_than_24_hours_is_refused(
-    api: Api, issuer: WorkloadIssuer, workspace: str, policy: dict[str, Any]
+def test_a_token_living_longer_than_24_hours_is_refused_as_400_invalid_grant(
+    api: Api, issuer: WorkloadIssuer, workspace: str, policy: dict[str, Any], log_lines: LogLines
 ) -> None:
     answer = exchange(api, issuer.token(lifetime=24 * 3600 + 1), workspace)
 
-    assert answer.json["error"] == "invalid_grant"
-    assert "24 hours" in answer.json["error_description"]
+    assert refused_as_no_match(answer)
+    assert refusal_reasons(log_lines) == ["it lives longer than 24 hours"]
 
 
 def test_an_unknown_kid_refreshes_the_key_set_once_then_is_refused(
@@ -235,8 +243,8 @@ def test_an_unknown_kid_refreshes_the_key_set_once_then_is_refused(
     first = exchange(api, issuer.token(kid="made-up"), workspace)
     second = exchange(api, issuer.token(kid="made-up-too"), workspace)
 
-    assert first.json["error_description"] == "The subject token's signing key (kid) is not known."
-    assert second.json["error"] == "invalid_grant"
+    assert refused_as_no_match(first)
+    assert refused_as_no_match(second)
     assert fetcher.jwks_fetches == before + 1  # the second within the cooldown: no fetch
 
 
@@ -271,7 +279,12 @@ def _forged(header: dict[str, Any], claims: dict[str, Any], key: bytes) -> str:
 
 @pytest.mark.parametrize("alg", ["none", "HS256"])
 def test_alg_none_and_hmac_tokens_are_refused(
-    api: Api, issuer: WorkloadIssuer, workspace: str, policy: dict[str, Any], alg: str
+    api: Api,
+    issuer: WorkloadIssuer,
+    workspace: str,
+    policy: dict[str, Any],
+    alg: str,
+    log_lines: LogLines,
 ) -> None:
     # HS256 keyed with the issuer's public key: the key-confusion forgery.
     token = _forged(
@@ -282,31 +295,93 @@ def test_alg_none_and_hmac_tokens_are_refused(
 
     answer = exchange(api, token, workspace)
 
-    assert answer.json == {
-        "error": "invalid_grant",
-        "error_description": "The subject token must be signed with RS256 or ES256.",
-    }
+    assert refused_as_no_match(answer)
+    assert refusal_reasons(log_lines) == ["not signed with RS256 or ES256"]
 
 
 def test_a_token_signed_by_another_key_under_the_issuers_kid_is_refused(
-    api: Api, issuer: WorkloadIssuer, workspace: str, policy: dict[str, Any]
+    api: Api, issuer: WorkloadIssuer, workspace: str, policy: dict[str, Any], log_lines: LogLines
 ) -> None:
     impostor = WorkloadIssuer()  # another RSA key, the same issuer name
     token = impostor.token(kid=issuer.rsa_jwk["kid"])
 
     answer = exchange(api, token, workspace)
 
-    assert answer.json["error_description"] == "The subject token's signature is not valid."
+    assert refused_as_no_match(answer)
+    assert refusal_reasons(log_lines) == ["signature not valid"]
 
 
 def test_an_rs256_header_over_an_ec_key_is_refused(
-    api: Api, issuer: WorkloadIssuer, workspace: str, policy: dict[str, Any]
+    api: Api, issuer: WorkloadIssuer, workspace: str, policy: dict[str, Any], log_lines: LogLines
 ) -> None:
     answer = exchange(api, issuer.token(kid="ec-1"), workspace)
 
-    assert (
-        answer.json["error_description"] == "The subject token's algorithm does not match its key."
-    )
+    assert refused_as_no_match(answer)
+    assert refusal_reasons(log_lines) == ["its algorithm does not match its key"]
+
+
+def test_an_unverifiable_token_gets_the_same_400_whether_or_not_its_issuer_is_trusted(
+    api: Api,
+    alice: str,
+    issuer: WorkloadIssuer,
+    workspace: str,
+    policy: dict[str, Any],
+    log_lines: LogLines,
+) -> None:
+    untrusting = api.workspace(alice, "Trusts nobody")
+    impostor = WorkloadIssuer()  # the issuer's name and kid, another key: never verifies
+    token = impostor.token(kid=issuer.rsa_jwk["kid"])
+
+    at_trusting = exchange(api, token, workspace)
+    at_untrusting = exchange(api, token, untrusting)
+
+    assert refused_as_no_match(at_trusting)
+    assert (at_trusting.status, at_trusting.body) == (at_untrusting.status, at_untrusting.body)
+    assert at_trusting.headers == at_untrusting.headers
+    refusals = log_lines.of("workload token refused")
+    assert [(r["workspace_id"], r["issuer"], r["reason"]) for r in refusals] == [
+        (workspace, GITHUB, "signature not valid"),
+        (untrusting, GITHUB, "no trust policy of the workspace names this issuer"),
+    ]
+    assert token not in log_lines.text.getvalue()
+    assert token.split(".")[2] not in log_lines.text.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("token_of", "reason"),
+    [
+        pytest.param(lambda i: "not-a-jwt", "not a well-formed JWT", id="not a JWT"),
+        pytest.param(lambda i: i.token(iss=None), "no iss claim", id="no iss"),
+        pytest.param(
+            lambda i: i.token(kid="made-up"),
+            "its signing key (kid) is not published by the issuer",
+            id="unknown kid",
+        ),
+        pytest.param(
+            lambda i: i.token(audience="another-service"),
+            "no trust policy of the workspace names its audience",
+            id="another audience",
+        ),
+        pytest.param(
+            lambda i: i.token("repo:evil/agents:ref:refs/heads/main"),
+            "no trust policy of the workspace matches its claims",
+            id="another subject",
+        ),
+    ],
+)
+def test_every_refusal_is_the_one_400_invalid_grant_and_its_reason_is_logged(
+    api: Api,
+    issuer: WorkloadIssuer,
+    workspace: str,
+    policy: dict[str, Any],
+    log_lines: LogLines,
+    token_of: Any,
+    reason: str,
+) -> None:
+    answer = exchange(api, token_of(issuer), workspace)
+
+    assert refused_as_no_match(answer)
+    assert refusal_reasons(log_lines) == [reason]
 
 
 def test_the_key_set_is_fetched_again_once_its_bounded_lifetime_ends(
@@ -340,6 +415,67 @@ def test_an_unreachable_issuer_is_a_503(
     answer = exchange(api, issuer.token(), workspace)
 
     assert (answer.status, answer.json["error"]) == (503, "temporarily_unavailable")
+
+
+def test_ten_exchanges_against_an_issuer_whose_jwks_answers_500_fetch_it_once_then_503(
+    api: Api,
+    issuer: WorkloadIssuer,
+    fetcher: FakeFetcher,
+    workspace: str,
+    policy: dict[str, Any],
+) -> None:
+    fetcher.jwks_status = 500
+
+    answers = [exchange(api, issuer.token(), workspace) for _ in range(10)]
+
+    assert [(a.status, a.json["error"]) for a in answers] == [
+        (503, "temporarily_unavailable")
+    ] * 10
+    assert fetcher.fetched == [
+        GITHUB + "/.well-known/openid-configuration",
+        GITHUB + "/.well-known/jwks",
+    ]
+
+
+def test_a_failed_issuer_is_fetched_again_only_once_30_seconds_passed(
+    api: Api,
+    issuer: WorkloadIssuer,
+    fetcher: FakeFetcher,
+    workspace: str,
+    policy: dict[str, Any],
+) -> None:
+    fetcher.reachable = False
+    exchange(api, issuer.token(), workspace)
+    fetcher.reachable = True
+    fetcher.now += REFRESH_COOLDOWN - 1
+    within = exchange(api, issuer.token(), workspace)
+    fetched_within = len(fetcher.fetched)
+    fetcher.now += 1
+
+    after = exchange(api, issuer.token(), workspace)
+
+    assert (within.status, fetched_within) == (503, 1)
+    assert after.status == 200
+    assert fetcher.jwks_fetches == 1
+
+
+def test_a_failed_refresh_keeps_the_known_keys_working_and_is_not_retried_for_30_seconds(
+    api: Api,
+    issuer: WorkloadIssuer,
+    fetcher: FakeFetcher,
+    workspace: str,
+    policy: dict[str, Any],
+) -> None:
+    exchange(api, issuer.token(), workspace)  # the key set is cached
+    fetcher.now += REFRESH_COOLDOWN
+    fetcher.reachable = False
+    unknown = [exchange(api, issuer.token(kid=f"made-up-{n}"), workspace) for n in range(3)]
+
+    known = exchange(api, issuer.token(), workspace)
+
+    assert [a.status for a in unknown] == [503, 503, 503]
+    assert known.status == 200
+    assert fetcher.fetched.count(GITHUB + "/.well-known/openid-configuration") == 2
 
 
 def test_an_exchange_is_an_audit_event_at_most_once_per_workload_per_five_minutes(

@@ -121,6 +121,34 @@ def test_a_policy_breaking_a_rule_is_refused_saying_why(
     assert said in answer.json["detail"]
 
 
+@pytest.mark.parametrize(
+    "issuer",
+    [
+        "https://10.0.0.1",
+        "https://169.254.169.254",
+        "https://2130706433",
+        "https://0x7f000001",
+        "https://0177.0.0.1",
+        "https://127.1",
+        "https://10.0.0.1.",
+        "https://10.0.0.1:8443/tenant",
+        "https://[::1]",
+        "https://[::ffff:169.254.169.254]",
+        "https://[64:ff9b::a9fe:a9fe]",
+    ],
+)
+def test_an_issuer_naming_an_ip_address_in_any_spelling_is_400_invalid_trust_policy(
+    api: Api, alice: str, workspace: str, issuer: str
+) -> None:
+    answer = create_policy(api, alice, workspace, issuer=issuer)
+    listed = api.call("GET", f"/v1/workspaces/{workspace}/trust-policies", alice)
+
+    assert (answer.status, answer.code) == (400, "invalid_trust_policy")
+    if "[" not in issuer:  # a bracket was never a host name's: refused as not https of a host
+        assert "issuer must name a host, not an IP address" in answer.json["detail"]
+    assert listed.json["trustPolicies"] == []
+
+
 def test_a_policy_with_an_exact_subject_and_a_lifetime_is_kept_as_sent(
     api: Api, alice: str, workspace: str
 ) -> None:

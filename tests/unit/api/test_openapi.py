@@ -101,10 +101,11 @@ def test_every_documented_code_is_in_the_catalogue() -> None:
 
 def test_every_catalogue_code_a_route_can_answer_is_documented() -> None:
     # Answered by API Gateway (throttling, unknown routes), by the data-plane authorizer
-    # (workspace_required), by Chalice for a method or an Accept the route lacks, or for a
-    # bug: never by an operation of this document.
+    # (workspace_required, invalid_path), by Chalice for a method or an Accept the route
+    # lacks, or for a bug: never by an operation of this document.
     not_from_an_operation = {"too_many_requests", "internal_error", "method_not_allowed",
-                             "not_found", "invalid_request", "workspace_required"}
+                             "not_found", "invalid_request", "workspace_required",
+                             "invalid_path"}
     codes = documented_codes(document())
     missing = set(errors.PROBLEMS) - codes - not_from_an_operation
 

@@ -53,7 +53,13 @@ NEAR = st.lists(
     ),
     max_size=12,
 ).map("".join)
-TEXTS = st.text(max_size=40) | NEAR
+# Hosts near the address rule: digits, hex letters, x, dots, hyphens, a letter no number has.
+HOSTS = st.builds(
+    "https://{}{}".format,
+    st.text(alphabet="0179afAFxXg.-", min_size=1, max_size=12),
+    st.sampled_from(["", "/", ":443", "/tenant"]),
+)
+TEXTS = st.text(max_size=40) | NEAR | HOSTS
 
 
 @given(TEXTS)
@@ -87,6 +93,17 @@ def test_a_subject_is_allowed_exactly_when_it_is_accepted(text: str) -> None:
 @example("https://a/b c")
 @example("http://127.0.0.1:9")
 @example(" https://a.example ")
+@example("https://10.0.0.1")
+@example("https://2130706433")
+@example("https://0x7f000001")
+@example("https://0177.0.0.1.")
+@example("https://0x")
+@example("https://0xcafe")
+@example("https://cafe")
+@example("https://0x1x.example")
+@example("https://example.123:443/a")
+@example("https://1e2")
+@example("https://...")
 def test_an_issuer_is_allowed_exactly_when_it_is_accepted(text: str) -> None:
     assert allowed(ISSUER, text) == accepted(lambda value: trust.check_issuer(value, False), text)
 

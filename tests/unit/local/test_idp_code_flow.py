@@ -139,13 +139,17 @@ def test_cors_only_for_the_services_origin(idp: DevIdpServer) -> None:
     assert "access-control-allow-origin" not in foreign.headers
 
 
-def test_the_form_may_be_sent_back_to_the_client_and_nowhere_else(idp: DevIdpServer) -> None:
-    # Chromium holds the form's redirect to form-action as well: the client's origin must be
-    # allowed, or the browser stops on our page after "Sign in".
+def test_the_form_may_be_sent_back_to_the_client_and_on_to_an_https_destination(
+    idp: DevIdpServer,
+) -> None:
+    # Chromium holds every redirect after the form to form-action as well: the client's
+    # origin, and the https client the service's callback may send a remembered consent on
+    # to, must be allowed, or the browser stops on our page after "Sign in"
+    # (tests/browser/test_oauth_pages.py shows the whole chain in Chromium).
     _, challenge = pkce()
     page = httpx.get(f"{idp.endpoint}/authorize", params=authorize_parameters(challenge))
     policy = page.headers["content-security-policy"]
-    assert "form-action 'self' http://127.0.0.1:9;" in policy
+    assert "form-action 'self' http://127.0.0.1:9 https:;" in policy
     assert "default-src 'none'" in policy
 
 

@@ -144,7 +144,7 @@ async def test_a_refused_exchange_raises_with_the_services_reason(token_file: Pa
             400,
             json={
                 "error": "invalid_grant",
-                "error_description": "no trust policy of this workspace matches",
+                "error_description": "no trust policy of this workspace accepts this token",
             },
         )
     )
@@ -158,5 +158,5 @@ async def test_a_refused_exchange_raises_with_the_services_reason(token_file: Pa
     with pytest.raises(WorkloadIdentityError) as raised:
         await identity.token()
 
-    assert "no trust policy of this workspace matches" in str(raised.value)
+    assert "no trust policy of this workspace accepts this token" in str(raised.value)
     assert PLATFORM_TOKEN not in str(raised.value)
