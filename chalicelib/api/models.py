@@ -851,16 +851,12 @@ class Event(Resource):
             {
                 "type": "object",
                 "description": "The caller (`userId`, `credential`, `keyId`, and the "
-                "person's `email` and `name` when known: absent otherwise; `credential` "
-                "`refresh_token` for a sign-out with one), or "
+                "person's `email` and `name` when known: absent otherwise), or "
                 '`{"system": "expiry"}` / `{"system": "github-secret-scanning"}` / '
                 '`{"system": "refresh-token-reuse"}`.',
                 "properties": {
                     "userId": USER_ID,
-                    "credential": {
-                        "type": "string",
-                        "enum": ["user_token", "api_key", "refresh_token"],
-                    },
+                    "credential": {"type": "string", "enum": ["user_token", "api_key"]},
                     "keyId": _id("key", nullable=True),
                     "email": NULLABLE_EMAIL,
                     "name": NULLABLE_PERSON_NAME,

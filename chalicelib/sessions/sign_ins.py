@@ -184,8 +184,9 @@ class SignIns:
             )
 
     def signed_out(self, user_id: str, family_id: str, origin: Origin | None) -> None:
-        """Sign-out with the sign-in's refresh token (POST /v1/auth/revoke)."""
-        actor = {"userId": user_id, "credential": "refresh_token", "keyId": None}
+        """Sign-out with the sign-in's refresh token (POST /v1/auth/revoke): the person,
+        signed in (an actor's credential is one of those the event log has always named)."""
+        actor: Actor = {"userId": user_id, "credential": "user_token", "keyId": None}
         self._end(user_id, family_id, SIGN_OUT, actor, origin)
 
     def reuse_detected(self, token: RefreshToken, now: datetime) -> None:

@@ -361,7 +361,7 @@ def test_each_way_a_sign_in_ends_records_one_session_revoked_event_with_its_reas
     owner = session_owner(api, viewer)
     assert (actors["sign_out"]["userId"], actors["sign_out"]["credential"]) == (
         owner,
-        "refresh_token",
+        "user_token",
     )
     assert (actors["ended"]["userId"], actors["ended"]["credential"]) == (owner, "user_token")
     assert actors["reuse_detected"] == {"system": "refresh-token-reuse"}
