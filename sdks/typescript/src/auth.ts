@@ -125,7 +125,7 @@ export class SessionsClient {
   /** The caller's live sign-ins, newest first; `current` marks this client's own. */
   async list(): Promise<UserSession[]> {
     const answer = await this.#transport.request({ method: "GET", path: SESSIONS, authenticated: true });
-    const sessions: unknown = (answer.body as { sessions?: unknown } | undefined)?.sessions;
+    const sessions = (answer.body as Partial<WireSchemas["SessionList"]> | undefined)?.sessions;
     if (!Array.isArray(sessions)) {
       throw new UnexpectedResponseError({
         status: answer.status,
@@ -133,7 +133,7 @@ export class SessionsClient {
         detail: "The answer lacks its list of sessions.",
       });
     }
-    return sessions as UserSession[];
+    return sessions;
   }
 
   /**

@@ -107,23 +107,11 @@ export interface Principal extends Omit<WireSchemas["Principal"], "scopes"> {
 }
 
 /**
- * One live sign-in of the caller (`GET /v1/auth/sessions`). It never holds a token. Times are
- * RFC 3339 UTC strings.
+ * One live sign-in of the caller (`GET /v1/auth/sessions`): `lastRefreshedAt` is null until its
+ * first refresh, `userAgent` is cut at 200 characters, `current` marks the sign-in of the token
+ * that made the call. It never holds a token. Times are RFC 3339 UTC strings.
  */
-export interface UserSession {
-  id: string;
-  createdAt: string;
-  /** The last use of its refresh token; null until its first refresh. */
-  lastRefreshedAt: string | null;
-  /** When it ends by itself unless refreshed before. */
-  expiresAt: string;
-  /** The User-Agent recorded for it, cut at 200 characters; null when none was sent. */
-  userAgent: string | null;
-  /** The address recorded for it; null when unknown. */
-  ipAddress: string | null;
-  /** True for the sign-in of the token that made the call. */
-  current: boolean;
-}
+export type UserSession = WireSchemas["Session"];
 
 /** An access/refresh token pair from exchange or refresh. */
 export interface TokenSet {
