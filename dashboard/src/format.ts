@@ -130,6 +130,7 @@ const EVENT_NAMES: Readonly<Record<string, string>> = {
   "workspace.created": "Workspace created",
   "member.added": "Member added",
   "member.removed": "Member removed",
+  "session.revoked": "Sign-in ended",
 };
 
 export const EVENT_TYPES: readonly string[] = Object.keys(EVENT_NAMES);

@@ -155,8 +155,8 @@ export function renderSessions(app: App, main: HTMLElement): void {
     const sure = await confirmAction({
       title: "Sign out everywhere?",
       message:
-        `Every sign-in of yours ends, this one included${others > 0 ? ` and ${others} other${others === 1 ? "" : "s"}` : ""}: ` +
-        "each is refused from its next request, and you will sign in again here. Your API keys keep working.",
+        `This ends every sign-in of yours: ${others > 0 ? `this one and ${others} other${others === 1 ? "" : "s"}` : "this one"}. ` +
+        "Each is refused from its next request, and you sign in again here. Your API keys keep working.",
       confirm: "Sign out everywhere",
       danger: true,
     });
