@@ -177,8 +177,10 @@ class SignIns:
         self._end(user_id, sign_in_id, ENDED, actor_of(principal), principal.origin)
 
     def end_all(self, principal: Principal) -> None:
-        """Ends every live sign-in of the caller, the one it calls with included."""
-        for sign_in in self.list(principal.user_id):
+        """Ends every live sign-in of the caller, the one it calls with included: that one
+        last, so that a request failed halfway can be retried with the same token."""
+        found = self.list(principal.user_id)
+        for sign_in in sorted(found, key=lambda s: s.id == principal.session_id):
             self._end(
                 principal.user_id, sign_in.id, EVERYWHERE, actor_of(principal), principal.origin
             )

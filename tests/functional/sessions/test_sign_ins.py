@@ -366,3 +366,28 @@ def test_each_way_a_sign_in_ends_records_one_session_revoked_event_with_its_reas
     assert (actors["ended"]["userId"], actors["ended"]["credential"]) == (owner, "user_token")
     assert actors["reuse_detected"] == {"system": "refresh-token-reuse"}
     assert revocations(api, bob["access_token"]) == []
+
+
+@pytest.mark.parametrize("operation", ["dynamodb.UpdateItem", "dynamodb.PutItem"])
+def test_a_sign_out_whose_write_botocore_retried_records_its_event_once(
+    api: Api, idp: FakeIssuer, services: Services, operation: str
+) -> None:
+    """The revocation (UpdateItem) or the event (PutItem) applied, its answer lost, and
+    botocore's retry meeting the write already made: still one end, one event."""
+    from local.faults import Fault, FaultInjector
+
+    pair = sign_in(api, idp)
+    injector = FaultInjector()
+    injector.attach(services.dynamodb)
+    injector.arm(Fault(0, "retried", operation))
+
+    answer = api.call("POST", REVOKE, body={"token": pair["refresh_token"]})
+
+    fired, operations = injector.fired, injector.operations
+    injector.arm(None)
+    assert fired, operations
+    assert answer.status == 200, answer.body
+    assert_revoked(api.call("GET", WHOAMI, pair["access_token"]))
+    found = revocations(api, sign_in(api, idp)["access_token"])
+    expected = {"sessionId": session_id(api, pair), "reason": "sign_out"}
+    assert [e["data"] for e in found] == [expected]
