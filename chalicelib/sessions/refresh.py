@@ -18,7 +18,8 @@ rule.
 Items (see `items.py`):
   REFRESH#<sha256>     REFRESH   one token: userId, familyId, issuedAt, expiresAt, usedAt,
                                  replacedBy (its successor's digest), ttl
-  RFAMILY#<familyId>   FAMILY    its family: userId, createdAt, revokedAt, ttl, and for an
+  RFAMILY#<familyId>   FAMILY    its family: userId, createdAt, lastRefreshedAt, revokedAt,
+                                 revokedReason, revokedBy, ttl, and for an
                                  MCP grant (chalicelib/oauth/) its binding: clientId,
                                  resource, scope, workspaceId
 
@@ -33,7 +34,7 @@ from __future__ import annotations
 import hmac
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, NoReturn
@@ -113,9 +114,17 @@ class RefreshToken:
 
 
 class RefreshTokenStore:
-    def __init__(self, client: Any, table_name: str):
+    def __init__(
+        self,
+        client: Any,
+        table_name: str,
+        on_sign_in_reused: Callable[[RefreshToken, datetime], None] | None = None,
+    ):
+        """`on_sign_in_reused`: told once when a reused token revoked a sign-in of the service
+        itself (not an MCP grant): its `session.revoked` event (sessions/sign_ins.py)."""
         self._client = client
         self._table = table_name
+        self._on_sign_in_reused = on_sign_in_reused
 
     # -- items -----------------------------------------------------------------------------
 
@@ -284,21 +293,29 @@ class RefreshTokenStore:
             "refresh token reused; revoking its family",
             extra={"user_id": token.user_id, "family_id": token.family_id},
         )
-        self.revoke_family(token.family_id, now, reason="reuse")
+        revoked = self.revoke_family(token.family_id, now, reason="reuse")
+        if revoked and token.grant is None and self._on_sign_in_reused is not None:
+            self._on_sign_in_reused(token, now)
         raise RefreshRejected(REUSED, token.family_id)
 
-    def revoke_family(self, family_id: str, now: datetime, reason: str) -> None:
-        """Revokes every token of the family, now and later. Revoking twice is harmless."""
+    def revoke_family(self, family_id: str, now: datetime, reason: str) -> bool:
+        """Revokes every token of the family, now and later. Revoking twice is harmless:
+        True only for the call that revoked it (so that its event is recorded once)."""
+        mark = secrets.token_urlsafe(12)
         revoked = update(
             self._table,
             items.refresh_family(family_id),
-            "SET #revokedAt = if_not_exists(#revokedAt, :now),"
-            " #revokedReason = if_not_exists(#revokedReason, :reason)",
-            EXISTS,
-            {"now": rfc3339(now), "reason": reason},
+            "SET #revokedAt = :now, #revokedReason = :reason, #revokedBy = :mark",
+            # Of two revocations (a sign-out racing a reuse), one is the family's end.
+            f"{EXISTS} AND attribute_not_exists(#revokedAt)",
+            {"now": rfc3339(now), "reason": reason, "mark": mark},
         )
-        # False: no family item (already deleted by TTL), nothing is left to revoke.
-        write_once(self._client, revoked)
+        if write_once(self._client, revoked):
+            return True
+        # Already revoked, gone (deleted by TTL: nothing is left to revoke), or revoked by
+        # this very write, applied although its answer was lost (botocore's retry met it).
+        found = self._get(items.refresh_family(family_id))
+        return found is not None and found.get("revokedBy") == mark
 
     def _get(self, item_key: Item) -> dict[str, Any] | None:
         return get_consistent(self._client, self._table, item_key)

@@ -11,6 +11,7 @@ import { saveTokens } from "./storage.js";
 import { renderActivity } from "./views/activity.js";
 import { renderConnectedApps } from "./views/connected.js";
 import { renderKeys } from "./views/keys.js";
+import { renderSessions } from "./views/sessions.js";
 import { renderTrustPolicies } from "./views/trust.js";
 import { renderWorkspaces } from "./views/workspaces.js";
 
@@ -20,6 +21,7 @@ export const SECTIONS = [
   { id: "activity", title: "Activity", render: renderActivity },
   { id: "apps", title: "Connected apps", render: renderConnectedApps },
   { id: "trust", title: "Trust policies", render: renderTrustPolicies },
+  { id: "sessions", title: "Sessions", render: renderSessions },
 ] as const;
 
 /** Why the dashboard signed out, shown on the sign-in screen; undefined for a plain sign-out. */
@@ -56,6 +58,11 @@ export class App {
     });
     this.client = new MemoryClient({ endpoint, tokenProvider: this.#session.tokenProvider });
     this.api = new Api(endpoint, this.#session.tokenProvider);
+  }
+
+  /** Signs this tab out, as the header's Sign out does; `reason` is shown on the sign-in screen. */
+  endThisSession(reason?: string): void {
+    if (!this.#stopped) this.#signOut(reason);
   }
 
   /** The session's current refresh token: what sign-out revokes. */

@@ -130,12 +130,50 @@ const EVENT_NAMES: Readonly<Record<string, string>> = {
   "workspace.created": "Workspace created",
   "member.added": "Member added",
   "member.removed": "Member removed",
+  "session.revoked": "Sign-in ended",
 };
 
 export const EVENT_TYPES: readonly string[] = Object.keys(EVENT_NAMES);
 
 export function eventName(type: string): string {
   return EVENT_NAMES[type] ?? type;
+}
+
+// Browsers first by the token that tells them apart (Edge and Opera also say Chrome; Chrome
+// also says Safari), then systems (Android also says Linux; iPhones also say Mac OS X).
+const BROWSERS: ReadonlyArray<[RegExp, string]> = [
+  [/\bEdgA?\//, "Edge"],
+  [/\bOPR\//, "Opera"],
+  [/\bFirefox\//, "Firefox"],
+  [/\bFxiOS\//, "Firefox"],
+  [/\bCriOS\//, "Chrome"],
+  [/\bHeadlessChrome\//, "Chrome (headless)"],
+  [/\bChromium\//, "Chromium"],
+  [/\bChrome\//, "Chrome"],
+  [/\bVersion\/[\d.]+.*\bSafari\//, "Safari"],
+];
+const SYSTEMS: ReadonlyArray<[RegExp, string]> = [
+  [/\bAndroid\b/, "Android"],
+  [/\b(?:iPhone|iPad|iPod)\b/, "iOS"],
+  [/\bWindows\b/, "Windows"],
+  [/\bCrOS\b/, "ChromeOS"],
+  [/\bMac OS X\b|\bMacintosh\b/, "macOS"],
+  [/\bLinux\b/, "Linux"],
+];
+// The service's own clients that name themselves (browsers send their own User-Agent).
+const CLIENTS: ReadonlyArray<[RegExp, string]> = [[/^memory-sdk-python\//, "Python SDK"]];
+
+/** A sign-in's device in words ("Chrome on Linux", "Python SDK"), from its User-Agent. */
+export function deviceName(userAgent: string | null | undefined): string {
+  const agent = (userAgent ?? "").trim();
+  if (agent === "") return "Unknown device";
+  for (const [pattern, name] of CLIENTS) if (pattern.test(agent)) return name;
+  const browser = BROWSERS.find(([pattern]) => pattern.test(agent))?.[1];
+  const system = SYSTEMS.find(([pattern]) => pattern.test(agent))?.[1];
+  if (browser !== undefined) return system === undefined ? browser : `${browser} on ${system}`;
+  // Anything else (a script, curl, an HTTP library): its first product, without its version.
+  const product = agent.split(/[\s/]/, 1)[0] ?? agent;
+  return product === "Mozilla" && system !== undefined ? `A browser on ${system}` : product;
 }
 
 export const GRACE_CHOICES: ReadonlyArray<{ label: string; seconds: number }> = [

@@ -11,6 +11,14 @@ import { dateTime, eventName, EVENT_TYPES, problemText } from "../format.js";
 
 const PAGE_SIZE = 25;
 
+/** How a sign-in ended (a `session.revoked` event's `reason`), in words. */
+const SIGN_IN_ENDINGS: Readonly<Record<string, string>> = {
+  sign_out: "by signing out",
+  ended: "from the Sessions list",
+  everywhere: "by Sign out everywhere",
+  reuse_detected: "a used refresh token was presented again",
+};
+
 /** An actor as services that name people answer: with the person's email and name. */
 type Actor = { userId?: string; credential?: string; keyId?: string | null; email?: string | null; name?: string | null; system?: string };
 
@@ -98,6 +106,8 @@ export function renderActivity(app: App, main: HTMLElement): void {
         return Array.isArray(data["changed"]) ? `changed: ${data["changed"].join(", ")}` : "";
       case "workspace.created":
         return typeof data["name"] === "string" ? `named “${data["name"]}”` : "";
+      case "session.revoked":
+        return SIGN_IN_ENDINGS[String(data["reason"])] ?? "";
       default:
         return "";
     }

@@ -1,5 +1,6 @@
 // `client.auth`: the key-management accessor (listApiKeys, revealApiKey, rotateApiKey, revokeApiKey,
-// refreshAccessToken), plus createApiKey, getApiKey, exchange and whoami.
+// refreshAccessToken), plus createApiKey, getApiKey, exchange and whoami; `client.auth.sessions`
+// and `signOutEverywhere` for the caller's sign-ins.
 
 import { DelegatedTokenExpiredError, UnexpectedResponseError } from "./errors.js";
 import { REFRESH_RETRY_WINDOW_MS, newIdempotencyKey } from "./retry.js";
@@ -18,10 +19,12 @@ import type {
   RotateOptions,
   TokenSet,
   UsageOptions,
+  UserSession,
   WireSchemas,
 } from "./types.js";
 
 const KEYS = "/v1/auth/api-keys";
+const SESSIONS = "/v1/auth/sessions";
 
 function requireText(value: unknown, name: string): string {
   if (typeof value !== "string" || value.trim() === "") {
@@ -106,13 +109,58 @@ export function delegatedTokenProvider(token: string): TokenProvider {
   };
 }
 
+/**
+ * `client.auth.sessions`: the caller's sign-ins (each login, in the dashboard or with an SDK,
+ * with every token refreshed from it). A user token only: an API key or a delegated
+ * token is refused (PermissionDeniedError). No X-Workspace-Id is sent: a sign-in is the
+ * person's, not a workspace's.
+ */
+export class SessionsClient {
+  readonly #transport: Transport;
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  /** The caller's live sign-ins, newest first; `current` marks this client's own. */
+  async list(): Promise<UserSession[]> {
+    const answer = await this.#transport.request({ method: "GET", path: SESSIONS, authenticated: true });
+    const sessions = (answer.body as Partial<WireSchemas["SessionList"]> | undefined)?.sessions;
+    if (!Array.isArray(sessions)) {
+      throw new UnexpectedResponseError({
+        status: answer.status,
+        code: "unexpected_response",
+        detail: "The answer lacks its list of sessions.",
+      });
+    }
+    return sessions;
+  }
+
+  /**
+   * Ends one sign-in of the caller: its access and refresh tokens are refused from their next
+   * request. Another person's, an unknown or an already ended one is a NotFoundError (404), so
+   * a re-send after a lost answer may throw it: the sign-in has ended all the same. Ending this
+   * client's own (`current`) ends this client's session too.
+   */
+  async revoke(sessionId: string): Promise<void> {
+    await this.#transport.request({
+      method: "DELETE",
+      path: `${SESSIONS}/${encodeURIComponent(requireText(sessionId, "sessionId"))}`,
+      authenticated: true,
+    });
+  }
+}
+
 export class AuthClient {
+  /** The caller's sign-ins: `list()` and `revoke(sessionId)`. */
+  readonly sessions: SessionsClient;
   readonly #transport: Transport;
   readonly #workspaceId: string | undefined;
 
   constructor(transport: Transport, workspaceId: string | undefined) {
     this.#transport = transport;
     this.#workspaceId = workspaceId;
+    this.sessions = new SessionsClient(transport);
   }
 
   /** A call's workspace: its own, else the client's; `null` names none at all. */
@@ -372,8 +420,20 @@ export class AuthClient {
   }
 
   /**
-   * Sign out: revokes a login refresh token and every successor (RFC 7009). Succeeds for an
-   * unknown or already revoked token too. The current access token lives out its hour.
+   * Ends every sign-in of the caller, this client's own included: each one's access and
+   * refresh tokens are refused from their next request, so this client must sign in again.
+   * A user token only. Re-sent like any DELETE when its answer is lost; the re-send then meets
+   * the ended sign-in and is refused (`revoked_credentials`, or with a Session's tokenProvider
+   * an OAuthError `invalid_grant` from the refresh it tries): every sign-in has ended all the same.
+   */
+  async signOutEverywhere(): Promise<void> {
+    await this.#transport.request({ method: "DELETE", path: SESSIONS, authenticated: true });
+  }
+
+  /**
+   * Sign out: revokes a login refresh token and every successor (RFC 7009), and with them the
+   * sign-in they belong to: its access tokens are refused from their next request too.
+   * Succeeds for an unknown or already revoked token.
    */
   async revoke(refreshToken: string): Promise<void> {
     const token = requireText(refreshToken, "refreshToken");

@@ -3,7 +3,7 @@
 
 export { MemoryClient, DEFAULT_ENDPOINT, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from "./client.js";
 export type { ClientOptions } from "./client.js";
-export { AuthClient, delegatedTokenProvider } from "./auth.js";
+export { AuthClient, SessionsClient, delegatedTokenProvider } from "./auth.js";
 export type { DelegateOptions, DelegatedToken } from "./auth.js";
 export { WorkspacesClient } from "./workspaces.js";
 export { Session, DEFAULT_REFRESH_MARGIN_MS } from "./session.js";
@@ -64,6 +64,7 @@ export type {
   Scope,
   TokenSet,
   UsageOptions,
+  UserSession,
   Workspace,
 } from "./types.js";
 export {

@@ -94,9 +94,9 @@ export class Session {
   }
 
   /**
-   * Signs out for real: revokes the refresh token (and with it every successor) at the
-   * service, then ends the session locally, so no later call refreshes. The access token
-   * held now still works until it expires (at most an hour): drop it too.
+   * Signs out for real: revokes the refresh token (and with it every successor and the
+   * sign-in's access tokens) at the service, then ends the session locally, so no later call
+   * refreshes.
    */
   async signOut(): Promise<void> {
     await this.#refreshing?.catch(() => undefined);

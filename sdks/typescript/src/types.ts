@@ -106,6 +106,13 @@ export interface Principal extends Omit<WireSchemas["Principal"], "scopes"> {
   scopes: Scope[];
 }
 
+/**
+ * One live sign-in of the caller (`GET /v1/auth/sessions`): `lastRefreshedAt` is null until its
+ * first refresh, `userAgent` is cut at 200 characters, `current` marks the sign-in of the token
+ * that made the call. It never holds a token. Times are RFC 3339 UTC strings.
+ */
+export type UserSession = WireSchemas["Session"];
+
 /** An access/refresh token pair from exchange or refresh. */
 export interface TokenSet {
   /** The internal JWT, sent as `Authorization: Bearer`. Valid about one hour. */

@@ -1342,3 +1342,124 @@ describe("delegation and sign-out", () => {
     assert.deepEqual(JSON.parse(script.sent[0]?.body ?? "{}"), { token: "rt_" + "unitTestRefresh" });
   });
 });
+
+describe("sign-ins: client.auth.sessions and signOutEverywhere", () => {
+  const USER_TOKEN = "eyJ" + "hbGciOiJSUzI1NiJ9.eyJzaWQiOiJzZXNfMDEifQ.c2lnbmF0dXJl";
+  const SIGN_IN = {
+    id: "01JDXK4P9V3K5M8N1P4R6T0W2B",
+    createdAt: "2026-11-27T11:00:00Z",
+    lastRefreshedAt: null,
+    expiresAt: "2026-12-27T11:00:00Z",
+    userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0",
+    ipAddress: "203.0.113.7",
+    current: true,
+  };
+
+  function userClient(fetch: FetchFunction, tokenProvider: ClientOptions["tokenProvider"] = () => USER_TOKEN): MemoryClient {
+    return new MemoryClient({ endpoint: ENDPOINT, workspaceId: "ws_default", tokenProvider, retries: 2, fetch });
+  }
+
+  it("list answers the sign-ins as sent, with the user token and no X-Workspace-Id", async () => {
+    const other = { ...SIGN_IN, id: "01JDXK4P9V3K5M8N1P4R6T0W2A", current: false, lastRefreshedAt: "2026-11-27T10:00:00Z", userAgent: null };
+    const script = scripted({ status: 200, body: { sessions: [SIGN_IN, other] } });
+
+    const sessions = await userClient(script.fetch).auth.sessions.list();
+
+    assert.deepEqual(sessions, [SIGN_IN, other]);
+    assert.equal(script.sent[0]?.method, "GET");
+    assert.equal(script.sent[0]?.url, `${ENDPOINT}/v1/auth/sessions`);
+    assert.equal(script.sent[0]?.headers["Authorization"], `Bearer ${USER_TOKEN}`);
+    assert.equal(script.sent[0]?.headers["X-Workspace-Id"], undefined);
+  });
+
+  it("a list answer without its sessions is an UnexpectedResponseError", async () => {
+    const script = scripted({ status: 200, body: { items: [] } });
+
+    const error = await rejection(userClient(script.fetch).auth.sessions.list());
+
+    assert.ok(error instanceof UnexpectedResponseError);
+    assert.equal((error as UnexpectedResponseError).code, "unexpected_response");
+  });
+
+  it("an API key is refused with the service's 403 and its code", async () => {
+    const script = scripted(problem(403, "insufficient_scope", "Sessions need a user token."));
+
+    const error = await rejection(client(script.fetch).auth.sessions.list());
+
+    assert.ok(error instanceof PermissionDeniedError);
+    assert.equal((error as PermissionDeniedError).code, "insufficient_scope");
+  });
+
+  it("revoke deletes one sign-in by its escaped id, without a workspace", async () => {
+    const script = scripted({ status: 204 }, { status: 204 });
+    const memory = userClient(script.fetch);
+
+    await memory.auth.sessions.revoke("01JDXK4P9V3K5M8N1P4R6T0W2A");
+    await memory.auth.sessions.revoke("../api-keys");
+
+    assert.deepEqual(
+      script.sent.map((call) => `${call.method} ${new URL(call.url).pathname}`),
+      ["DELETE /v1/auth/sessions/01JDXK4P9V3K5M8N1P4R6T0W2A", "DELETE /v1/auth/sessions/..%2Fapi-keys"],
+    );
+    assert.ok(script.sent.every((call) => !("X-Workspace-Id" in call.headers) && call.body === undefined));
+  });
+
+  it("revoking another person's or an unknown sign-in is a NotFoundError (404 not_found)", async () => {
+    const script = scripted(problem(404, "not_found", "No such sign-in."));
+
+    const error = await rejection(userClient(script.fetch).auth.sessions.revoke("01JDXK4P9V3K5M8N1P4R6T0W2C"));
+
+    assert.ok(error instanceof NotFoundError);
+    assert.deepEqual([(error as NotFoundError).status, (error as NotFoundError).code], [404, "not_found"]);
+    assert.equal(script.sent.length, 1);
+  });
+
+  it("an empty session id is refused before any request", async () => {
+    const script = scripted();
+
+    const error = await rejection(userClient(script.fetch).auth.sessions.revoke(""));
+
+    assert.ok(error instanceof TypeError);
+    assert.equal(script.sent.length, 0);
+  });
+
+  it("signOutEverywhere deletes every sign-in; the session's next call ends it for good", async () => {
+    const script = scripted({ status: 204 }, problem(401, "revoked_credentials", "The sign-in has ended."));
+    const refreshed: string[] = [];
+    const session = new Session({
+      client: {
+        auth: {
+          async refreshAccessToken(token: string) {
+            refreshed.push(token);
+            throw new OAuthError({ status: 400, code: "invalid_grant", detail: "The refresh token was revoked." });
+          },
+        },
+      },
+      tokens: { accessToken: USER_TOKEN, refreshToken: "rt_" + "unitTestRefresh", expiresAt: Date.now() + 3_600_000 },
+    });
+    const memory = userClient(script.fetch, session.tokenProvider);
+
+    await memory.auth.signOutEverywhere();
+    const error = await rejection(memory.auth.whoami());
+
+    assert.equal(script.sent[0]?.method, "DELETE");
+    assert.equal(script.sent[0]?.url, `${ENDPOINT}/v1/auth/sessions`);
+    assert.equal(script.sent[0]?.headers["X-Workspace-Id"], undefined);
+    assert.ok(error instanceof OAuthError);
+    assert.equal((error as OAuthError).code, "invalid_grant");
+    assert.deepEqual(refreshed, ["rt_" + "unitTestRefresh"]);
+    assert.equal(session.ended, true);
+    assert.equal(script.sent.length, 2);
+  });
+
+  it("after a sign-in ends, a client on its token alone is refused 401 revoked_credentials", async () => {
+    const script = scripted({ status: 204 }, problem(401, "revoked_credentials"));
+    const memory = userClient(script.fetch);
+
+    await memory.auth.sessions.revoke("01JDXK4P9V3K5M8N1P4R6T0W2B");
+    const error = await rejection(memory.auth.whoami());
+
+    assert.ok(error instanceof AuthenticationError);
+    assert.deepEqual([(error as AuthenticationError).status, (error as AuthenticationError).code], [401, "revoked_credentials"]);
+  });
+});

@@ -1,6 +1,6 @@
 """Python client of the hosted memory service: configuration and `client.auth`."""
 
-from memory_sdk.auth import UNCHANGED, AuthClient, Unchanged, UnsupportedAuth
+from memory_sdk.auth import UNCHANGED, AuthClient, SessionsClient, Unchanged, UnsupportedAuth
 from memory_sdk.client import MemoryClient
 from memory_sdk.config import (
     DEFAULT_ENDPOINT,
@@ -46,6 +46,7 @@ from memory_sdk.models import (
     TokenPair,
     UsageBucket,
     UserActor,
+    UserSession,
 )
 from memory_sdk.workload import WorkloadIdentity, WorkloadIdentityError
 
@@ -88,6 +89,7 @@ __all__ = [
     "ServerError",
     "ServiceError",  # deprecated alias of ServerError
     "ServiceUnavailableError",
+    "SessionsClient",
     "SvcOptions",
     "SystemActor",
     "TokenPair",
@@ -96,6 +98,7 @@ __all__ = [
     "UnsupportedAuth",
     "UsageBucket",
     "UserActor",
+    "UserSession",
     "WorkloadIdentity",
     "WorkloadIdentityError",
     "__version__",

@@ -1,4 +1,4 @@
-"""`client.auth`: API keys, their audit events, the token flow and whoami.
+"""`client.auth`: API keys, their audit events, the token flow, sign-ins and whoami.
 
 `AuthClient` talks to the hosted (`svc`) backend. On the self-hosted (`bolt`) backend the
 client hands out `UnsupportedAuth` instead, a sentinel whose every use raises
@@ -7,6 +7,7 @@ client hands out `UnsupportedAuth` instead, a sentinel whose every use raises
 
 from __future__ import annotations
 
+import builtins
 import enum
 import math
 from collections.abc import AsyncIterator, Sequence
@@ -29,12 +30,15 @@ from memory_sdk.models import (
     KeyStatus,
     KeyUsage,
     Principal,
+    SessionList,
     TokenPair,
+    UserSession,
 )
 from memory_sdk.transport import Call, Transport
 
 KEYS = "/v1/auth/api-keys"
 EVENTS = "/v1/auth/events"
+SESSIONS = "/v1/auth/sessions"
 PAGE_SIZE = 100  # the service's maximum `limit`
 
 
@@ -90,6 +94,32 @@ class Credentials:
         self._refresh_token = tokens.refresh_token
 
 
+class SessionsClient:
+    """`client.auth.sessions`: the caller's sign-ins. A user token only: an API key or a
+    delegated token is refused (`PermissionDeniedError`). All methods are async."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def __repr__(self) -> str:
+        return "SessionsClient()"
+
+    async def list(self) -> builtins.list[UserSession]:
+        """The caller's live sign-ins, newest first; `current` marks this client's own."""
+        # No X-Workspace-Id: a sign-in belongs to the person, not to a workspace.
+        response = await self._transport.send(Call("GET", SESSIONS, default_workspace=False))
+        return builtins.list(_parse(SessionList, response).sessions)
+
+    async def revoke(self, session_id: str) -> None:
+        """End one sign-in of the caller: its access and refresh tokens are refused from their
+        next request. Another person's, an unknown or an already ended one: `NotFoundError`
+        (so a re-send after a lost answer may raise it; the sign-in has ended all the same).
+        Ending this client's own sign-in (`current`) ends this client's session too."""
+        await self._transport.send(
+            Call("DELETE", _session_path(session_id), default_workspace=False)
+        )
+
+
 class AuthClient:
     """API-key management and the token flow on the hosted backend. All methods are async."""
 
@@ -99,6 +129,12 @@ class AuthClient:
         self._transport = transport
         self._settings = settings
         self._credentials = credentials
+        self._sessions = SessionsClient(transport)
+
+    @property
+    def sessions(self) -> SessionsClient:
+        """The caller's sign-ins: `list()` and `revoke(session_id)`."""
+        return self._sessions
 
     def __repr__(self) -> str:
         return (
@@ -422,11 +458,21 @@ class AuthClient:
         )
         return _parse(DelegatedToken, response)
 
+    async def sign_out_everywhere(self) -> None:
+        """End every sign-in of the caller, this client's own included (`DELETE
+        /v1/auth/sessions`): every access and refresh token of them is refused from its next
+        request, so this client must sign in again (`exchange`). A user token only.
+
+        Re-sent like any DELETE when its answer is lost; the re-send then meets the ended
+        sign-in and raises `AuthenticationError` (`revoked_credentials`): every sign-in has
+        ended all the same."""
+        await self._transport.send(Call("DELETE", SESSIONS, default_workspace=False))
+        self._credentials.forget_refresh_token()
+
     async def revoke(self, refresh_token: str | SecretStr | None = None) -> None:
         """Sign out: revokes `refresh_token` (default: the one this client holds) and every
-        successor, so the session cannot be refreshed again. Always succeeds for an unknown
-        or already revoked token. The current user token keeps working until it expires
-        (at most an hour)."""
+        successor, and the sign-in they belong to: its access tokens too are refused from
+        their next request. Always succeeds for an unknown or already revoked token."""
         token = refresh_token if refresh_token is not None else self._credentials.refresh_token
         if token is None:
             return
@@ -522,6 +568,13 @@ class UnsupportedAuth(AuthClient):
     def revoke(self, *args: object, **kwargs: object) -> NoReturn:
         self._unsupported()
 
+    def sign_out_everywhere(self, *args: object, **kwargs: object) -> NoReturn:
+        self._unsupported()
+
+    @property
+    def sessions(self) -> NoReturn:
+        self._unsupported()
+
     def whoami(self, *args: object, **kwargs: object) -> NoReturn:
         self._unsupported()
 
@@ -538,6 +591,12 @@ def _key_path(key_id: str, action: str | None = None) -> str:
     # Quoted whole, so an id can never climb out of its path segment.
     path = f"{KEYS}/{quote(key_id, safe='')}"
     return f"{path}/{action}" if action else path
+
+
+def _session_path(session_id: str) -> str:
+    if not isinstance(session_id, str) or not session_id:
+        raise ValueError("session_id must be a non-empty string")
+    return f"{SESSIONS}/{quote(session_id, safe='')}"
 
 
 def _plain(secret: str | SecretStr) -> str:

@@ -1,4 +1,4 @@
-"""Typed results of `client.auth`: API keys, principals, tokens and audit events.
+"""Typed results of `client.auth`: API keys, principals, sign-ins, tokens and audit events.
 
 Secrets are `pydantic.SecretStr`: their repr, str and JSON dump are masked, and the
 plaintext comes out only through `.get_secret_value()`.
@@ -36,6 +36,7 @@ EventType = Literal[
     "workload.exchanged",
     "grant.created",
     "grant.revoked",
+    "session.revoked",
 ]
 
 
@@ -103,6 +104,30 @@ class Principal(_Resource):
     email: str | None = None
     name: str | None = None
     act: dict[str, Any] | None = None  # a delegated token's holders (RFC 8693), newest first
+
+
+class UserSession(_Resource):
+    """One live sign-in of the caller (`GET /v1/auth/sessions`): a login, in the dashboard or
+    with an SDK, with every token refreshed from it. Ending it (`client.auth.sessions.revoke`)
+    refuses its access and refresh tokens from their next request. It never holds a token."""
+
+    id: str
+    created_at: datetime
+    # The last time its refresh token was used (None: never refreshed since the login).
+    last_refreshed_at: datetime | None = None
+    # When it ends by itself, unless refreshed again before.
+    expires_at: datetime
+    # The User-Agent (cut at 200 characters) and the address the service recorded for it.
+    user_agent: str | None = None
+    ip_address: str | None = None
+    # True for the sign-in of the token that made this call.
+    current: bool = False
+
+
+class SessionList(_Resource):
+    """The answer of `GET /v1/auth/sessions`: the caller's live sign-ins, newest first."""
+
+    sessions: tuple[UserSession, ...]
 
 
 class UserActor(_Resource):

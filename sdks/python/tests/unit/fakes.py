@@ -39,6 +39,27 @@ def key_resource(
     return body
 
 
+# Sign-in ids are ULIDs.
+FIRST = "01JDXK4P9V3K5M8N1P4R6T0W2A"
+SECOND = "01JDXK4P9V3K5M8N1P4R6T0W2B"
+SOMEONE_ELSES = "01JDXK4P9V3K5M8N1P4R6T0W2C"
+
+
+def session_resource(session_id: str = FIRST, **fields: Any) -> dict[str, Any]:
+    """One sign-in as `GET /v1/auth/sessions` lists it."""
+    body: dict[str, Any] = {
+        "id": session_id,
+        "createdAt": "2026-11-27T09:00:00Z",
+        "lastRefreshedAt": "2026-11-27T10:00:00Z",
+        "expiresAt": "2026-12-27T10:00:00Z",
+        "userAgent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0",
+        "ipAddress": "203.0.113.7",
+        "current": False,
+    }
+    body.update(fields)
+    return body
+
+
 def problem(status: int, code: str, detail: str = "refused", **headers: str) -> httpx.Response:
     body = {"type": "about:blank", "title": "t", "status": status, "detail": detail, "code": code}
     return httpx.Response(

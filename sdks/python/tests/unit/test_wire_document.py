@@ -30,10 +30,12 @@ from memory_sdk.models import (
     EventPage,
     KeyUsage,
     Principal,
+    SessionList,
     SystemActor,
     TokenPair,
     UsageBucket,
     UserActor,
+    UserSession,
 )
 from tests.unit.fakes import ADMIN_KEY, ENDPOINT, FakeService, key_resource
 
@@ -96,6 +98,8 @@ MODELS = (
         absent_as_none=frozenset({"refresh_token"}),
     ),
     Wire(DelegatedToken, "WorkspaceToken", sdk_only=frozenset({"received_at"})),
+    Wire(UserSession, "Session"),
+    Wire(SessionList, "SessionList"),
 )
 
 # The SDK's enums that no model field carries as a Literal (AuditEvent.type stays a string so
