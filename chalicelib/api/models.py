@@ -972,6 +972,14 @@ class Problem(BaseModel):
             json_schema_extra={"enum": sorted(errors.PROBLEMS)},
         ),
     ]
+    error: Annotated[
+        str,
+        Field(
+            description="The same value as `code`, for clients that read an `error` member "
+            "(as RFC 6749 errors have).",
+            json_schema_extra={"enum": sorted(errors.PROBLEMS)},
+        ),
+    ]
 
 
 class OAuthError(BaseModel):
@@ -1110,6 +1118,12 @@ class ExchangeRequest(OAuthRequest):
 
     model_config = ConfigDict(extra="forbid")
 
+    # Optional in JSON; sent, it must be the form's (checked first, as the form's is).
+    grant_type: Annotated[
+        Literal["urn:ietf:params:oauth:grant-type:token-exchange"] | None,
+        _absent_or({"const": TOKEN_EXCHANGE_GRANT}),
+        Invalid(errors.UNSUPPORTED_GRANT_TYPE, f"Use grant_type={TOKEN_EXCHANGE_GRANT}."),
+    ] = None
     id_token: Annotated[str | None, _absent_or({"type": "string", "minLength": 1})] = None
     subject_token: ANY_TEXT = None
     subject_token_type: Annotated[

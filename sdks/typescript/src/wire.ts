@@ -886,6 +886,8 @@ export interface components {
          *     exchange).
          */
         ExchangeRequest: {
+            /** @constant */
+            grant_type?: "urn:ietf:params:oauth:grant-type:token-exchange";
             id_token?: string;
             subject_token?: string;
             /** @enum {unknown} */
@@ -1136,6 +1138,11 @@ export interface components {
              * @enum {string}
              */
             code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
+            /**
+             * @description The same value as `code`, for clients that read an `error` member (as RFC 6749 errors have).
+             * @enum {string}
+             */
+            error: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
         };
         /** RefreshForm */
         RefreshForm: {
@@ -3477,7 +3484,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description RFC 6749 error. */
+            /** @description RFC 6749 error (any body but a form too: `invalid_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3511,18 +3518,6 @@ export interface operations {
                         /** @enum {unknown} */
                         error?: "invalid_request";
                     } & components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description Send an OAuth form. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    } & components["schemas"]["Problem"];
                 };
             };
             /** @description Try again later. */
@@ -3562,7 +3557,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessToken"];
                 };
             };
-            /** @description RFC 6749 error. */
+            /** @description RFC 6749 error (any body but a form too: `invalid_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3596,18 +3591,6 @@ export interface operations {
                         /** @enum {unknown} */
                         error?: "invalid_request";
                     } & components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description Send an OAuth form. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    } & components["schemas"]["Problem"];
                 };
             };
             /** @description Try again later. */
