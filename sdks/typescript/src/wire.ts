@@ -1783,7 +1783,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_category`, `invalid_cidr`, `invalid_idempotency_key`, `invalid_json`, `invalid_label`, `invalid_lifetime`, `invalid_quota`, `invalid_scope`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`, `workspace_id_not_allowed`, `workspace_id_required`. */
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_category`, `invalid_cidr`, `invalid_idempotency_key`, `invalid_json`, `invalid_label`, `invalid_lifetime`, `invalid_quota`, `invalid_request`, `invalid_scope`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`, `workspace_id_not_allowed`, `workspace_id_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1791,7 +1791,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_category" | "invalid_cidr" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_quota" | "invalid_scope" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter" | "workspace_id_not_allowed" | "workspace_id_required";
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_category" | "invalid_cidr" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_quota" | "invalid_request" | "invalid_scope" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter" | "workspace_id_not_allowed" | "workspace_id_required";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -2079,7 +2079,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_cidr`, `invalid_json`, `invalid_label`, `invalid_quota`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_cidr`, `invalid_json`, `invalid_label`, `invalid_quota`, `invalid_request`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2087,7 +2087,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_cidr" | "invalid_json" | "invalid_label" | "invalid_quota" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_cidr" | "invalid_json" | "invalid_label" | "invalid_quota" | "invalid_request" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -2315,7 +2315,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_grace_period`, `invalid_idempotency_key`, `invalid_json`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_grace_period`, `invalid_idempotency_key`, `invalid_json`, `invalid_request`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2323,7 +2323,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_request" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -3708,7 +3708,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workspace"];
                 };
             };
-            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_idempotency_key`, `invalid_json`, `invalid_name`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_idempotency_key`, `invalid_json`, `invalid_name`, `invalid_request`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3716,7 +3716,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_idempotency_key" | "invalid_json" | "invalid_name" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_idempotency_key" | "invalid_json" | "invalid_name" | "invalid_request" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -3906,7 +3906,7 @@ export interface operations {
                     "application/json": components["schemas"]["Member"];
                 };
             };
-            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_json`, `invalid_user_id`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_json`, `invalid_request`, `invalid_user_id`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3914,7 +3914,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_json" | "invalid_user_id" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_json" | "invalid_request" | "invalid_user_id" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -4204,7 +4204,7 @@ export interface operations {
                     "application/json": components["schemas"]["TrustPolicy"];
                 };
             };
-            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_json`, `invalid_name`, `invalid_scope`, `invalid_trust_policy`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_json`, `invalid_name`, `invalid_request`, `invalid_scope`, `invalid_trust_policy`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4212,7 +4212,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_json" | "invalid_name" | "invalid_scope" | "invalid_trust_policy" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_json" | "invalid_name" | "invalid_request" | "invalid_scope" | "invalid_trust_policy" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
                     } & components["schemas"]["Problem"];
                 };
             };
