@@ -193,7 +193,7 @@ def one_of_spellings(body: Mapping[str, Any], camel: str, snake: str) -> Any:
 
 
 # Where a request named its workspace, as a refusal's detail names it.
-HEADER, QUERY = "X-Workspace-Id", "the workspace_id query parameter"
+HEADER, QUERY = "X-Workspace-Id", "The workspace_id query parameter"
 
 
 def requested_workspace(

@@ -224,8 +224,10 @@ Cursor = Annotated[
         {"type": "string", "minLength": 1, "description": "`nextCursor` of the previous page."}
     ),
 ]
+# An empty workspace id, which names none (`?workspace_id=`, `"workspaceId": ""`).
+NO_WORKSPACE = {"type": "string", "maxLength": 0}
 # The workspace named in a query (`?workspace_id=`): read with the credential (`authenticate`).
-WorkspaceQuery = Annotated[str | None, WithJsonSchema(WORKSPACE_ID)]
+WorkspaceQuery = Annotated[str | None, WithJsonSchema({"anyOf": [WORKSPACE_ID, NO_WORKSPACE]})]
 
 
 # -- API keys ----------------------------------------------------------------------------
@@ -362,13 +364,16 @@ class NewApiKey(Request):
             "if": {"required": ["category"], "properties": {"category": {"const": "workspace"}}},
             "then": {
                 "anyOf": [
-                    {"required": [name], "properties": {name: {"type": "string"}}}
+                    {"required": [name], "properties": {name: {"type": "string", "minLength": 1}}}
                     for name in ("workspaceId", "workspace_id")
                 ],
                 "properties": {"scopes": {"items": {"enum": list(DATA_PLANE_SCOPES)}}},
             },
-            "else": {
-                "properties": {"workspaceId": {"type": "null"}, "workspace_id": {"type": "null"}},
+            "else": {  # an empty string, like null, names none
+                "properties": {
+                    name: {"type": ["null", "string"], "maxLength": 0}
+                    for name in ("workspaceId", "workspace_id")
+                },
             },
         }
     )
@@ -390,7 +395,10 @@ class NewApiKey(Request):
         str | None,
         Invalid(errors.INVALID_WORKSPACE_ID),
         WithJsonSchema(
-            {**_id("ws", nullable=True), "description": "Workspace keys only (null: none)."}
+            {
+                "anyOf": [_id("ws", nullable=True), NO_WORKSPACE],
+                "description": "Workspace keys only (null or empty: none).",
+            }
         ),
     ] = None
     workspace_id_snake: Annotated[
@@ -398,7 +406,7 @@ class NewApiKey(Request):
         Invalid(errors.INVALID_WORKSPACE_ID),
         WithJsonSchema(
             {
-                **_id("ws", nullable=True),
+                "anyOf": [_id("ws", nullable=True), NO_WORKSPACE],
                 "description": "Older clients' spelling of `workspaceId`; sent beside it, "
                 "it must name the same workspace (else 400 `conflicting_workspace_id`).",
                 "deprecated": True,

@@ -993,17 +993,13 @@ export interface components {
              * @enum {string|null}
              */
             category?: "admin" | "workspace" | null;
-            /**
-             * @description Workspace keys only (null: none).
-             * @example ws_01JQ0000000000000000000000
-             */
-            workspaceId?: string | null;
+            /** @description Workspace keys only (null or empty: none). */
+            workspaceId?: (string | null) | string;
             /**
              * @deprecated
              * @description Older clients' spelling of `workspaceId`; sent beside it, it must name the same workspace (else 400 `conflicting_workspace_id`).
-             * @example ws_01JQ0000000000000000000000
              */
-            workspace_id?: string | null;
+            workspace_id?: (string | null) | string;
             /** @description A subset of the category's scopes; omitted or null: all. */
             scopes?: ("memory" | "entities" | "reasoning" | "ontology" | "skills" | "workspace:admin")[] | null;
             /** @default 90 */
@@ -1359,11 +1355,11 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+        /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
         WorkspaceHeader: string;
         /**
          * @deprecated
-         * @description Older clients' spelling of X-Workspace-Id.
+         * @description Older clients' spelling of X-Workspace-Id (empty: none).
          */
         WorkspaceQuery: string;
         /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (the Retries guide). */
@@ -1680,12 +1676,12 @@ export interface operations {
                 status?: "active" | "revoked" | "expired";
                 /**
                  * @deprecated
-                 * @description Older clients' spelling of X-Workspace-Id.
+                 * @description Older clients' spelling of X-Workspace-Id (empty: none).
                  */
                 workspace_id?: components["parameters"]["WorkspaceQuery"];
             };
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path?: never;
@@ -1757,7 +1753,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
                 /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (the Retries guide). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1886,7 +1882,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -1972,7 +1968,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -2056,7 +2052,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -2183,12 +2179,12 @@ export interface operations {
             query?: {
                 /**
                  * @deprecated
-                 * @description Older clients' spelling of X-Workspace-Id.
+                 * @description Older clients' spelling of X-Workspace-Id (empty: none).
                  */
                 workspace_id?: components["parameters"]["WorkspaceQuery"];
             };
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -2287,7 +2283,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
                 /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (the Retries guide). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2434,12 +2430,12 @@ export interface operations {
                 to?: string;
                 /**
                  * @deprecated
-                 * @description Older clients' spelling of X-Workspace-Id.
+                 * @description Older clients' spelling of X-Workspace-Id (empty: none).
                  */
                 workspace_id?: components["parameters"]["WorkspaceQuery"];
             };
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -2530,12 +2526,12 @@ export interface operations {
                 keyId?: string;
                 /**
                  * @deprecated
-                 * @description Older clients' spelling of X-Workspace-Id.
+                 * @description Older clients' spelling of X-Workspace-Id (empty: none).
                  */
                 workspace_id?: components["parameters"]["WorkspaceQuery"];
             };
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path?: never;
@@ -2939,7 +2935,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path?: never;
@@ -3208,7 +3204,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path?: never;
@@ -3280,7 +3276,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -3611,7 +3607,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path?: never;
@@ -3683,7 +3679,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
                 /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (the Retries guide). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3799,7 +3795,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -3873,7 +3869,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -3997,7 +3993,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -4094,7 +4090,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -4180,7 +4176,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -4307,7 +4303,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -4394,7 +4390,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
