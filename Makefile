@@ -48,7 +48,7 @@ UV_COMPILE := $(UV) pip compile --quiet --upgrade --generate-hashes \
 	--python-platform $(LOCK_PLATFORM) --python-version $(PYTHON_VERSION) \
 	--custom-compile-command "make lock"
 
-.PHONY: help venv run test lint test-unit test-functional test-e2e test-python \
+.PHONY: help venv run test lint test-unit test-functional test-e2e test-interop test-python \
         test-sdk-python test-sdk-typescript test-infra test-contract bench load package deploy \
         import-legacy clean dashboard chromium test-dashboard lock node-version \
         docs api-reference
@@ -69,6 +69,7 @@ help:
 	@echo "  make test-functional     the app through chalice's test client on moto"
 	@echo "  make test-infra          package every stage, then hold the templates against the code"
 	@echo "  make test-e2e            the local stack over real HTTP (incl. the fault test)"
+	@echo "  make test-interop        other people's clients' shapes and the MCP conformance tool's code grant"
 	@echo "  make test-contract       schemathesis against the local stack (admin key, user token)"
 	@echo "  make test-python         lint, unit, functional, infra, e2e and contract"
 	@echo "  make test-sdk-python     the Python SDK's tests"
@@ -169,6 +170,13 @@ test-functional: venv
 test-e2e: venv node-version
 	@echo "==> end-to-end tests (the local stack over real HTTP)"
 	$(PYTEST) tests/e2e -q
+
+# The shapes other clients send (the memory service's test kit: camelCase bodies, empty values,
+# grant_type in JSON, `error` read from refusals), through our own Python SDK and raw HTTP,
+# and the MCP conformance tool's authorization code grant, against a local stack of its own.
+test-interop: venv node-version
+	@echo "==> interop tests (other clients' shapes against the local stack)"
+	PYTHONPATH=sdks/python/src $(PYTEST) tests/interop -q
 
 # schemathesis against the running local stack with tests/contract/schemathesis.toml, once
 # as an admin key and once as a user token; it prints operations and test-case counts.

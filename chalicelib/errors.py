@@ -99,6 +99,8 @@ def problem_body(status: int, code: str, detail: str, prefix: str = "") -> dict[
         "status": status,
         "detail": detail,
         "code": code,
+        # The same code again, for clients that read RFC 6749's member name.
+        "error": code,
     }
 
 

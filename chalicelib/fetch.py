@@ -196,6 +196,23 @@ def max_age(headers: http.client.HTTPMessage) -> int:
     return max(0, min(seconds, MAX_CACHE))
 
 
+def failure_reason(failure: OSError | http.client.HTTPException) -> str:
+    """What went wrong on the connection, in words safe to show (no address, no body)."""
+    if isinstance(failure, ssl.SSLCertVerificationError):
+        return "its TLS certificate could not be verified"
+    if isinstance(failure, ssl.SSLError):
+        return "the TLS handshake failed"
+    if isinstance(failure, TimeoutError):  # socket.timeout is TimeoutError
+        return "it did not answer in time"
+    if isinstance(failure, ConnectionRefusedError):
+        return "it refused the connection"
+    if isinstance(failure, ConnectionError):
+        return "the connection was closed before it answered"
+    if isinstance(failure, http.client.HTTPException):
+        return "its answer is not valid HTTP"
+    return "it could not be reached"
+
+
 class SafeFetcher:
     def __init__(
         self,
@@ -237,7 +254,9 @@ class SafeFetcher:
                 "GET", target, headers={"Accept": "application/json", "User-Agent": "memory-auth"}
             )
             response = connection.getresponse()
-            if response.status != 200:  # redirects are not followed
+            if 300 <= response.status < 400:
+                raise FetchRefused(f"it answered a redirect (HTTP {response.status}), not followed")
+            if response.status != 200:
                 raise FetchRefused(f"it answered HTTP {response.status}, not 200")
             length = response.getheader("Content-Length")
             if length is not None and length.isdigit() and int(length) > self._max_bytes:
@@ -247,8 +266,8 @@ class SafeFetcher:
             if media_type != "application/json" and not media_type.endswith("+json"):
                 raise FetchRefused("it is not served as application/json")
             cache_for = max_age(response.headers)
-        except (OSError, http.client.HTTPException):
-            raise FetchRefused("it could not be fetched in time") from None
+        except (OSError, http.client.HTTPException) as failure:
+            raise FetchRefused(failure_reason(failure)) from None
         finally:
             connection.close()
         try:

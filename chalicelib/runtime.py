@@ -239,6 +239,7 @@ class Services:
             self.event_log,
             self.idempotency,
             self.settings.key_limit,
+            usage_today=self.last_use,
         )
 
     @cached_property

@@ -84,3 +84,47 @@ def decode_cursor(cursor: str, is_id: Callable[[str], bool]) -> str | None:
     except (ValueError, KeyError, TypeError):
         return None
     return after if isinstance(after, str) and is_id(after) else None
+
+
+class ConflictingSpellings(ValueError):
+    """Two spellings of one field with different values; `names` are the two as sent."""
+
+    def __init__(self, names: tuple[str, str]):
+        super().__init__(f"{names[0]} and {names[1]} disagree.")
+        self.names = names
+
+
+def snake_case(name: str) -> str:
+    """`refreshToken` -> `refresh_token` (a name already in snake_case is unchanged)."""
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
+
+
+def camel_case(name: str) -> str:
+    """`refresh_token` -> `refreshToken` (a name already in camelCase is unchanged)."""
+    first, *rest = name.split("_")
+    return first + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def one_spelling(body: dict[str, Any], names: set[str]) -> dict[str, Any]:
+    """`body` with each field under the name its endpoint declares (`names`), whether it was
+    sent in snake_case or in camelCase: REST clients that turn every body into camelCase
+    (`refreshToken`) and OAuth clients that send RFC 6749's names (`refresh_token`) are both
+    served. A field that neither spelling declares keeps its name (and is refused as unknown).
+
+    Both spellings of one field with the same value count once; with different values,
+    ConflictingSpellings (which one was meant is not ours to guess). A name the endpoint
+    declares in both spellings (an older alias its model judges) is left to the model.
+    """
+    found: dict[str, Any] = {}
+    sent_as: dict[str, str] = {}
+    for sent, value in body.items():
+        name = sent
+        if sent not in names:
+            name = next((n for n in (snake_case(sent), camel_case(sent)) if n in names), sent)
+        if name in found:
+            if found[name] != value:
+                raise ConflictingSpellings((sent_as[name], sent))
+            continue
+        found[name] = value
+        sent_as[name] = sent
+    return found

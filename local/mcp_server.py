@@ -186,7 +186,9 @@ class DevMcpServer:
                 scope.setdefault("state", {})[PRINCIPAL] = body
                 await self._inner(scope, receive, send)
         else:
-            await _send_json(send, 404, {"code": "not_found"}, {})
+            from chalicelib.errors import problem_body
+
+            await _send_json(send, 404, problem_body(404, "not_found", "No such route."), {})
 
     def start(self) -> DevMcpServer:
         import uvicorn

@@ -114,6 +114,21 @@ def port_setting(
 
 # Set by the stack itself from what it starts: never the caller's.
 _STACK_OWNED = ("LOGIN_PROVIDER", "MCP_RESOURCES", "DASHBOARD_LOGIN", "SECRET_SCANNING_KEYS_URL")
+# What the stack makes from the stage's names (its table, keys, issuer and bus): these keep
+# the stage's values. Every other setting the caller exported (MCP_REGISTRATION_LIMIT,
+# KEY_LIMIT, MEMBER_LIMIT, POWERTOOLS_LOG_LEVEL, ...) wins over the stage's.
+_STAGE_RESOURCES = (
+    "STAGE", "AUTH_TABLE", "KEY_ENCRYPTION_KEY_ID", "REFRESH_TOKEN_KEY_ID",
+    "TOKEN_SIGNING_KEY_ID", "TOKEN_ISSUER", "EVENT_BUS_NAME",
+)
+# The environment the stack was started in, before the stage's configuration is applied to it.
+_CALLERS_ENVIRONMENT = dict(os.environ)
+
+
+def callers_settings(stage_env: Mapping[str, str], caller: Mapping[str, str]) -> dict[str, str]:
+    """The caller's values of the stage's settings that the stack does not own."""
+    owned = (*_STAGE_RESOURCES, *_STACK_OWNED)
+    return {k: caller[k] for k in stage_env if k in caller and k not in owned}
 
 
 def configuration_problems(
@@ -166,6 +181,7 @@ def local_environment(
     mcp: dict[str, str] | None = None,
 ) -> dict[str, str]:
     env = stage_environment(stage)
+    env.update(callers_settings(env, _CALLERS_ENVIRONMENT))
     env.update(LOCAL_CREDENTIALS)
     env["AWS_ENDPOINT_URL"] = moto_endpoint
     env["TOKEN_ISSUER"] = endpoint  # locally, the service's base URL is the loopback one

@@ -69,6 +69,7 @@ PHASES: tuple[tuple[Lane, ...], ...] = (
         ),
         (
             Tier("contract (user token)", contract("user")),
+            Tier("interop", make("test-interop")),
             Tier("dashboard", make("test-dashboard"), after="sdk-typescript"),
         ),
     ),

@@ -115,10 +115,14 @@ def media_type(request: Request) -> str:
 
 
 def read_json(
-    request: Request, fields: set[str] | None, required: bool = True
+    request: Request,
+    fields: set[str] | None,
+    required: bool = True,
+    declared: set[str] | None = None,
 ) -> dict[str, Any]:
     """The JSON object body, or 400/413/415. Unknown fields are refused, not ignored (by the
-    body's model where `fields` is None)."""
+    body's model where `fields` is None). Each field the body's model `declared` is taken in
+    snake_case or camelCase (`strict_parsing.one_spelling`); both, disagreeing, is a 400."""
     raw = read_body(request)
     if not raw.strip():
         if required:
@@ -132,10 +136,26 @@ def read_json(
         raise errors.INVALID_JSON.error("The request body is not valid JSON.") from None
     if not isinstance(body, dict):
         raise errors.INVALID_JSON.error()
+    body = without_empty_workspace(body)
+    if declared is not None:
+        try:
+            body = strict_parsing.one_spelling(body, declared)
+        except strict_parsing.ConflictingSpellings as conflict:
+            raise errors.INVALID_REQUEST.error(str(conflict)) from None
     unknown = sorted(set(body) - fields) if fields is not None else []
     if unknown:
         raise errors.UNKNOWN_FIELD.error(f"Unknown field: {unknown[0][:64]!r}.")
     return body
+
+
+# A workspace id in a body, in either spelling.
+WORKSPACE_FIELDS = ("workspaceId", "workspace_id")
+
+
+def without_empty_workspace(body: dict[str, Any]) -> dict[str, Any]:
+    """An empty workspace id is no workspace: clients that render "none" as an empty string
+    (Go's zero value, httpx's `None` in a query) mean to name none."""
+    return {k: v for k, v in body.items() if not (k in WORKSPACE_FIELDS and v == "")}
 
 
 # Query parameters people (and some tools) use to carry a credential in the URL.
@@ -172,17 +192,31 @@ def one_of_spellings(body: Mapping[str, Any], camel: str, snake: str) -> Any:
     return body[camel] if camel in body else body.get(snake)
 
 
-def requested_workspace(request: Request, sent: Sent, allow_query: bool) -> str | None:
+# Where a request named its workspace, as a refusal's detail names it.
+HEADER, QUERY = "X-Workspace-Id", "The workspace_id query parameter"
+
+
+def requested_workspace(
+    request: Request, sent: Sent, allow_query: bool
+) -> tuple[str | None, str]:
+    """The workspace the request names (an empty value names none), and where it came from."""
     if sent.copies > 1:
         raise errors.CONFLICTING_WORKSPACE_ID.error("Send one X-Workspace-Id header.")
-    header = sent.value
+    header = (sent.value.strip() or None) if sent.value is not None else None
     if not allow_query:
-        return header
+        return header, HEADER
     params: dict[str, str] = dict(request.query_params or {})
-    from_query = params.get("workspace_id")
-    if header is not None and from_query is not None and header.strip() != from_query.strip():
+    from_query = params.get("workspace_id", "").strip() or None
+    if header is not None and from_query is not None and header != from_query:
         raise errors.CONFLICTING_WORKSPACE_ID.error()
-    return header if header is not None else from_query
+    return (header, HEADER) if header is not None or from_query is None else (from_query, QUERY)
+
+
+def _named_source(refusal: Refusal, source: str) -> Refusal:
+    """A malformed workspace id's refusal, naming where the request sent it."""
+    if refusal.problem is not errors.INVALID_WORKSPACE_ID or source == HEADER:
+        return refusal
+    return refusal._replace(detail=f"{source} must be a workspace id (ws_ and 26 characters).")
 
 
 def origin(request: Request) -> Origin:
@@ -210,7 +244,7 @@ def authenticate(request: Request, allow_query_workspace: bool = False) -> Princ
     authorization = headers.authorization.value
     credential_sent = bool(authorization and authorization.strip())
     try:
-        workspace = requested_workspace(request, headers.workspace, allow_query_workspace)
+        workspace, source = requested_workspace(request, headers.workspace, allow_query_workspace)
     except ServiceError as conflict:
         # Two different workspaces named is a malformed request, but a caller first learns
         # whether its credential is good (401 and 403 come before 400).
@@ -220,7 +254,7 @@ def authenticate(request: Request, allow_query_workspace: bool = False) -> Princ
         raise conflict
     resolved = services().resolver.resolve(authorization, workspace, origin=origin(request))
     if isinstance(resolved, Refusal):
-        raise resolved.error(credential_sent)
+        raise _named_source(resolved, source).error(credential_sent)
     delegation = (
         {"root": resolved.root, "jti": resolved.token_id, "act": resolved.act}
         if resolved.credential == "delegated"

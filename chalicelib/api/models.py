@@ -226,8 +226,10 @@ Cursor = Annotated[
         {"type": "string", "minLength": 1, "description": "`nextCursor` of the previous page."}
     ),
 ]
+# An empty workspace id, which names none (`?workspace_id=`, `"workspaceId": ""`).
+NO_WORKSPACE = {"type": "string", "maxLength": 0}
 # The workspace named in a query (`?workspace_id=`): read with the credential (`authenticate`).
-WorkspaceQuery = Annotated[str | None, WithJsonSchema(WORKSPACE_ID)]
+WorkspaceQuery = Annotated[str | None, WithJsonSchema({"anyOf": [WORKSPACE_ID, NO_WORKSPACE]})]
 
 
 # -- API keys ----------------------------------------------------------------------------
@@ -364,13 +366,16 @@ class NewApiKey(Request):
             "if": {"required": ["category"], "properties": {"category": {"const": "workspace"}}},
             "then": {
                 "anyOf": [
-                    {"required": [name], "properties": {name: {"type": "string"}}}
+                    {"required": [name], "properties": {name: {"type": "string", "minLength": 1}}}
                     for name in ("workspaceId", "workspace_id")
                 ],
                 "properties": {"scopes": {"items": {"enum": list(DATA_PLANE_SCOPES)}}},
             },
-            "else": {
-                "properties": {"workspaceId": {"type": "null"}, "workspace_id": {"type": "null"}},
+            "else": {  # an empty string, like null, names none
+                "properties": {
+                    name: {"type": ["null", "string"], "maxLength": 0}
+                    for name in ("workspaceId", "workspace_id")
+                },
             },
         }
     )
@@ -392,7 +397,10 @@ class NewApiKey(Request):
         str | None,
         Invalid(errors.INVALID_WORKSPACE_ID),
         WithJsonSchema(
-            {**_id("ws", nullable=True), "description": "Workspace keys only (null: none)."}
+            {
+                "anyOf": [_id("ws", nullable=True), NO_WORKSPACE],
+                "description": "Workspace keys only (null or empty: none).",
+            }
         ),
     ] = None
     workspace_id_snake: Annotated[
@@ -400,7 +408,7 @@ class NewApiKey(Request):
         Invalid(errors.INVALID_WORKSPACE_ID),
         WithJsonSchema(
             {
-                **_id("ws", nullable=True),
+                "anyOf": [_id("ws", nullable=True), NO_WORKSPACE],
                 "description": "Older clients' spelling of `workspaceId`; sent beside it, "
                 "it must name the same workspace (else 400 `conflicting_workspace_id`).",
                 "deprecated": True,
@@ -1052,6 +1060,14 @@ class Problem(BaseModel):
             json_schema_extra={"enum": sorted(errors.PROBLEMS)},
         ),
     ]
+    error: Annotated[
+        str,
+        Field(
+            description="The same value as `code`, for clients that read an `error` member "
+            "(as RFC 6749 errors have).",
+            json_schema_extra={"enum": sorted(errors.PROBLEMS)},
+        ),
+    ]
 
 
 class OAuthError(BaseModel):
@@ -1190,6 +1206,12 @@ class ExchangeRequest(OAuthRequest):
 
     model_config = ConfigDict(extra="forbid")
 
+    # Optional in JSON; sent, it must be the form's (checked first, as the form's is).
+    grant_type: Annotated[
+        Literal["urn:ietf:params:oauth:grant-type:token-exchange"] | None,
+        _absent_or({"const": TOKEN_EXCHANGE_GRANT}),
+        Invalid(errors.UNSUPPORTED_GRANT_TYPE, f"Use grant_type={TOKEN_EXCHANGE_GRANT}."),
+    ] = None
     id_token: Annotated[str | None, _absent_or({"type": "string", "minLength": 1})] = None
     subject_token: ANY_TEXT = None
     subject_token_type: Annotated[

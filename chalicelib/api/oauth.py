@@ -52,7 +52,7 @@ LATER = Answer(503, "Try again later.", problems=(errors.TEMPORARILY_UNAVAILABLE
 TOKEN_FAILURES = (
     Answer(
         400,
-        "RFC 6749 error.",
+        "RFC 6749 error (any body but a form too: `invalid_request`).",
         problems=(
             errors.OAUTH_INVALID_REQUEST,
             errors.INVALID_GRANT,
@@ -74,7 +74,6 @@ TOKEN_FAILURES = (
         413, "The body is larger than 16 KiB.", problems=(errors.OAUTH_PAYLOAD_TOO_LARGE,),
         oauth=True,
     ),
-    Answer(415, "Send an OAuth form.", problems=(errors.UNSUPPORTED_MEDIA_TYPE,)),
     LATER,
 )
 NOT_SERVED = Answer(404, "No protected resource is served here.", problems=(errors.NOT_FOUND,))
@@ -152,6 +151,17 @@ def form(request: Request) -> dict[str, str]:
         raise errors.OAUTH_INVALID_REQUEST.oauth_error("The form body is not valid.") from None
     except ServiceError:  # 413
         raise errors.OAUTH_PAYLOAD_TOO_LARGE.oauth_error() from None
+
+
+SEND_A_FORM = "Send application/x-www-form-urlencoded (RFC 6749), not another media type."
+
+
+def token_form(request: Request) -> dict[str, str]:
+    """The token or revocation endpoint's form; any other body is an RFC 6749 error (an OAuth
+    client reads one error shape), never the service's 415 problem."""
+    if edge.media_type(request) != FORM:
+        raise errors.OAUTH_INVALID_REQUEST.oauth_error(SEND_A_FORM)
+    return form(request)
 
 
 def query_pairs(request: Request) -> list[tuple[str, str]]:
@@ -265,14 +275,6 @@ def register() -> Response:
     svc = services()
     context: dict[str, Any] = request.context or {}
     address = (context.get("identity") or {}).get("sourceIp") or "unknown"
-    retry_after = svc.registration_limit.admit(str(address), svc.clock.now())
-    if retry_after is not None:
-        limited = errors.REGISTRATION_LIMITED
-        return edge.json_response(
-            {"error": limited.code, "error_description": limited.detail},
-            status=limited.status,
-            headers={"Retry-After": str(retry_after), **_TOKEN_HEADERS},
-        )
     raw = edge.read_body(request)
     try:
         body: Any = strict_parsing.json_value(raw) if raw.strip() else None
@@ -284,6 +286,16 @@ def register() -> Response:
         asked = oauth_validated(models.ClientMetadata, body)
     except OAuthError as invalid:
         return _registration_error(invalid.error, invalid.description)
+    # Only a registration that would succeed counts: a client fixing its metadata after a 400
+    # has not used up the address's allowance.
+    retry_after = svc.registration_limit.admit(str(address), svc.clock.now())
+    if retry_after is not None:
+        limited = errors.REGISTRATION_LIMITED
+        return edge.json_response(
+            {"error": limited.code, "error_description": limited.detail},
+            status=limited.status,
+            headers={"Retry-After": str(retry_after), **_TOKEN_HEADERS},
+        )
     client = svc.oauth_clients.register(
         svc.clock.now(),
         redirect_uris=asked.redirect_uris,
@@ -472,7 +484,7 @@ def client_authentication_refused(authorization: str) -> Response:
         ),
         *TOKEN_FAILURES,
     ),
-    content_types=[FORM],
+    content_types=edge.ANY_MEDIA_TYPE,
     body={FORM: models.TokenForm},
 )
 def token() -> Response:
@@ -481,7 +493,7 @@ def token() -> Response:
     if authorization:
         return client_authentication_refused(authorization)
     with oauth_errors():
-        parameters = form(request)
+        parameters = token_form(request)
         grant = oauth_validated(models.TokenForm, parameters).root
         oauth = services().oauth_service
         if isinstance(grant, models.AuthorizationCodeGrant):
@@ -505,13 +517,13 @@ def token() -> Response:
         ),
         *TOKEN_FAILURES,
     ),
-    content_types=[FORM],
+    content_types=edge.ANY_MEDIA_TYPE,
     body={FORM: models.RevocationForm},
 )
 def revoke() -> Response:
     request = blueprint.current_request
     with oauth_errors():
-        parameters = form(request)
+        parameters = token_form(request)
         oauth_validated(models.RevocationForm, parameters)
         services().oauth_service.revoke(parameters)
     headers: dict[str, str | list[str]] = {**_TOKEN_HEADERS}

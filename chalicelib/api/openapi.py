@@ -100,7 +100,7 @@ REQUEST_400 = (
     errors.INVALID_WORKSPACE_ID,
     errors.CONFLICTING_WORKSPACE_ID,
 )
-BODY_400 = (errors.INVALID_JSON, errors.UNKNOWN_FIELD)
+BODY_400 = (errors.INVALID_JSON, errors.UNKNOWN_FIELD, errors.INVALID_REQUEST)  # two spellings
 UNAUTHENTICATED = (
     errors.MISSING_CREDENTIALS,
     errors.INVALID_CREDENTIALS,
@@ -411,15 +411,15 @@ def components() -> Schema:
                 "name": "X-Workspace-Id",
                 "in": "header",
                 "description": "The workspace of an admin key or a user token (a workspace key "
-                "is bound to its own and may only name that one).",
-                "schema": WORKSPACE_ID,
+                "is bound to its own and may only name that one); empty: none.",
+                "schema": {"anyOf": [WORKSPACE_ID, {"type": "string", "maxLength": 0}]},
             },
             "WorkspaceQuery": {
                 "name": "workspace_id",
                 "in": "query",
-                "description": "Older clients' spelling of X-Workspace-Id.",
+                "description": "Older clients' spelling of X-Workspace-Id (empty: none).",
                 "deprecated": True,
-                "schema": WORKSPACE_ID,
+                "schema": {"anyOf": [WORKSPACE_ID, {"type": "string", "maxLength": 0}]},
             },
             "IdempotencyKey": {
                 "name": "Idempotency-Key",

@@ -109,7 +109,8 @@ class Operation:
         query = validated(self.query, edge.query(request, query_names(self.query)), query=True)
         body, raw = None, {}
         if self.body is not None:
-            raw = edge.read_json(request, None, required=self.body_required)
+            declared = query_names(self.body)
+            raw = edge.read_json(request, None, self.body_required, declared)
             body = validated(self.body, raw)
         elif self.method in ("PUT", "POST", "PATCH"):
             edge.read_json(request, set(), required=False)  # no body, or an empty object
@@ -190,8 +191,9 @@ def token_request(request: Request, body: Mapping[str, type[BaseModel]]) -> tupl
 
     Parameters in the URL are refused (tokens in a URL end up in logs and browser history). A
     form follows RFC 6749 §3.2: unknown parameters are ignored, repeated ones refused, empty
-    ones are absent. JSON follows our wire conventions: an object, unknown fields refused,
-    values non-empty strings. Then the model checks the fields, in its field order.
+    ones are absent. JSON follows our wire conventions: an object, each field in snake_case or
+    camelCase (both, disagreeing: refused), unknown fields refused, values non-empty strings
+    (an empty workspace id is absent). Then the model checks the fields, in its field order.
     """
     if request.query_params:
         raise _invalid("Send the parameters in the request body, not in the URL.")
@@ -226,6 +228,10 @@ def _json_parameters(raw: bytes, fields: set[str]) -> dict[str, Any]:
         raise _invalid("The request body is not valid JSON.") from None
     if not isinstance(body, dict):
         raise _invalid("The request body must be a JSON object.")
+    try:
+        body = strict_parsing.one_spelling(edge.without_empty_workspace(body), fields)
+    except strict_parsing.ConflictingSpellings as conflict:
+        raise _invalid(str(conflict)) from None
     unknown = sorted(set(body) - fields)
     if unknown:
         raise _invalid(f"Unknown field: {unknown[0][:64]!r}.")

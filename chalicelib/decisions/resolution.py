@@ -135,8 +135,8 @@ class Resolver:
         if isinstance(token, Refusal):
             return token
         if workspace_id is not None:
-            # Sent but blank is not "no workspace": it is a malformed one (400 below).
-            workspace_id = workspace_id.strip()
+            # Sent but empty names no workspace: clients render "none" as an empty value.
+            workspace_id = workspace_id.strip() or None
         record = None
         member: bool | None = None  # the membership, when read with the key
         found: Principal | Refusal

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from copy import replace
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Protocol
 
 from chalicelib import errors, ids, strict_parsing
 from chalicelib.access.principal import Principal
@@ -25,7 +26,7 @@ from chalicelib.hashing import hash_secret
 from chalicelib.idempotency import IdempotencyStore, IdempotentRequest, Recorder
 from chalicelib.keys import usage
 from chalicelib.keys.last_use import hour_label
-from chalicelib.keys.model import MAX_LIFETIME_DAYS, ApiKey
+from chalicelib.keys.model import MAX_LIFETIME_DAYS, ApiKey, usage_day
 from chalicelib.keys.notice import Notice
 from chalicelib.keys.page import KeyPage
 from chalicelib.keys.plaintext import generate_key, hint
@@ -36,6 +37,12 @@ from chalicelib.logs import logger
 from chalicelib.workspaces.store import WorkspaceStore
 
 STATUSES = ("active", "revoked", "expired")
+
+
+class CountsToday(Protocol):
+    """Today's requests of a key, as the quota check counts them (keys/last_use.py)."""
+
+    def counted_today(self, api_key: ApiKey, now: datetime) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -106,8 +113,10 @@ class KeyService:
         events: EventLog,
         idempotency: IdempotencyStore,
         key_limit: int = DEFAULT_LIMITS[KEY_LIMIT],
+        usage_today: CountsToday | None = None,
     ):
         self._key_limit = key_limit
+        self._usage_today = usage_today
         self._keys = keys
         self._workspaces = workspaces
         self._vault = vault
@@ -186,7 +195,9 @@ class KeyService:
         if not scopes or not set(scopes) <= principal.scopes:
             raise errors.INSUFFICIENT_SCOPE.error("A key cannot get scopes its creator lacks.")
         if request.workspace_id is not None and not ids.is_workspace_id(request.workspace_id):
-            raise errors.INVALID_WORKSPACE_ID.error("workspaceId is ws_ and 26 characters.")
+            raise errors.INVALID_WORKSPACE_ID.error(
+                "workspaceId in the body must be a workspace id (ws_ and 26 characters)."
+            )
         if request.workspace_id is not None and not self._workspaces.is_member(
             request.workspace_id, principal.user_id
         ):
@@ -386,6 +397,15 @@ class KeyService:
             old.allowed_cidrs,
             old.requests_per_day,
         )
+        # The successor carries on the day's count of its key: rotating never resets a quota.
+        day = usage_day(now)
+        counted = (
+            self._usage_today.counted_today(old, now)
+            if self._usage_today is not None
+            else old.requests_on(day)
+        )
+        if counted:
+            successor = replace(successor, requests_counted=((day, counted),))
         ends = min(old.expires_at, now + grace)
         event = self._events.by(
             principal,

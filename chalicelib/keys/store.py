@@ -116,6 +116,8 @@ def _values(api_key: ApiKey) -> dict[str, Any]:
         "allowedCidrs": list(api_key.allowed_cidrs) if api_key.allowed_cidrs else None,
         "requestsPerDay": api_key.requests_per_day,
         TTL_ATTRIBUTE: epoch(api_key.retain_until) if api_key.retain_until else None,
+        # A new record's day counts: a rotation's successor carries on its key's.
+        **{f"{REQUESTS_ON}{day}": count for day, count in api_key.requests_counted},
     }
 
 

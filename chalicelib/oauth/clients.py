@@ -175,13 +175,12 @@ def check_metadata_document(url: str, document: Any) -> Client:
     grant_types = document.get("grant_types", list(DEFAULT_GRANT_TYPES))
     if not isinstance(grant_types, list) or not all(isinstance(g, str) for g in grant_types):
         raise ClientRejected("Its metadata document's grant_types is not a list of names.")
-    return Client(
-        url,
-        redirect_uris,
-        client_name(document.get("client_name")),
-        True,
-        tuple(grant_types),
-    )
+    # Required by the MCP revision of 2026-07-28: the consent page names the application.
+    # (One it cannot show safely, a bidirectional override say, it shows as no name.)
+    name = document.get("client_name")
+    if not isinstance(name, str) or not name.strip():
+        raise ClientRejected("Its metadata document has no client_name, which is required.")
+    return Client(url, redirect_uris, client_name(name), True, tuple(grant_types))
 
 
 def check_metadata_url(client_id: str) -> None:

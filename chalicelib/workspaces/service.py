@@ -133,7 +133,9 @@ class WorkspaceService:
 
     def _workspace_of_member(self, principal: Principal, workspace_id: str) -> Workspace:
         if not ids.is_workspace_id(workspace_id):
-            raise errors.INVALID_WORKSPACE_ID.error("A workspace id is ws_ and 26 characters.")
+            raise errors.INVALID_WORKSPACE_ID.error(
+                "The workspace id in the path must be a workspace id (ws_ and 26 characters)."
+            )
         if not self._workspaces.is_member(workspace_id, principal.user_id):
             raise errors.NOT_A_MEMBER.error()
         workspace = self._workspaces.get(workspace_id)

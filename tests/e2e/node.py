@@ -6,9 +6,12 @@ on a fresh machine installs exactly the pinned oidc-provider and jose itself.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +26,24 @@ def node_tools() -> Path:
 
 
 def installed(folder: Path) -> Path:
-    """`folder` with the dependencies of its package-lock.json installed (`npm ci`)."""
+    """`folder` with the dependencies of its package-lock.json installed (`npm ci`).
+
+    Two tiers of `make test` run side by side may both need one folder (the conformance
+    tool: the end-to-end and the interop tiers): a lock lets one install while the other
+    waits, so neither sees a half-written node_modules."""
     for tool in ("node", "npm"):
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} is required for the end-to-end tests (Node.js >= 20)")
     lock = folder / "package-lock.json"
     marker = folder / "node_modules" / ".package-lock.json"
-    if not marker.exists() or marker.stat().st_mtime < lock.stat().st_mtime:
-        subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=folder, check=True, timeout=300,
-        )
+    name = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"memory-auth-npm-{name}.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if not marker.exists() or marker.stat().st_mtime < lock.stat().st_mtime:
+            subprocess.run(
+                ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                cwd=folder, check=True, timeout=300,
+            )
     return folder
 
 

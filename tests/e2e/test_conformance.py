@@ -1,8 +1,8 @@
 """The official MCP conformance tool's authorization-server metadata scenario, against the
 local stack's issuer (tests/conformance/ pins the tool; `npm ci` installs it on demand).
 
-Its interactive code-grant scenario prints a URL for a person to open; the same flow is
-driven end to end by test_mcp_oauth.py with the mcp SDK's own client instead.
+Its interactive code-grant scenario prints a URL for a person to open: tests/interop/
+test_conformance.py is that person, for a registered and a metadata-document client.
 """
 
 from __future__ import annotations

@@ -200,7 +200,8 @@ def test_test_runs_every_tier_and_builds_the_docs_site_strictly(tmp_path: Path) 
     assert "tests.lanes" in planned
     assert sorted(command[2] for command in commands) == sorted(
         ["lint", "test-unit", "test-functional", "test-contract", "test-contract", "test-e2e",
-         "test-sdk-python", "test-infra", "test-sdk-typescript", "test-dashboard", "docs"]
+         "test-sdk-python", "test-infra", "test-sdk-typescript", "test-dashboard", "docs",
+         "test-interop"]
     )
     assert {command[3] for command in commands if command[2] == "test-contract"} == {
         "ARGS=--credential admin", "ARGS=--credential user",

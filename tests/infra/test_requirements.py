@@ -22,7 +22,9 @@ LOCKS = [LAMBDA_LOCK, LOCAL_LOCK, DEV_LOCK, PROJECT_DIR / "requirements-lock.txt
 # What the Lambda imports without vendoring it: `chalice package` writes its own runtime
 # module into the package, and Lambda's Python runtime ships the SnapStart hooks.
 PROVIDED_IN_LAMBDA = {"chalice", "snapshot-restore-py"}
-FIRST_PARTY = {"app", "chalicelib", "infra", "local", "tools", "tests", "bench"}
+# memory_sdk: our Python SDK (sdks/python, installed editable by `make test`), which the
+# interop tests drive.
+FIRST_PARTY = {"app", "chalicelib", "infra", "local", "tools", "tests", "bench", "memory_sdk"}
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^\s;\\]+)")
 
 

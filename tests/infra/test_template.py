@@ -432,7 +432,7 @@ def test_every_other_gateway_error_is_problem_json_without_api_gateway_text(
     # $context.error.message(String) can echo the Authorization header (unknown routes); the
     # stage's name is the only variable these answers use.
     assert "$context" not in template.replace("$context.stage/", "")
-    assert set(body) == {"type", "title", "detail", "code"}
+    assert set(body) == {"type", "title", "detail", "code", "error"}
     assert body["type"] == f"/{API_STAGE}/docs/errors#" + body["code"]
     assert response["responseParameters"]["gatewayresponse.header.Content-Type"] == (
         f"'{PROBLEM_JSON}'"

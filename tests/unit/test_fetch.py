@@ -11,12 +11,14 @@ import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from chalicelib import fetch
 from chalicelib.fetch import CachedFetcher, FetchRefused, SafeFetcher, allowed_address
+from tests.fixtures.tls import https_documents
 
 
 @pytest.mark.parametrize(
@@ -302,3 +304,71 @@ def test_the_cache_serves_until_the_answer_expires(served: tuple[Served, str]) -
     cached.forget(url)
     cached.fetch_json(url)
     assert state.requests == 3
+
+
+# -- why a fetch failed: each failure says which ---------------------------------------------
+
+
+def test_a_refused_connection_says_so() -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    with pytest.raises(FetchRefused) as refused:
+        SafeFetcher(local_mode=True).fetch_json(f"http://127.0.0.1:{port}/client.json")
+
+    assert refused.value.reason == "it refused the connection"
+
+
+def test_a_redirect_says_it_is_not_followed(served: tuple[Served, str]) -> None:
+    state, url = served
+    state.status, state.headers["Location"] = 307, "http://127.0.0.1/elsewhere.json"
+
+    with pytest.raises(FetchRefused) as refused:
+        SafeFetcher(local_mode=True).fetch_json(url)
+
+    assert refused.value.reason == "it answered a redirect (HTTP 307), not followed"
+
+
+def test_a_certificate_of_an_untrusted_authority_says_tls_verification_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    with (
+        https_documents(tmp_path, {"/client.json": {"client_id": "x"}}) as (base, _),
+        pytest.raises(FetchRefused) as refused,
+    ):
+        SafeFetcher(local_mode=True).fetch_json(base + "/client.json")
+
+    assert refused.value.reason == "its TLS certificate could not be verified"
+
+
+def test_ssl_cert_file_trusts_a_test_authority_for_https_on_loopback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with https_documents(tmp_path, {"/client.json": {"client_id": "x"}}) as (base, ca_file):
+        monkeypatch.setenv("SSL_CERT_FILE", str(ca_file))
+        fetched = SafeFetcher(local_mode=True).fetch_json(base + "/client.json")
+
+    assert fetched.body == {"client_id": "x"}
+
+
+def test_a_connection_closed_before_an_answer_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def hang_up() -> None:
+        connection, _ = server.accept()
+        connection.recv(1024)
+        connection.close()
+
+    threading.Thread(target=hang_up, daemon=True).start()
+    try:
+        with pytest.raises(FetchRefused) as refused:
+            port = server.getsockname()[1]
+            SafeFetcher(local_mode=True).fetch_json(f"http://127.0.0.1:{port}/client.json")
+    finally:
+        server.close()
+
+    assert refused.value.reason in (
+        "its answer is not valid HTTP", "the connection was closed before it answered"
+    )

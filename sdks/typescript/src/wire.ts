@@ -927,6 +927,8 @@ export interface components {
          *     exchange).
          */
         ExchangeRequest: {
+            /** @constant */
+            grant_type?: "urn:ietf:params:oauth:grant-type:token-exchange";
             id_token?: string;
             subject_token?: string;
             /** @enum {unknown} */
@@ -1032,17 +1034,13 @@ export interface components {
              * @enum {string|null}
              */
             category?: "admin" | "workspace" | null;
-            /**
-             * @description Workspace keys only (null: none).
-             * @example ws_01JQ0000000000000000000000
-             */
-            workspaceId?: string | null;
+            /** @description Workspace keys only (null or empty: none). */
+            workspaceId?: (string | null) | string;
             /**
              * @deprecated
              * @description Older clients' spelling of `workspaceId`; sent beside it, it must name the same workspace (else 400 `conflicting_workspace_id`).
-             * @example ws_01JQ0000000000000000000000
              */
-            workspace_id?: string | null;
+            workspace_id?: (string | null) | string;
             /** @description A subset of the category's scopes; omitted or null: all. */
             scopes?: ("memory" | "entities" | "reasoning" | "ontology" | "skills" | "workspace:admin")[] | null;
             /** @default 90 */
@@ -1177,6 +1175,11 @@ export interface components {
              * @enum {string}
              */
             code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
+            /**
+             * @description The same value as `code`, for clients that read an `error` member (as RFC 6749 errors have).
+             * @enum {string}
+             */
+            error: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
         };
         /** RefreshForm */
         RefreshForm: {
@@ -1424,11 +1427,11 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+        /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
         WorkspaceHeader: string;
         /**
          * @deprecated
-         * @description Older clients' spelling of X-Workspace-Id.
+         * @description Older clients' spelling of X-Workspace-Id (empty: none).
          */
         WorkspaceQuery: string;
         /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (the Retries guide). */
@@ -1746,12 +1749,12 @@ export interface operations {
                 status?: "active" | "revoked" | "expired";
                 /**
                  * @deprecated
-                 * @description Older clients' spelling of X-Workspace-Id.
+                 * @description Older clients' spelling of X-Workspace-Id (empty: none).
                  */
                 workspace_id?: components["parameters"]["WorkspaceQuery"];
             };
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path?: never;
@@ -1823,7 +1826,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
                 /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (the Retries guide). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1849,7 +1852,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_category`, `invalid_cidr`, `invalid_idempotency_key`, `invalid_json`, `invalid_label`, `invalid_lifetime`, `invalid_quota`, `invalid_scope`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`, `workspace_id_not_allowed`, `workspace_id_required`. */
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_category`, `invalid_cidr`, `invalid_idempotency_key`, `invalid_json`, `invalid_label`, `invalid_lifetime`, `invalid_quota`, `invalid_request`, `invalid_scope`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`, `workspace_id_not_allowed`, `workspace_id_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1857,7 +1860,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_category" | "invalid_cidr" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_quota" | "invalid_scope" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter" | "workspace_id_not_allowed" | "workspace_id_required";
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_category" | "invalid_cidr" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_quota" | "invalid_request" | "invalid_scope" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter" | "workspace_id_not_allowed" | "workspace_id_required";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -1952,7 +1955,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -2038,7 +2041,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -2122,7 +2125,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -2145,7 +2148,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_cidr`, `invalid_json`, `invalid_label`, `invalid_quota`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_cidr`, `invalid_json`, `invalid_label`, `invalid_quota`, `invalid_request`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2153,7 +2156,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_cidr" | "invalid_json" | "invalid_label" | "invalid_quota" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_cidr" | "invalid_json" | "invalid_label" | "invalid_quota" | "invalid_request" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -2249,12 +2252,12 @@ export interface operations {
             query?: {
                 /**
                  * @deprecated
-                 * @description Older clients' spelling of X-Workspace-Id.
+                 * @description Older clients' spelling of X-Workspace-Id (empty: none).
                  */
                 workspace_id?: components["parameters"]["WorkspaceQuery"];
             };
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -2353,7 +2356,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
                 /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (the Retries guide). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2381,7 +2384,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_grace_period`, `invalid_idempotency_key`, `invalid_json`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_grace_period`, `invalid_idempotency_key`, `invalid_json`, `invalid_request`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2389,7 +2392,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_request" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -2500,12 +2503,12 @@ export interface operations {
                 to?: string;
                 /**
                  * @deprecated
-                 * @description Older clients' spelling of X-Workspace-Id.
+                 * @description Older clients' spelling of X-Workspace-Id (empty: none).
                  */
                 workspace_id?: components["parameters"]["WorkspaceQuery"];
             };
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -2596,12 +2599,12 @@ export interface operations {
                 keyId?: string;
                 /**
                  * @deprecated
-                 * @description Older clients' spelling of X-Workspace-Id.
+                 * @description Older clients' spelling of X-Workspace-Id (empty: none).
                  */
                 workspace_id?: components["parameters"]["WorkspaceQuery"];
             };
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path?: never;
@@ -3005,7 +3008,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path?: never;
@@ -3077,7 +3080,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path?: never;
@@ -3147,7 +3150,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -3231,7 +3234,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path?: never;
@@ -3500,7 +3503,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path?: never;
@@ -3572,7 +3575,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -3776,7 +3779,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description RFC 6749 error. */
+            /** @description RFC 6749 error (any body but a form too: `invalid_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3810,18 +3813,6 @@ export interface operations {
                         /** @enum {unknown} */
                         error?: "invalid_request";
                     } & components["schemas"]["OAuthError"];
-                };
-            };
-            /** @description Send an OAuth form. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    } & components["schemas"]["Problem"];
                 };
             };
             /** @description Try again later. */
@@ -3861,7 +3852,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccessToken"];
                 };
             };
-            /** @description RFC 6749 error. */
+            /** @description RFC 6749 error (any body but a form too: `invalid_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3897,18 +3888,6 @@ export interface operations {
                     } & components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Send an OAuth form. Codes: `unsupported_media_type`. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": {
-                        /** @enum {unknown} */
-                        code?: "unsupported_media_type";
-                    } & components["schemas"]["Problem"];
-                };
-            };
             /** @description Try again later. */
             503: {
                 headers: {
@@ -3927,7 +3906,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path?: never;
@@ -3999,7 +3978,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
                 /** @description Any 1 to 255 printable ASCII characters, new for each logical call and the same for its retries: within 24 hours, the same key from the same caller with the same request answers the first result again (the Retries guide). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4024,7 +4003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workspace"];
                 };
             };
-            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_idempotency_key`, `invalid_json`, `invalid_name`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_idempotency_key`, `invalid_json`, `invalid_name`, `invalid_request`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4032,7 +4011,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_idempotency_key" | "invalid_json" | "invalid_name" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_idempotency_key" | "invalid_json" | "invalid_name" | "invalid_request" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -4115,7 +4094,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -4189,7 +4168,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -4222,7 +4201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Member"];
                 };
             };
-            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_json`, `invalid_user_id`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_json`, `invalid_request`, `invalid_user_id`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4230,7 +4209,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_json" | "invalid_user_id" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_json" | "invalid_request" | "invalid_user_id" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -4313,7 +4292,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -4410,7 +4389,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -4496,7 +4475,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -4520,7 +4499,7 @@ export interface operations {
                     "application/json": components["schemas"]["TrustPolicy"];
                 };
             };
-            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_json`, `invalid_name`, `invalid_scope`, `invalid_trust_policy`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_json`, `invalid_name`, `invalid_request`, `invalid_scope`, `invalid_trust_policy`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4528,7 +4507,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_json" | "invalid_name" | "invalid_scope" | "invalid_trust_policy" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_json" | "invalid_name" | "invalid_request" | "invalid_scope" | "invalid_trust_policy" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -4623,7 +4602,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {
@@ -4710,7 +4689,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one). */
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
                 "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
             };
             path: {

@@ -19,8 +19,8 @@ def assert_problem(answer, status: int, code: str) -> None:
     assert answer.status == status, answer.body
     assert answer.headers["Content-Type"] == "application/problem+json"
     body = answer.json
-    assert set(body) == {"type", "title", "status", "detail", "code"}
-    assert (body["status"], body["code"]) == (status, code)
+    assert set(body) == {"type", "title", "status", "detail", "code", "error"}
+    assert (body["status"], body["code"], body["error"]) == (status, code, code)
     assert body["type"] == "/docs/errors#" + code
     assert PROBLEMS[code].status == status  # a documented pair, from the one catalogue
 

@@ -109,11 +109,61 @@ def test_rotating_a_workspace_key_of_a_removed_member_is_403_not_a_member(
 
 
 @pytest.mark.parametrize("blank", ["", "   "])
-def test_a_blank_workspace_header_is_400_not_no_workspace(
+def test_an_empty_workspace_header_names_no_workspace_200(
     api: Api, alice: str, blank: str
 ) -> None:
     answer = api.call("GET", "/v1/auth/whoami", alice, headers={"X-Workspace-Id": blank})
 
+    assert answer.status == 200
+    assert answer.json["workspaceId"] is None
+
+
+def test_an_empty_workspace_id_query_lists_every_key_200(api: Api, alice: str) -> None:
+    ws = api.workspace(alice)
+    admin = api.create_key(alice)
+    bound = api.create_key(alice, category="workspace", workspaceId=ws)
+
+    answer = api.call("GET", f"{KEYS}?workspace_id=", alice)
+    revealed = api.call("GET", f"{KEYS}/{admin['id']}/reveal?workspace_id=", alice)
+
+    assert answer.status == 200
+    assert {k["id"] for k in answer.json["keys"]} == {admin["id"], bound["id"]}
+    assert revealed.status == 200
+
+
+@pytest.mark.parametrize("spelling", ["workspaceId", "workspace_id"])
+def test_an_empty_workspace_id_in_a_create_body_is_an_admin_key_201(
+    api: Api, alice: str, spelling: str
+) -> None:
+    answer = api.call("POST", KEYS, alice, body={"label": "go client", spelling: ""})
+
+    assert answer.status == 201, answer.body
+    assert (answer.json["category"], answer.json["workspaceId"]) == ("admin", None)
+
+
+@pytest.mark.parametrize(
+    ("where", "named"),
+    [("header", "X-Workspace-Id"), ("query", "workspace_id query parameter")],
+)
+def test_a_malformed_workspace_ids_refusal_names_where_it_came_from_400(
+    api: Api, alice: str, where: str, named: str
+) -> None:
+    if where == "header":
+        answer = api.call("GET", KEYS, alice, workspace="team-1")
+    else:
+        answer = api.call("GET", f"{KEYS}?workspace_id=team-1", alice)
+
     assert answer.status == 400
     assert answer.code == "invalid_workspace_id"
+    assert named in answer.json["detail"]
+
+
+def test_a_malformed_workspace_id_in_a_body_names_the_body_400(api: Api, alice: str) -> None:
+    body = {"label": "x", "category": "workspace", "workspaceId": "team-1"}
+
+    answer = api.call("POST", KEYS, alice, body=body)
+
+    assert answer.status == 400
+    assert answer.code == "invalid_workspace_id"
+    assert "workspaceId in the body" in answer.json["detail"]
 

@@ -182,3 +182,47 @@ def test_a_rotated_key_keeps_its_quota(api: Api, alice: str) -> None:
     successor = api.call("POST", f"{KEYS}/{key['id']}/rotate", alice)
 
     assert successor.json["requestsPerDay"] == 10_000_000
+
+
+def test_a_rotated_keys_successor_keeps_the_days_count_then_429(
+    api: Api, alice: str, clock: FrozenClock
+) -> None:
+    clock.at = EVENING
+    key = api.create_key(alice, requestsPerDay=3)
+    used = statuses(api, key, 2)
+
+    successor = api.call("POST", f"{KEYS}/{key['id']}/rotate", alice).json
+    answers = statuses(api, successor, 2)
+
+    assert used == [200, 200]
+    assert answers == [200, 429]
+    assert api.call("GET", WHOAMI, successor["key"]).code == "quota_exceeded"
+
+
+def test_a_successor_keeps_the_count_another_container_wrote(
+    api: Api, alice: str, clock: FrozenClock, services: Services
+) -> None:
+    clock.at = EVENING
+    key = api.create_key(alice, requestsPerDay=3)
+    other = another_container(services)
+    for _ in range(2):
+        other.resolver.resolve(bearer(key["key"]), None)
+    clock.advance(minutes=5)
+    other.resolver.resolve(bearer(key["key"]), None)  # writes the other two: 3 in all
+
+    successor = api.call("POST", f"{KEYS}/{key['id']}/rotate", alice).json
+
+    assert statuses(api, successor, 1) == [429]
+
+
+def test_a_successor_rotated_on_another_day_starts_from_zero(
+    api: Api, alice: str, clock: FrozenClock
+) -> None:
+    clock.at = EVENING
+    key = api.create_key(alice, requestsPerDay=2)
+    statuses(api, key, 2)
+    clock.at = datetime(2026, 11, 25, 9, 0, tzinfo=UTC)
+
+    successor = api.call("POST", f"{KEYS}/{key['id']}/rotate", alice).json
+
+    assert statuses(api, successor, 3) == [200, 200, 429]

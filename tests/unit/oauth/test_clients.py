@@ -88,6 +88,18 @@ def test_a_document_must_name_its_own_url_and_no_secret() -> None:
             check_metadata_document(URL, bad)
 
 
+@pytest.mark.parametrize("name", [None, "", "  ", 42])
+def test_a_document_without_a_client_name_is_refused_naming_the_field(name: object) -> None:
+    document = {"client_id": URL, "redirect_uris": ["http://127.0.0.1/cb"], "client_name": name}
+    if name is None:
+        del document["client_name"]
+
+    with pytest.raises(ClientRejected) as refused:
+        check_metadata_document(URL, document)
+
+    assert "client_name" in refused.value.description
+
+
 def test_a_name_that_is_not_printable_is_not_shown() -> None:
     document = {"client_id": URL, "redirect_uris": ["http://127.0.0.1/cb"],
                 "client_name": "Agent\u202eevil"}
@@ -113,7 +125,9 @@ def test_client_id_urls_need_a_clean_path(client_id: str) -> None:
 def test_a_metadata_document_client_may_refresh_only_if_its_grant_types_say_so(
     grant_types: list[str] | None, may_refresh: bool
 ) -> None:
-    document: dict[str, object] = {"client_id": URL, "redirect_uris": ["https://app.example/cb"]}
+    document: dict[str, object] = {
+        "client_id": URL, "redirect_uris": ["https://app.example/cb"], "client_name": "Agent"
+    }
     if grant_types is not None:
         document["grant_types"] = grant_types
     assert check_metadata_document(URL, document).may_refresh is may_refresh
