@@ -289,7 +289,8 @@ def bootstrap(stage: str) -> dict[str, Any]:
     from chalicelib.runtime import services
     from local.resources import create_all
 
-    return create_all(services().dynamodb, services().kms, stage, services().events_client)
+    svc = services()
+    return create_all(svc.dynamodb, svc.kms, stage, svc.events_client, sqs=svc.sqs)
 
 
 def follow_faults(plan: Path) -> None:

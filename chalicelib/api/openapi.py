@@ -21,6 +21,7 @@ from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 from chalicelib import errors
 from chalicelib.api import (
     connected_apps,
+    credentials,
     dashboard,
     events,
     identity,
@@ -30,9 +31,18 @@ from chalicelib.api import (
     secret_scanning,
     sessions,
     trust_policies,
+    webhooks,
     workspaces,
 )
-from chalicelib.api.models import GRANT_ID, KEY_ID, TRUST_POLICY_ID, USER_ID_OR_EMAIL, WORKSPACE_ID
+from chalicelib.api.models import (
+    DELIVERY_ID,
+    GRANT_ID,
+    KEY_ID,
+    TRUST_POLICY_ID,
+    USER_ID_OR_EMAIL,
+    WEBHOOK_ID,
+    WORKSPACE_ID,
+)
 from chalicelib.api.operations import HTML, Answer, Operation, Public
 from chalicelib.errors import Problem
 
@@ -167,7 +177,7 @@ def parameter(name: str) -> Schema:
 
 # -- the declared operations (api/operations.py) -----------------------------------------
 
-ROUTES = (keys, events, identity, workspaces, trust_policies, connected_apps)
+ROUTES = (keys, events, identity, workspaces, trust_policies, webhooks, connected_apps)
 DECLARED: tuple[Operation, ...] = tuple(op for r in ROUTES for op in r.blueprint.operations)
 PATH_PARAMETERS: dict[str, tuple[str, Schema]] = {  # name: (component, schema)
     "key_id": ("KeyId", KEY_ID),
@@ -175,6 +185,8 @@ PATH_PARAMETERS: dict[str, tuple[str, Schema]] = {  # name: (component, schema)
     "user_id": ("UserIdOrEmail", USER_ID_OR_EMAIL),
     "policy_id": ("TrustPolicyId", TRUST_POLICY_ID),
     "grant_id": ("GrantId", GRANT_ID),
+    "webhook_id": ("WebhookId", WEBHOOK_ID),
+    "delivery_id": ("DeliveryId", DELIVERY_ID),
 }
 
 
@@ -305,7 +317,7 @@ def declared_paths() -> dict[str, Schema]:
 PUBLIC: tuple[Public, ...] = (
     *(
         op
-        for routes in (secret_scanning, identity, sessions, oauth, dashboard)
+        for routes in (secret_scanning, credentials, identity, sessions, oauth, dashboard)
         for op in routes.blueprint.public_operations
     ),
     # This module's own routes (api/reference.py serves them).
@@ -444,6 +456,11 @@ def components() -> Schema:
                 "Idempotency-Key: nothing new was created.",
                 "schema": {"const": "true"},
             },
+            "RetryAfter": {
+                "description": "Seconds to wait before asking again.",
+                "required": True,
+                "schema": {"type": "string", "pattern": "^[0-9]+$"},
+            },
             "Location": {
                 "description": "The new resource's path.",
                 "required": True,
@@ -470,7 +487,8 @@ def components() -> Schema:
 
 
 TAGS = (
-    "API keys", "Audit events", "Leaked-key reports", "Workspaces", "Identity", "Login",
+    "API keys", "Audit events", "Webhooks", "Leaked-key reports", "Workspaces", "Identity",
+    "Login",
     "MCP authorization", "Connected apps", "Dashboard",
 )
 DESCRIPTION = """\

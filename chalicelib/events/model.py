@@ -30,6 +30,11 @@ TRUST_POLICY_DELETED = "trust_policy.deleted"
 WORKLOAD_EXCHANGED = "workload.exchanged"
 GRANT_CREATED = "grant.created"
 GRANT_REVOKED = "grant.revoked"
+WEBHOOK_CREATED = "webhook.created"
+WEBHOOK_UPDATED = "webhook.updated"
+WEBHOOK_SECRET_ROTATED = "webhook.secret_rotated"
+WEBHOOK_DELETED = "webhook.deleted"
+WEBHOOK_DISABLED = "webhook.disabled"
 TYPES = (
     KEY_CREATED,
     KEY_REVEALED,
@@ -48,12 +53,19 @@ TYPES = (
     WORKLOAD_EXCHANGED,
     GRANT_CREATED,
     GRANT_REVOKED,
+    WEBHOOK_CREATED,
+    WEBHOOK_UPDATED,
+    WEBHOOK_SECRET_ROTATED,
+    WEBHOOK_DELETED,
+    WEBHOOK_DISABLED,
 )
 
 # The actors that are not a caller.
 EXPIRY = "expiry"
 SECRET_SCANNING = "github-secret-scanning"
 WORKLOAD_IDENTITY = "workload-identity"  # a workload's exchange (its sub is in the data)
+WEBHOOKS = "webhooks"  # a subscription disabled after failing for three days
+CREDENTIAL_REVOCATION = "credential-revocation"  # POST /v1/auth/credentials/revoke
 
 Actor = dict[str, str | None]
 
