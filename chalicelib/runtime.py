@@ -453,6 +453,11 @@ class Services:
             self.event_log,
             self.clock,
             timedelta(seconds=first) if first is not None else None,
+            lambda user_id: [
+                w.id
+                for w in self.workspace_store.list_for_user(user_id)
+                if w.owner_id == user_id
+            ],
         )
 
     @cached_property

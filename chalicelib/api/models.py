@@ -1038,6 +1038,7 @@ class CredentialReport(Request):
 
     credentials: Annotated[
         list[str],
+        Invalid(errors.INVALID_CREDENTIAL_LIST),
         BeforeValidator(_credentials),
         WithJsonSchema(
             {"type": "array", "minItems": 1, "maxItems": revocation.MAX_CREDENTIALS,

@@ -34,15 +34,7 @@ from chalicelib.api import (
     webhooks,
     workspaces,
 )
-from chalicelib.api.models import (
-    DELIVERY_ID,
-    GRANT_ID,
-    KEY_ID,
-    TRUST_POLICY_ID,
-    USER_ID_OR_EMAIL,
-    WEBHOOK_ID,
-    WORKSPACE_ID,
-)
+from chalicelib.api.models import GRANT_ID, KEY_ID, TRUST_POLICY_ID, USER_ID_OR_EMAIL, WORKSPACE_ID
 from chalicelib.api.operations import HTML, Answer, Operation, Public
 from chalicelib.errors import Problem
 
@@ -185,8 +177,8 @@ PATH_PARAMETERS: dict[str, tuple[str, Schema]] = {  # name: (component, schema)
     "user_id": ("UserIdOrEmail", USER_ID_OR_EMAIL),
     "policy_id": ("TrustPolicyId", TRUST_POLICY_ID),
     "grant_id": ("GrantId", GRANT_ID),
-    "webhook_id": ("WebhookId", WEBHOOK_ID),
-    "delivery_id": ("DeliveryId", DELIVERY_ID),
+    "webhook_id": ("WebhookId", models.WEBHOOK_ID),
+    "delivery_id": ("DeliveryId", models.DELIVERY_ID),
 }
 
 
@@ -322,19 +314,11 @@ PUBLIC: tuple[Public, ...] = (
     ),
     # This module's own routes (api/reference.py serves them).
     Public(
-        "GET",
-        "/docs/errors",
-        "errorReference",
-        "What each error code means",
-        "Identity",
+        "GET", "/docs/errors", "errorReference", "What each error code means", "Identity",
         (Answer(200, "An HTML page with one section per code (its anchor).", HTML),),
     ),
     Public(
-        "GET",
-        "/openapi.json",
-        "openapi",
-        "This document",
-        "Identity",
+        "GET", "/openapi.json", "openapi", "This document", "Identity",
         (Answer(200, "The OpenAPI 3.1 document of this service.", models.OpenApiDocument),),
     ),
 )
@@ -456,11 +440,8 @@ def components() -> Schema:
                 "Idempotency-Key: nothing new was created.",
                 "schema": {"const": "true"},
             },
-            "RetryAfter": {
-                "description": "Seconds to wait before asking again.",
-                "required": True,
-                "schema": {"type": "string", "pattern": "^[0-9]+$"},
-            },
+            "RetryAfter": {"description": "Seconds to wait before asking again.", "required": True,
+                           "schema": {"type": "string", "pattern": "^[0-9]+$"}},
             "Location": {
                 "description": "The new resource's path.",
                 "required": True,
@@ -487,8 +468,7 @@ def components() -> Schema:
 
 
 TAGS = (
-    "API keys", "Audit events", "Webhooks", "Leaked-key reports", "Workspaces", "Identity",
-    "Login",
+    "API keys", "Audit events", "Webhooks", "Leaked-key reports", "Workspaces", "Identity", "Login",
     "MCP authorization", "Connected apps", "Dashboard",
 )
 DESCRIPTION = """\

@@ -14,7 +14,7 @@ a subscription that has failed for FAILING_LIMIT without a success is disabled
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
@@ -48,6 +48,7 @@ def event_message(event: Event) -> dict[str, Any]:
     return {
         "kind": EVENT,
         "workspaceId": event.workspace_id,
+        "audience": event.audience,
         "eventId": event.id,
         "type": event.type,
         "timestamp": rfc3339(event.occurred_at),
@@ -72,7 +73,7 @@ class WebhookDispatch:
         self._queue = queue
 
     def dispatch(self, stored: Sequence[Event]) -> None:
-        messages = [event_message(e) for e in stored if e.workspace_id is not None]
+        messages = [event_message(e) for e in stored]
         try:
             self._queue.send(messages)
         except QueueUnavailable:
@@ -97,7 +98,9 @@ class Deliverer:
         events_log: EventLog,
         clock: Clock,
         first_retry: timedelta | None = None,
+        owned: Callable[[str], list[str]] = lambda user_id: [],
     ):
+        self._owned = owned  # the ids of the workspaces a user owns
         self._store = store
         self._queue = queue
         self._poster = poster
@@ -124,7 +127,7 @@ class Deliverer:
         )
         now = self._clock.now()
         created = []
-        for webhook in self._store.list(message["workspaceId"]):
+        for webhook in self._subscriptions(message):
             if not webhook.enabled or not webhook.wants(message["type"]):
                 continue
             delivery = Delivery(
@@ -143,6 +146,14 @@ class Deliverer:
             self._store.add_delivery(delivery)
             created.append(attempt_message(delivery, 1))
         self._queue.send(created)
+
+    def _subscriptions(self, message: dict[str, Any]) -> list[Webhook]:
+        """The workspace's subscriptions; for an event of no workspace (an admin key's), those
+        of every workspace its owner owns."""
+        if message.get("workspaceId"):
+            return self._store.list(message["workspaceId"])
+        owned = self._owned(str(message.get("audience")))
+        return [webhook for workspace_id in owned for webhook in self._store.list(workspace_id)]
 
     def attempt(self, message: dict[str, Any]) -> None:
         delivery = self._store.get_delivery(

@@ -25,8 +25,8 @@ from chalicelib.table import (
     delete,
     is_condition_failure,
     put_if_absent,
+    query,
     to_item,
-    under,
     write,
 )
 
@@ -114,7 +114,10 @@ class WorkQueue:
         if not self.configured:
             return 0
         moved = 0
-        for values in under(self._dynamodb, self._table, items.BACKLOG_PK, "", page_size=limit):
+        backlog = query(
+            self._dynamodb, self._table, "#pk = :pk", {"pk": items.BACKLOG_PK}, page_size=limit
+        )
+        for values in backlog:
             if moved >= limit:
                 break
             message = json.loads(values["body"])

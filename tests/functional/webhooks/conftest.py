@@ -72,9 +72,10 @@ def _deliverer(services: Services, poster: Any) -> Any:
     from chalicelib.webhooks.delivery import Deliverer
 
     # The first retry at once, as WEBHOOK_FIRST_RETRY_SECONDS=0 would: no test waits.
+    built = services.deliverer
     return Deliverer(
         services.webhooks, services.work_queue, poster, services.event_log, services.clock,
-        timedelta(0),
+        timedelta(0), built._owned,
     )
 
 
