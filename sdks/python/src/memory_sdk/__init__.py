@@ -47,6 +47,8 @@ from memory_sdk.models import (
     UsageBucket,
     UserActor,
 )
+from memory_sdk.webhooks import WebhookVerificationError
+from memory_sdk.webhooks import verify as verify_webhook
 from memory_sdk.workload import WorkloadIdentity, WorkloadIdentityError
 
 __version__ = "0.1.0"
@@ -96,7 +98,9 @@ __all__ = [
     "UnsupportedAuth",
     "UsageBucket",
     "UserActor",
+    "WebhookVerificationError",
     "WorkloadIdentity",
     "WorkloadIdentityError",
     "__version__",
+    "verify_webhook",
 ]
