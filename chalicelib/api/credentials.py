@@ -76,6 +76,8 @@ def revoke_credentials() -> Response:
         raise errors.INVALID_JSON.error()
     report: models.CredentialReport = validated(models.CredentialReport, document)
     svc = services()
+    if not svc.work_queue.configured:  # a stage without the queue acts on no report
+        raise DependencyUnavailable("the work queue")
     origin = edge.origin(request)
     wait = svc.revocation_limit.admit(origin.source_ip or "unknown", svc.clock.now())
     if wait is not None:
