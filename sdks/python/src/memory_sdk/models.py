@@ -36,6 +36,11 @@ EventType = Literal[
     "workload.exchanged",
     "grant.created",
     "grant.revoked",
+    "webhook.created",
+    "webhook.updated",
+    "webhook.secret_rotated",
+    "webhook.deleted",
+    "webhook.disabled",
 ]
 
 
@@ -117,7 +122,8 @@ class UserActor(_Resource):
 
 
 class SystemActor(_Resource):
-    """An event's actor that is the service itself: `expiry`, `github-secret-scanning`."""
+    """An event's actor that is the service itself: `expiry`, `github-secret-scanning`,
+    `credential-revocation`, `webhooks`."""
 
     system: str
 
