@@ -64,11 +64,12 @@ def verify(secret: str, posted: Posted) -> bool:
 @pytest.fixture
 def receiver(services: Services) -> Receiver:
     fake = Receiver()
-    vars(services)["deliverer"] = _deliverer(services, fake)
+    vars(services)["deliverer"] = consumer_of(services, fake)
     return fake
 
 
-def _deliverer(services: Services, poster: Any) -> Any:
+def consumer_of(services: Services, poster: Any) -> Any:
+    """The services' Deliverer, posting to `poster`."""
     from chalicelib.webhooks.delivery import Deliverer
 
     # The first retry at once, as WEBHOOK_FIRST_RETRY_SECONDS=0 would: no test waits.

@@ -7,11 +7,18 @@ from typing import Any
 
 from botocore.exceptions import ClientError, EndpointConnectionError
 
+from chalicelib import runtime
 from chalicelib.clock import FrozenClock
 from chalicelib.runtime import Services
 from chalicelib.webhooks.delivery import attempt_message
-from tests.functional.conftest import Api
-from tests.functional.webhooks.conftest import Queue, Receiver, subscribe, verify
+from tests.functional.conftest import Api, another_container
+from tests.functional.webhooks.conftest import (
+    Queue,
+    Receiver,
+    consumer_of,
+    subscribe,
+    verify,
+)
 
 
 def bound_key(api: Api, owner: str, workspace: str) -> dict[str, Any]:
@@ -279,3 +286,20 @@ def test_a_delivery_never_fails_the_change_that_made_it(
 
     assert answer.status == 201
     assert [k["id"] for k in listed.json["keys"]] == [answer.json["id"]]
+
+
+def test_the_consumer_in_a_container_of_its_own_finds_its_queue_and_delivers(
+    services: Services, api: Api, alice: str, workspace: str, receiver: Receiver, queue: Queue
+) -> None:
+    subscribe(api, alice, workspace, events=["key.created"])
+    key = bound_key(api, alice, workspace)
+    consumer = another_container(services)  # nothing of the API handler's is cached there
+    vars(consumer)["deliverer"] = consumer_of(consumer, receiver)
+
+    runtime.use(consumer)
+    try:
+        queue.run()
+    finally:
+        runtime.use(services)
+
+    assert [p.json["data"]["keyId"] for p in receiver.posted] == [key["id"]]
