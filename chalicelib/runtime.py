@@ -488,7 +488,8 @@ class Services:
     def work_batch(self, records: list[dict[str, Any]]) -> dict[str, Any]:
         """A batch of the queue's messages (SQS records): those whose work failed are
         answered as failures, so the queue gives them again later (then to its dead-letter
-        queue); then the backlog the queue refused earlier is handed to it."""
+        queue). An empty batch (the 5-minute schedule's) hands the queue the backlog it
+        refused earlier; so does a batch, which shows the queue takes messages again."""
         import json
 
         from chalicelib.logs import logger

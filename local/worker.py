@@ -10,12 +10,15 @@ WEBHOOK_FIRST_RETRY_SECONDS shortens the first one for tests.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from chalicelib.logs import logger
 
 WAIT_SECONDS = 1  # each long poll
 RETRY_VISIBILITY = 2  # seconds before a failed message is given again
+DRAIN_EVERY = 5.0  # seconds between idle runs, which hand the backlog to the queue
+MAX_BACKOFF = 16.0  # seconds between polls while moto does not answer
 
 
 class QueueWorker:
@@ -33,24 +36,40 @@ class QueueWorker:
 
     def _run(self) -> None:
         from app import webhook_delivery
-        from chalicelib.runtime import services
+        from chalicelib.runtime import aws_client, services
 
         svc = services()
-        url = svc.sqs.get_queue_url(QueueName=svc.settings.webhook_queue_name)["QueueUrl"]
+        # Its own client: a long poll must not meet the request path's 1 s read timeout.
+        sqs = aws_client("sqs", svc.settings.region, timeout=WAIT_SECONDS + 4, attempts=1)
+        backoff = 0.0
+        drained = 0.0
+        url = None
         while not self._stop.is_set():
             try:
-                self._once(svc.sqs, url, webhook_delivery)
-            except Exception:  # noqa: BLE001 - moto restarting, a fault plan: poll again
+                if url is None:
+                    queue = svc.settings.webhook_queue_name
+                    url = sqs.get_queue_url(QueueName=queue)["QueueUrl"]
+                drained = self._once(sqs, url, webhook_delivery, drained)
+                backoff = 0.0
+            except Exception:  # noqa: BLE001 - moto frozen or restarting: poll again, later
                 logger.exception("local queue worker")
-                self._stop.wait(WAIT_SECONDS)
+                backoff = min(MAX_BACKOFF, max(1.0, backoff * 2))
+                self._stop.wait(backoff)
 
-    def _once(self, sqs: Any, url: str, handler: Any) -> None:
+    def _once(self, sqs: Any, url: str, handler: Any, drained: float) -> float:
+        """One poll; when it gets nothing, an empty batch (the schedule's run in AWS, which
+        hands the backlog to the queue) at most every DRAIN_EVERY seconds. When it drained."""
         answer = sqs.receive_message(
             QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=WAIT_SECONDS
         )
         messages = answer.get("Messages", [])
+        if not messages:
+            if time.monotonic() - drained < DRAIN_EVERY:
+                return drained
+            handler({"Records": []}, None)
+            return time.monotonic()
         records = [{"messageId": m["MessageId"], "body": m["Body"]} for m in messages]
-        result = handler({"Records": records}, None)  # an empty batch drains the backlog
+        result = handler({"Records": records}, None)
         failed = {f["itemIdentifier"] for f in result["batchItemFailures"]}
         for message in messages:
             if message["MessageId"] in failed:
@@ -61,3 +80,4 @@ class QueueWorker:
                 )
             else:
                 sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+        return drained
