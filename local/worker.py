@@ -1,6 +1,6 @@
 """The work queue's consumer in the local stack: what SQS and Lambda do in AWS.
 
-A thread long-polls the stage's queue on moto and hands each batch to the same handler the
+A thread polls the stage's queue on moto and hands each batch to the same handler the
 deployed function runs (`app.webhook_delivery`), deletes the messages it did not fail, and
 makes the failed ones visible again after RETRY_VISIBILITY seconds (AWS waits the queue's
 visibility timeout). moto honours each message's delay, so a retry's wait is real here too:
@@ -15,7 +15,10 @@ from typing import Any
 
 from chalicelib.logs import logger
 
-WAIT_SECONDS = 1  # each long poll
+# Short polls, POLL_SECONDS apart: moto's long poll holds its SQS backend while it waits,
+# which would hold up EventBridge's deliveries to queues of the same Region (a PutEvents
+# answered late is sent again by botocore: the event would reach the bus twice).
+POLL_SECONDS = 0.5
 RETRY_VISIBILITY = 2  # seconds before a failed message is given again
 DRAIN_EVERY = 5.0  # seconds between idle runs, which hand the backlog to the queue
 MAX_BACKOFF = 16.0  # seconds between polls while moto does not answer
@@ -39,8 +42,7 @@ class QueueWorker:
         from chalicelib.runtime import aws_client, services
 
         svc = services()
-        # Its own client: a long poll must not meet the request path's 1 s read timeout.
-        sqs = aws_client("sqs", svc.settings.region, timeout=WAIT_SECONDS + 4, attempts=1)
+        sqs = aws_client("sqs", svc.settings.region, timeout=5, attempts=1)
         backoff = 0.0
         drained = 0.0
         url = None
@@ -59,11 +61,10 @@ class QueueWorker:
     def _once(self, sqs: Any, url: str, handler: Any, drained: float) -> float:
         """One poll; when it gets nothing, an empty batch (the schedule's run in AWS, which
         hands the backlog to the queue) at most every DRAIN_EVERY seconds. When it drained."""
-        answer = sqs.receive_message(
-            QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=WAIT_SECONDS
-        )
+        answer = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0)
         messages = answer.get("Messages", [])
         if not messages:
+            self._stop.wait(POLL_SECONDS)
             if time.monotonic() - drained < DRAIN_EVERY:
                 return drained
             handler({"Records": []}, None)
