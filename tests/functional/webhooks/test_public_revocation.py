@@ -107,3 +107,38 @@ def test_another_field_is_400_unknown_field(api: Api) -> None:
     answer = api.call("POST", PATH, body={"credentials": ["x"], "more": 1})
 
     assert (answer.status, answer.code) == (400, "unknown_field")
+
+
+def test_a_report_while_the_queue_is_down_is_kept_and_acted_on_once_it_is_back(
+    services: Services, api: Api, alice: str, queue: Queue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from botocore.exceptions import EndpointConnectionError
+
+    key = api.create_key(alice)
+
+    def down(**_: Any) -> Any:
+        raise EndpointConnectionError(endpoint_url="https://sqs.us-east-1.amazonaws.com")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(services.sqs, "send_message_batch", down)
+        answer = api.call("POST", PATH, body={"credentials": [key["key"]]})
+    queue.run()
+    after = api.call("GET", f"/v1/auth/api-keys/{key['id']}", alice)
+
+    assert (answer.status, answer.json) == (202, {"received": 1})
+    assert after.json["status"] == "revoked"
+
+
+def test_a_stage_without_the_work_queue_answers_503_and_acts_on_nothing(
+    services: Services, api: Api
+) -> None:
+    from chalicelib.webhooks.queue import WorkQueue
+
+    vars(services)["work_queue"] = WorkQueue(
+        lambda: services.sqs, None, services.dynamodb, services.settings.table_name,
+        services.clock,
+    )
+
+    answer = api.call("POST", PATH, body={"credentials": ["x"]})
+
+    assert (answer.status, answer.code) == (503, "dependency_unavailable")
