@@ -23,6 +23,11 @@ def authorizer(event: dict[str, Any], context: Any) -> dict[str, Any]:
     return data_plane.authorize(event, svc.resolver, svc.settings.mcp_resources)
 
 
+def webhook_delivery(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """The work queue's consumer (SQS): webhook deliveries and revocation reports."""
+    return services().work_batch(event.get("Records", []))
+
+
 if _HANDLER != AUTHORIZER_HANDLER:
     from chalice import Chalice, Rate
 
@@ -32,6 +37,8 @@ if _HANDLER != AUTHORIZER_HANDLER:
     # Declared to Chalice, which packages it as the function `authorizer` whose handler is
     # `app.authorizer`: Lambda calls the module's function, not this registration.
     app.lambda_function(name="authorizer")(authorizer)
+    # The same for the work queue's consumer; its event source is in infra/resources.json.
+    app.lambda_function(name="webhook_delivery")(webhook_delivery)
 
     @app.schedule(Rate(1, unit=Rate.HOURS), name="expiry_sweep")
     def expiry_sweep(event: Any) -> dict[str, int]:
@@ -39,11 +46,13 @@ if _HANDLER != AUTHORIZER_HANDLER:
         return asdict(services().expiry_sweep.run())
 
 
-# The sweep's function never routes HTTP either: its cold start skips the routes.
-if _HANDLER not in (AUTHORIZER_HANDLER, "app.expiry_sweep"):
+# The sweep's and the queue's functions never route HTTP either: their cold starts skip the
+# routes.
+if _HANDLER not in (AUTHORIZER_HANDLER, "app.expiry_sweep", "app.webhook_delivery"):
     from chalicelib.api import (
         connected_apps,
         cors,
+        credentials,
         dashboard,
         edge,
         events,
@@ -55,6 +64,7 @@ if _HANDLER not in (AUTHORIZER_HANDLER, "app.expiry_sweep"):
         sessions,
         sign_ins,
         trust_policies,
+        webhooks,
         workspaces,
     )
 
@@ -66,10 +76,12 @@ if _HANDLER not in (AUTHORIZER_HANDLER, "app.expiry_sweep"):
     app.register_blueprint(identity.blueprint)
     app.register_blueprint(workspaces.blueprint)
     app.register_blueprint(trust_policies.blueprint)
+    app.register_blueprint(webhooks.blueprint)
     app.register_blueprint(sessions.blueprint)
     app.register_blueprint(sign_ins.blueprint)
     app.register_blueprint(events.blueprint)
     app.register_blueprint(secret_scanning.blueprint)
+    app.register_blueprint(credentials.blueprint)
     app.register_blueprint(oauth.blueprint)
     app.register_blueprint(connected_apps.blueprint)
     app.register_blueprint(dashboard.blueprint)

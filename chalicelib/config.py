@@ -37,6 +37,7 @@ MAX_STAGE_LIMIT = 1_000_000
 # How often a container writes a key's usage counts (and lastUsedAt): 5 minutes, which bounds
 # the write budget; LOCAL_MODE may shorten it so that counts show within seconds.
 DEFAULT_USAGE_FLUSH_SECONDS = 300
+DEFAULT_WEBHOOK_FIRST_RETRY_SECONDS = 5  # a failed delivery's first retry (about 5 s)
 _LOGIN_FIELDS = frozenset({"issuer", "clientId"})
 _LOGIN_ENDPOINTS = frozenset({"authorizationEndpoint", "tokenEndpoint"})
 
@@ -283,6 +284,12 @@ class Settings(Record):
     # Seconds between a container's usage writes per key (USAGE_FLUSH_SECONDS, local mode
     # only; a deployed stage always uses the default).
     usage_flush_seconds: int = DEFAULT_USAGE_FLUSH_SECONDS
+    # The work queue of webhook deliveries and revocation reports (WEBHOOK_QUEUE_NAME);
+    # None: events are not delivered to webhooks (a stage without the queue).
+    webhook_queue_name: str | None = None
+    # Seconds before a failed delivery's first retry (WEBHOOK_FIRST_RETRY_SECONDS, local
+    # mode only; a deployed stage always waits about 5 s). None: the default.
+    webhook_first_retry_seconds: int | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -345,6 +352,17 @@ class Settings(Record):
                 ),
                 DEFAULT_USAGE_FLUSH_SECONDS,
             )
+        first_retry = None
+        if local_mode and env.get("WEBHOOK_FIRST_RETRY_SECONDS", "").strip():
+            first_retry = parsed(
+                lambda: parse_whole_number(
+                    "WEBHOOK_FIRST_RETRY_SECONDS",
+                    env.get("WEBHOOK_FIRST_RETRY_SECONDS", ""),
+                    DEFAULT_WEBHOOK_FIRST_RETRY_SECONDS,
+                    DEFAULT_WEBHOOK_FIRST_RETRY_SECONDS,
+                ),
+                None,
+            )
         keys_url = env.get("SECRET_SCANNING_KEYS_URL", "").strip() or GITHUB_SECRET_SCANNING_KEYS
         parsed(lambda: check_url(keys_url, "SECRET_SCANNING_KEYS_URL", local_mode), keys_url)
         settings = cls(
@@ -369,6 +387,8 @@ class Settings(Record):
             member_limit=limits[MEMBER_LIMIT],
             trust_policy_limit=limits[TRUST_POLICY_LIMIT],
             usage_flush_seconds=flush_seconds,
+            webhook_queue_name=env.get("WEBHOOK_QUEUE_NAME", "").strip() or None,
+            webhook_first_retry_seconds=first_retry,
         )
         if problems:
             raise ConfigurationError("\n".join(problems))

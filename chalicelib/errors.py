@@ -133,6 +133,12 @@ INVALID_NAME = Problem(
 INVALID_TRUST_POLICY = Problem(
     400, "invalid_trust_policy", "The trust policy is not valid (its detail says which field)."
 )
+INVALID_WEBHOOK = Problem(
+    400, "invalid_webhook", "The webhook is not valid (its detail says which field)."
+)
+INVALID_CREDENTIAL_LIST = Problem(
+    400, "invalid_credentials_list", "credentials must be a list of 1 to 1,000 strings."
+)
 INVALID_CATEGORY = Problem(400, "invalid_category", "category must be 'workspace' or 'admin'.")
 INVALID_SCOPE = Problem(
     400, "invalid_scope", "scopes must be a non-empty subset of the category's scopes."
@@ -266,6 +272,8 @@ PROBLEMS: dict[str, Problem] = {
         INVALID_NAME,
         INVALID_CATEGORY,
         INVALID_TRUST_POLICY,
+        INVALID_WEBHOOK,
+        INVALID_CREDENTIAL_LIST,
         INVALID_SCOPE,
         INVALID_WORKSPACE_ID,
         INVALID_USER_ID,

@@ -276,6 +276,49 @@ class SafeFetcher:
             raise FetchRefused("it is not valid JSON") from None
         return Fetched(document, cache_for)
 
+    def post(self, url: str, body: bytes, headers: dict[str, str], timeout: float) -> int:
+        """POSTs `body` to `url` by the same rules as `fetch_json` (public addresses only, the
+        connection pinned to the checked address, no redirects), within `timeout` seconds;
+        the answer's status. Its body is not read. FetchRefused when the URL may not be
+        reached or nothing answered in time."""
+        deadline = time.monotonic() + timeout
+        scheme, host, port = check_fetchable(url, self._local_mode)
+        addresses = [host] if parse_address(host) is not None else self._resolve(host, port)
+        if not addresses:
+            raise FetchRefused("its host name does not resolve")
+        if not all(allowed_address(a, self._local_mode) for a in addresses):
+            raise FetchRefused("its host resolves to an address that is not public")
+        address = addresses[0]
+        checked = parse_address(address)
+        if scheme == "http" and not (checked is not None and _is_loopback(checked)):
+            raise FetchRefused("it must be an https URL")
+        parts = urlsplit(url)
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise FetchRefused("it did not answer in time")
+        connection: http.client.HTTPConnection = (
+            _PinnedHTTPSConnection(host, port, address, remaining)
+            if scheme == "https"
+            else _PinnedHTTPConnection(host, port, address, remaining)
+        )
+        try:
+            connection.request(
+                "POST",
+                target,
+                body=body,
+                headers={
+                    "Content-Type": "application/json",
+                    "User-Agent": "memory-auth-webhooks",
+                    **headers,
+                },
+            )
+            return connection.getresponse().status  # a 3xx is an answer, not followed
+        except (OSError, http.client.HTTPException):
+            raise FetchRefused("it did not answer in time") from None
+        finally:
+            connection.close()
+
     def _read(
         self,
         connection: http.client.HTTPConnection,

@@ -20,6 +20,7 @@ WORKSPACE_ID = re.compile(rf"^ws_{_ULID}$")
 USER_ID = re.compile(r"^usr_[0-9A-Za-z]{1,40}$")
 EVENT_ID = re.compile(rf"^evt_{_ULID}$")
 TRUST_POLICY_ID = re.compile(rf"^tp_{_ULID}$")
+WEBHOOK_ID = re.compile(rf"^whk_{_ULID}$")
 
 
 def ulid(created_at: datetime) -> str:
@@ -107,3 +108,11 @@ def is_user_id(value: str) -> bool:
 
 def is_event_id(value: str) -> bool:
     return bool(EVENT_ID.fullmatch(value))
+
+
+def new_webhook_id(created_at: datetime) -> str:
+    return "whk_" + ulid(created_at)
+
+
+def is_webhook_id(value: str) -> bool:
+    return bool(WEBHOOK_ID.fullmatch(value))

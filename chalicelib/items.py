@@ -7,6 +7,11 @@
   WS#<wsId>            TP#<policyId>      a trust policy of the workspace (workload identity)
   WS#<wsId>            TPCOUNT            how many trust policies the workspace has
   WS#<wsId>            WLSEEN#<policyId>#<sha256>  when a workload's exchange was last recorded
+  WS#<wsId>            WH#<webhookId>     a webhook subscription of the workspace
+  WS#<wsId>            WHCOUNT            how many webhook subscriptions the workspace has
+  WS#<wsId>            WHDLV#<webhookId>#<evtId>  one event's delivery to one subscription
+  WHBACKLOG            <messageId>        a queue message the queue refused, until it takes it
+  REVOKELIMIT#<address> WINDOW#<start>    public revocation requests from one address
   USER#<userId>        WS#<wsId>          the same membership, as the member sees it
   USER#<userId>        EVT#<evtId>        an audit event of that user's log
   USER#<userId>        PROFILE            a user's profile, written at the first sign-in
@@ -41,6 +46,9 @@ SIGN_IN_PREFIX = "SIGNIN#"
 CREDENTIAL_SK = "CRED"
 TRUST_POLICY_PREFIX = "TP#"
 HOUR_PREFIX = "HOUR#"
+WEBHOOK_PREFIX = "WH#"
+DELIVERY_PREFIX = "WHDLV#"
+BACKLOG_PK = "WHBACKLOG"
 
 
 def user_pk(user_id: str) -> str:
@@ -152,3 +160,25 @@ def user_grant(user_id: str, grant_id: str) -> Item:
 
 def user_sign_in(user_id: str, family_id: str) -> Item:
     return key(user_pk(user_id), SIGN_IN_PREFIX + family_id)
+def webhook(workspace_id: str, webhook_id: str) -> Item:
+    return key(workspace_pk(workspace_id), WEBHOOK_PREFIX + webhook_id)
+
+
+def webhook_count(workspace_id: str) -> Item:
+    return key(workspace_pk(workspace_id), "WHCOUNT")
+
+
+def deliveries_prefix(webhook_id: str) -> str:
+    return f"{DELIVERY_PREFIX}{webhook_id}#"
+
+
+def delivery(workspace_id: str, webhook_id: str, event_id: str) -> Item:
+    return key(workspace_pk(workspace_id), deliveries_prefix(webhook_id) + event_id)
+
+
+def backlog_message(message_id: str) -> Item:
+    return key(BACKLOG_PK, message_id)
+
+
+def revocation_window(address: str, start: int) -> Item:
+    return key(f"REVOKELIMIT#{address[:64]}", f"WINDOW#{start}")

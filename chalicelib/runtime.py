@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from chalicelib.oauth.ratelimit import RegistrationLimit
     from chalicelib.oauth.service import OAuthService
     from chalicelib.scanning.github import PublishedKeys
+    from chalicelib.scanning.revocation import PublicRevocation, RevocationLimit
     from chalicelib.scanning.service import LeakReports
     from chalicelib.sessions.access_tokens import SigningKeys, TokenSigner, TokenVerifier
     from chalicelib.sessions.delegation import Delegator
@@ -42,6 +43,10 @@ if TYPE_CHECKING:
     from chalicelib.sessions.sign_ins import SignIns
     from chalicelib.sessions.successors import RefreshSuccessors
     from chalicelib.sessions.users import UserStore
+    from chalicelib.webhooks.delivery import Deliverer
+    from chalicelib.webhooks.queue import WorkQueue
+    from chalicelib.webhooks.service import WebhookService
+    from chalicelib.webhooks.store import WebhookStore
     from chalicelib.workloads.exchange import WorkloadExchange
     from chalicelib.workloads.issuers import IssuerKeys
     from chalicelib.workloads.service import TrustPolicyService
@@ -200,6 +205,9 @@ class Services:
             EventStore(self.dynamodb, self.settings.table_name),
             EventPublisher(lambda: self.events_client, self.settings.event_bus_name),
             self.clock,
+            # Built on the first stored event, not with the log: the authorizer's quota
+            # event is its only one.
+            lambda stored: self.webhook_dispatch.dispatch(stored),
         )
 
     @cached_property
@@ -412,6 +420,117 @@ class Services:
         from chalicelib.sessions.delegation import Delegator
 
         return Delegator(self.resolver, self.signer, self.clock)
+
+    # -- webhooks and the work queue -------------------------------------------------------
+
+    @cached_property
+    def sqs(self) -> Any:
+        # Short: a request that queues an event must not wait on a stalled queue (the
+        # backlog in the table keeps what the queue refuses).
+        return aws_client("sqs", self.settings.region, timeout=1, attempts=2)
+
+    @cached_property
+    def work_queue(self) -> WorkQueue:
+        from chalicelib.webhooks.queue import WorkQueue
+
+        return WorkQueue(
+            lambda: self.sqs,
+            self.settings.webhook_queue_name,
+            self.dynamodb,
+            self.settings.table_name,
+            self.clock,
+        )
+
+    @cached_property
+    def webhook_dispatch(self) -> Any:
+        from chalicelib.webhooks.delivery import WebhookDispatch
+
+        return WebhookDispatch(self.work_queue)
+
+    @cached_property
+    def webhooks(self) -> WebhookStore:
+        from chalicelib.webhooks.service import LIMIT
+        from chalicelib.webhooks.store import WebhookStore
+
+        return WebhookStore(self.dynamodb, self.settings.table_name, LIMIT)
+
+    @cached_property
+    def deliverer(self) -> Deliverer:
+        from datetime import timedelta
+
+        from chalicelib.fetch import SafeFetcher
+        from chalicelib.webhooks.delivery import Deliverer
+
+        first = self.settings.webhook_first_retry_seconds
+        return Deliverer(
+            self.webhooks,
+            self.work_queue,
+            SafeFetcher(local_mode=self.settings.local_mode),
+            self.event_log,
+            self.clock,
+            timedelta(seconds=first) if first is not None else None,
+            lambda user_id: [
+                w.id
+                for w in self.workspace_store.list_for_user(user_id)
+                if w.owner_id == user_id
+            ],
+        )
+
+    @cached_property
+    def webhook_service(self) -> WebhookService:
+        from chalicelib.webhooks.service import WebhookService
+
+        return WebhookService(
+            self.webhooks,
+            self.workspace_store,
+            self.deliverer,
+            self.event_log,
+            self.clock,
+            self.settings.local_mode,
+        )
+
+    @cached_property
+    def revocation_limit(self) -> RevocationLimit:
+        from chalicelib.scanning.revocation import RevocationLimit
+
+        return RevocationLimit(self.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def public_revocation(self) -> PublicRevocation:
+        from chalicelib.scanning.revocation import PublicRevocation
+
+        return PublicRevocation(self.work_queue.send, self.leak_reports)
+
+    def work_batch(self, records: list[dict[str, Any]]) -> dict[str, Any]:
+        """A batch of the queue's messages (SQS records): those whose work failed are
+        answered as failures, so the queue gives them again later (then to its dead-letter
+        queue). An empty batch (the 5-minute schedule's) hands the queue the backlog it
+        refused earlier; so does a batch, which shows the queue takes messages again."""
+        import json
+
+        from chalicelib.logs import logger
+
+        failed = []
+        for record in records:
+            try:
+                self.work(json.loads(record["body"]))
+            except Exception:  # noqa: BLE001 - the queue tries it again; the rest go on
+                logger.exception("queue message failed", extra={"id": record.get("messageId")})
+                failed.append({"itemIdentifier": record.get("messageId")})
+        try:
+            self.work_queue.drain()
+        except Exception:  # noqa: BLE001 - the next run drains it
+            logger.exception("backlog not drained")
+        return {"batchItemFailures": failed}
+
+    def work(self, message: dict[str, Any]) -> None:
+        """One message of the work queue, to the service whose it is."""
+        from chalicelib.scanning.revocation import REVOKE
+
+        if message.get("kind") == REVOKE:
+            self.public_revocation.handle(message)
+        else:
+            self.deliverer.handle(message)
 
 
 _current: Services | None = None

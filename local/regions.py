@@ -150,7 +150,9 @@ def bootstrap(stage: str, regions: Sequence[Region]) -> dict[str, Any]:
     from local.resources import create_all, create_replicas
 
     svc = services()
-    created = create_all(svc.dynamodb, svc.kms, stage, svc.events_client, multi_region=True)
+    created = create_all(
+        svc.dynamodb, svc.kms, stage, svc.events_client, multi_region=True, sqs=svc.sqs
+    )
     replicas = {
         region.name: (aws_client("kms", region.name), aws_client("events", region.name))
         for region in regions[1:]

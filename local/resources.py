@@ -1,4 +1,5 @@
-"""Creates the tables, KMS keys and event buses of `infra/resources.json` through the AWS APIs.
+"""Creates the tables, KMS keys, event buses and queues of `infra/resources.json` with the
+AWS APIs.
 
 The local stack and the functional tests build their resources from the same template the
 cloud deployment uses, evaluated for the stage exactly as CloudFormation would (its
@@ -11,6 +12,7 @@ protection) is left to the cloud; it does not change how the code behaves.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -79,6 +81,38 @@ def create_buses(events: Any, buses: dict[str, Any]) -> list[str]:
     return names
 
 
+def create_queues(sqs: Any, queues: dict[str, Any]) -> list[str]:
+    """Each SQS queue of the template, by name, its dead-letter queue first (a second run
+    creates nothing): the redrive policy names the dead-letter queue's ARN."""
+    arns: dict[str, str] = {}
+    names: list[str] = []
+    pending = dict(queues)
+    while pending:
+        for logical, queue in list(pending.items()):
+            properties = queue["Properties"]
+            redrive = properties.get("RedrivePolicy")
+            target = redrive["deadLetterTargetArn"]["Fn::GetAtt"][0] if redrive else None
+            if target is not None and target not in arns:
+                continue
+            attributes = {
+                "VisibilityTimeout": str(properties.get("VisibilityTimeout", 30)),
+                "MessageRetentionPeriod": str(properties.get("MessageRetentionPeriod", 345600)),
+            }
+            if target is not None:
+                attributes["RedrivePolicy"] = json.dumps(
+                    {"deadLetterTargetArn": arns[target],
+                     "maxReceiveCount": redrive["maxReceiveCount"]}
+                )
+            name = str(properties["QueueName"])
+            url = sqs.create_queue(QueueName=name, Attributes=attributes)["QueueUrl"]
+            arns[logical] = sqs.get_queue_attributes(
+                QueueUrl=url, AttributeNames=["QueueArn"]
+            )["Attributes"]["QueueArn"]
+            names.append(name)
+            del pending[logical]
+    return names
+
+
 def replicate_keys(kms: Any, region: str, replica_kms: Any, keys: Mapping[str, str]) -> None:
     """Each multi-Region key of `keys` (alias → key id, from `kms`, the home Region's client)
     replicated into `region` under the same alias (`replica_kms` is that Region's client):
@@ -103,6 +137,7 @@ def create_all(
     stage: str = "dev",
     events: Any | None = None,
     multi_region: bool = False,
+    sqs: Any | None = None,
 ) -> dict[str, Any]:
     resources = stack(stage)
     tables = [
@@ -120,7 +155,10 @@ def create_all(
         if events is not None
         else []
     )
-    return {"tables": tables, "keys": keys, "buses": buses}
+    queues = (
+        create_queues(sqs, resources.resources("AWS::SQS::Queue")) if sqs is not None else []
+    )
+    return {"tables": tables, "keys": keys, "buses": buses, "queues": queues}
 
 
 def create_replicas(

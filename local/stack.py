@@ -188,6 +188,8 @@ def local_environment(
     env["LOCAL_MODE"] = "1"
     # Usage counts show within seconds locally (a deployed stage writes them every 5 minutes).
     env["USAGE_FLUSH_SECONDS"] = os.environ.get("USAGE_FLUSH_SECONDS", LOCAL_USAGE_FLUSH_SECONDS)
+    if os.environ.get("WEBHOOK_FIRST_RETRY_SECONDS"):  # tests: a failed delivery's first retry
+        env["WEBHOOK_FIRST_RETRY_SECONDS"] = os.environ["WEBHOOK_FIRST_RETRY_SECONDS"]
     if trusted_issuers is not None:
         env["TRUSTED_ISSUERS"] = trusted_issuers
     if dashboard_login is not None:
@@ -305,7 +307,8 @@ def bootstrap(stage: str) -> dict[str, Any]:
     from chalicelib.runtime import services
     from local.resources import create_all
 
-    return create_all(services().dynamodb, services().kms, stage, services().events_client)
+    svc = services()
+    return create_all(svc.dynamodb, svc.kms, stage, svc.events_client, sqs=svc.sqs)
 
 
 def follow_faults(plan: Path) -> None:
@@ -482,6 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     idp = None
     mcp_server = None
     scanning = None
+    worker = None
     region_processes: list[subprocess.Popen[bytes]] = []
     # SIGTERM (from tests, or a supervisor) stops us the same way Ctrl-C does.
     signal.signal(signal.SIGTERM, _interrupt)
@@ -512,6 +516,9 @@ def main(argv: list[str] | None = None) -> int:
             bootstrap(args.stage)
         if args.faults:
             follow_faults(args.faults)
+        from local.worker import QueueWorker
+
+        worker = QueueWorker().start()  # webhook deliveries and revocation reports
         print(f"[3/4] starting the service on {endpoint}", flush=True)
         if regions:
             print(f"      and {', '.join(r.endpoint for r in regions[1:])}", flush=True)
@@ -547,6 +554,8 @@ def main(argv: list[str] | None = None) -> int:
         print("\nstopping", flush=True)
     finally:
         global_stage.stop(region_processes)
+        if worker is not None:
+            worker.stop()
         if args.connection_file:
             remove_connection(args.connection_file, os.getpid())
         if mcp_server is not None:

@@ -48,9 +48,10 @@ from chalicelib.oauth.service import (
     AuthorizationRequest,
     parse_scope,
 )
-from chalicelib.scanning import github
+from chalicelib.scanning import github, revocation
 from chalicelib.scanning.github import MAX_TOKENS as MAX_REPORTED_TOKENS
 from chalicelib.sessions import sign_ins
+from chalicelib.webhooks import model as hooks
 from chalicelib.workloads import model as trust
 from chalicelib.workspaces import model as workspaces
 
@@ -862,6 +863,226 @@ class TrustPolicy(Resource):
 
 class TrustPolicyList(Resource):
     trust_policies: list[TrustPolicy]
+
+
+# -- webhooks ------------------------------------------------------------------------------
+
+WEBHOOK_ID = _id("whk")
+DELIVERY_ID = _id("dlv")
+_WEBHOOK_URL = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": hooks.MAX_URL,
+    "format": "uri",
+    "pattern": "^https://",
+    "examples": ["https://hooks.example.com/memory-auth"],
+    "description": "https, with a public host name (not an IP address): every delivery "
+    "goes to public addresses only.",
+}
+_WEBHOOK_EVENTS = {
+    "type": "array",
+    "minItems": 1,
+    "uniqueItems": True,
+    "items": {"type": "string", "enum": [hooks.ALL_EVENTS, *EVENT_TYPES]},
+    "examples": [["*"], ["key.created", "key.revoked"]],
+    "description": 'The event types delivered, or `["*"]` for every one.',
+}
+_DESCRIPTION = {**TEXT, "type": ["string", "null"], "examples": ["alerts to #security"]}
+WebhookUrl = Annotated[
+    str, Invalid(errors.INVALID_WEBHOOK, "url must be a string."), WithJsonSchema(_WEBHOOK_URL)
+]
+WebhookEvents = Annotated[
+    list[str],
+    Invalid(errors.INVALID_WEBHOOK, "events must be a list of event types."),
+    WithJsonSchema(_WEBHOOK_EVENTS),
+]
+
+
+def _description(value: Any) -> str | None:
+    if value is None:
+        return None
+    try:
+        return strict_parsing.clean_text(value)
+    except strict_parsing.InvalidText as invalid:
+        raise Refused(errors.INVALID_WEBHOOK, f"description {invalid}.") from None
+
+
+class NewWebhook(Request):
+    """What subscribes a URL to a workspace's events (docs/guides/webhooks.md)."""
+
+    url: WebhookUrl
+    events: WebhookEvents
+    description: Annotated[
+        str | None, BeforeValidator(_description), WithJsonSchema(_DESCRIPTION)
+    ] = None
+
+
+class WebhookChanges(Request):
+    """What a PATCH may change; a field left out stays as it is."""
+
+    url: Annotated[
+        str | None,
+        Invalid(errors.INVALID_WEBHOOK, "url must be a string."),
+        WithJsonSchema(_WEBHOOK_URL),
+    ] = None
+    events: Annotated[
+        list[str] | None,
+        Invalid(errors.INVALID_WEBHOOK, "events must be a list of event types."),
+        WithJsonSchema(_WEBHOOK_EVENTS),
+    ] = None
+    enabled: Annotated[
+        bool | None,
+        Invalid(errors.INVALID_WEBHOOK, "enabled must be true or false."),
+        WithJsonSchema({"type": "boolean", "description": "false: nothing is delivered."}),
+    ] = None
+
+
+class Webhook(Resource):
+    id: Annotated[str, WithJsonSchema(WEBHOOK_ID)]
+    workspace_id: WorkspaceId
+    url: Annotated[str, WithJsonSchema({"type": "string"})]
+    events: Annotated[list[str], WithJsonSchema(_WEBHOOK_EVENTS)]
+    enabled: bool
+    description: Annotated[str | None, WithJsonSchema(_DESCRIPTION)]
+    created_at: Time
+    created_by: UserId
+    failing_since: Annotated[
+        str | None,
+        WithJsonSchema(
+            {**NULLABLE_TIME, "description": "When its deliveries began failing without a "
+             "success since (null: not failing). After 3 days it is disabled."}
+        ),
+    ]
+    previous_secret_expires_at: Annotated[
+        str | None,
+        WithJsonSchema(
+            {**NULLABLE_TIME, "description": "Until when the secret before the last rotation "
+             "still signs, beside the current one (null: no overlap)."}
+        ),
+    ]
+
+    @classmethod
+    def of(cls, webhook: hooks.Webhook, now: datetime) -> Webhook:
+        overlap = len(webhook.secrets_in_use(now)) > 1
+        return cls.model_validate(
+            {
+                "id": webhook.id,
+                "workspace_id": webhook.workspace_id,
+                "url": webhook.url,
+                "events": list(webhook.events),
+                "enabled": webhook.enabled,
+                "description": webhook.description,
+                "created_at": rfc3339(webhook.created_at),
+                "created_by": webhook.created_by,
+                "failing_since": rfc3339(webhook.failing_since),
+                "previous_secret_expires_at": rfc3339(webhook.previous_until) if overlap else None,
+            }
+        )
+
+
+class WebhookWithSecret(Webhook):
+    secret: Annotated[
+        str,
+        WithJsonSchema(
+            {"type": "string", "pattern": "^whsec_[A-Za-z0-9+/=]+$",
+             "description": "The signing secret, shown once: only in this answer."}
+        ),
+    ]
+
+
+class WebhookList(Resource):
+    webhooks: list[Webhook]
+
+
+class Delivery(Resource):
+    id: Annotated[str, WithJsonSchema(DELIVERY_ID)]
+    event_id: Annotated[str, WithJsonSchema(_id("evt"))]
+    event_type: Annotated[str, WithJsonSchema({"type": "string", "enum": list(EVENT_TYPES)})]
+    state: Annotated[
+        str, WithJsonSchema({"type": "string", "enum": ["pending", "delivered", "failed"]})
+    ]
+    attempts: int
+    last_status_code: Annotated[
+        int | None,
+        WithJsonSchema(
+            {"type": ["integer", "null"],
+             "description": "The receiver's last HTTP status (null: no answer in 10 s)."}
+        ),
+    ]
+    last_attempt_at: OptionalTime
+    next_attempt_at: OptionalTime
+    created_at: Time
+
+    @classmethod
+    def of(cls, delivery: hooks.Delivery) -> Delivery:
+        return cls.model_validate(
+            {
+                "id": delivery.id,
+                "event_id": delivery.event_id,
+                "event_type": delivery.event_type,
+                "state": delivery.state,
+                "attempts": delivery.attempts,
+                "last_status_code": delivery.last_status,
+                "last_attempt_at": rfc3339(delivery.last_attempt_at),
+                "next_attempt_at": rfc3339(delivery.next_attempt_at)
+                if delivery.state == "pending"
+                else None,
+                "created_at": rfc3339(delivery.created_at),
+            }
+        )
+
+
+class DeliveryPage(Resource):
+    deliveries: list[Delivery]
+    next_cursor: NextCursor
+
+
+class DeliveryQuery(Query):
+    limit: Limit = 50
+    cursor: Cursor = None
+
+
+# -- public revocation of leaked credentials -----------------------------------------------
+
+
+def _credentials(value: Any) -> list[str]:
+    if (
+        not isinstance(value, list)
+        or not 1 <= len(value) <= revocation.MAX_CREDENTIALS
+        or not all(
+            isinstance(c, str) and 1 <= len(c) <= revocation.MAX_CREDENTIAL_LENGTH for c in value
+        )
+    ):
+        raise Refused(
+            errors.INVALID_CREDENTIAL_LIST,
+            f"credentials must be a list of 1 to {revocation.MAX_CREDENTIALS:,} strings of "
+            f"1 to {revocation.MAX_CREDENTIAL_LENGTH} characters.",
+        )
+    return value
+
+
+class CredentialReport(Request):
+    """Credentials found where they should not be."""
+
+    credentials: Annotated[
+        list[str],
+        Invalid(errors.INVALID_CREDENTIAL_LIST),
+        BeforeValidator(_credentials),
+        WithJsonSchema(
+            {"type": "array", "minItems": 1, "maxItems": revocation.MAX_CREDENTIALS,
+             "items": {"type": "string", "minLength": 1,
+                       "maxLength": revocation.MAX_CREDENTIAL_LENGTH},
+             "description": "The leaked strings (API keys `svc_…`); anything else is "
+             "received and ignored."}
+        ),
+    ]
+
+
+class CredentialsReceived(Resource):
+    received: Annotated[
+        int, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 1000,
+                             "description": "How many strings the report held."})
+    ]
 
 
 # -- audit events --------------------------------------------------------------------------

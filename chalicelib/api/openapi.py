@@ -21,6 +21,7 @@ from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 from chalicelib import errors
 from chalicelib.api import (
     connected_apps,
+    credentials,
     dashboard,
     events,
     identity,
@@ -31,6 +32,7 @@ from chalicelib.api import (
     sessions,
     sign_ins,
     trust_policies,
+    webhooks,
     workspaces,
 )
 from chalicelib.api.models import GRANT_ID, KEY_ID, TRUST_POLICY_ID, USER_ID_OR_EMAIL, WORKSPACE_ID
@@ -168,7 +170,7 @@ def parameter(name: str) -> Schema:
 
 # -- the declared operations (api/operations.py) -----------------------------------------
 
-ROUTES = (keys, events, identity, sign_ins, workspaces, trust_policies, connected_apps)
+ROUTES = (keys, events, identity, sign_ins, workspaces, trust_policies, webhooks, connected_apps)
 DECLARED: tuple[Operation, ...] = tuple(op for r in ROUTES for op in r.blueprint.operations)
 PATH_PARAMETERS: dict[str, tuple[str, Schema]] = {  # name: (component, schema)
     "key_id": ("KeyId", KEY_ID),
@@ -177,6 +179,8 @@ PATH_PARAMETERS: dict[str, tuple[str, Schema]] = {  # name: (component, schema)
     "policy_id": ("TrustPolicyId", TRUST_POLICY_ID),
     "grant_id": ("GrantId", GRANT_ID),
     "session_id": ("SessionId", models.SESSION_ID),
+    "webhook_id": ("WebhookId", models.WEBHOOK_ID),
+    "delivery_id": ("DeliveryId", models.DELIVERY_ID),
 }
 
 
@@ -307,24 +311,16 @@ def declared_paths() -> dict[str, Schema]:
 PUBLIC: tuple[Public, ...] = (
     *(
         op
-        for routes in (secret_scanning, identity, sessions, oauth, dashboard)
+        for routes in (secret_scanning, credentials, identity, sessions, oauth, dashboard)
         for op in routes.blueprint.public_operations
     ),
     # This module's own routes (api/reference.py serves them).
     Public(
-        "GET",
-        "/docs/errors",
-        "errorReference",
-        "What each error code means",
-        "Identity",
+        "GET", "/docs/errors", "errorReference", "What each error code means", "Identity",
         (Answer(200, "An HTML page with one section per code (its anchor).", HTML),),
     ),
     Public(
-        "GET",
-        "/openapi.json",
-        "openapi",
-        "This document",
-        "Identity",
+        "GET", "/openapi.json", "openapi", "This document", "Identity",
         (Answer(200, "The OpenAPI 3.1 document of this service.", models.OpenApiDocument),),
     ),
 )
@@ -446,6 +442,8 @@ def components() -> Schema:
                 "Idempotency-Key: nothing new was created.",
                 "schema": {"const": "true"},
             },
+            "RetryAfter": {"description": "Seconds to wait before asking again.", "required": True,
+                           "schema": {"type": "string", "pattern": "^[0-9]+$"}},
             "Location": {
                 "description": "The new resource's path.",
                 "required": True,
@@ -472,8 +470,8 @@ def components() -> Schema:
 
 
 TAGS = (
-    "API keys", "Audit events", "Leaked-key reports", "Workspaces", "Identity", "Login",
-    "Sessions", "MCP authorization", "Connected apps", "Dashboard",
+    "API keys", "Audit events", "Webhooks", "Leaked-key reports", "Workspaces", "Identity",
+    "Login", "Sessions", "MCP authorization", "Connected apps", "Dashboard",
 )
 DESCRIPTION = """\
 The authentication service of the hosted memory service: API keys, workspaces and their

@@ -3,11 +3,15 @@
 A change's event goes into the change's own transaction (`member`), then onto the bus once
 it committed (`published`). An event that records no change (a reveal) is stored on its
 own first (`record`): no plaintext is handed out without its audit record.
+
+`published` is the one point every stored event passes: it goes to the bus, and to the
+workspace's webhook subscriptions (`subscribers`, the webhooks' dispatch: a queue message,
+never failing the change).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from chalicelib import ids, strict_parsing
@@ -18,12 +22,21 @@ from chalicelib.events.model import TYPES, Actor, Event, actor_of
 from chalicelib.events.publisher import EventPublisher
 from chalicelib.events.store import EventPage, EventStore
 
+Subscribers = Callable[[Sequence[Event]], None]
+
 
 class EventLog:
-    def __init__(self, store: EventStore, publisher: EventPublisher, clock: Clock):
+    def __init__(
+        self,
+        store: EventStore,
+        publisher: EventPublisher,
+        clock: Clock,
+        subscribers: Subscribers | None = None,
+    ):
         self._store = store
         self._publisher = publisher
         self._clock = clock
+        self._subscribers = subscribers
 
     def new(
         self,
@@ -68,11 +81,14 @@ class EventLog:
         return self._store.member(event)
 
     def published(self, *events: Event) -> None:
+        """Called once the events are stored: the bus, then the webhooks' queue."""
         self._publisher.publish(events)
+        if self._subscribers is not None:
+            self._subscribers(events)
 
     def record(self, event: Event) -> None:
         self._store.put(event)
-        self._publisher.publish([event])
+        self.published(event)
 
     def history(
         self,

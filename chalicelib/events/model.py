@@ -31,6 +31,11 @@ WORKLOAD_EXCHANGED = "workload.exchanged"
 GRANT_CREATED = "grant.created"
 GRANT_REVOKED = "grant.revoked"
 SESSION_REVOKED = "session.revoked"
+WEBHOOK_CREATED = "webhook.created"
+WEBHOOK_UPDATED = "webhook.updated"
+WEBHOOK_SECRET_ROTATED = "webhook.secret_rotated"
+WEBHOOK_DELETED = "webhook.deleted"
+WEBHOOK_DISABLED = "webhook.disabled"
 TYPES = (
     KEY_CREATED,
     KEY_REVEALED,
@@ -50,6 +55,11 @@ TYPES = (
     GRANT_CREATED,
     GRANT_REVOKED,
     SESSION_REVOKED,
+    WEBHOOK_CREATED,
+    WEBHOOK_UPDATED,
+    WEBHOOK_SECRET_ROTATED,
+    WEBHOOK_DELETED,
+    WEBHOOK_DISABLED,
 )
 
 # The actors that are not a caller.
@@ -57,6 +67,8 @@ EXPIRY = "expiry"
 SECRET_SCANNING = "github-secret-scanning"
 WORKLOAD_IDENTITY = "workload-identity"  # a workload's exchange (its sub is in the data)
 REFRESH_TOKEN_REUSE = "refresh-token-reuse"  # a reused refresh token ended its sign-in
+WEBHOOKS = "webhooks"  # a subscription disabled after failing for three days
+CREDENTIAL_REVOCATION = "credential-revocation"  # POST /v1/auth/credentials/revoke
 
 Actor = dict[str, str | None]
 

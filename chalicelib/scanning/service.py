@@ -37,23 +37,33 @@ class LeakReports:
         parsed = parse_key(reported.token) if reported.token.startswith(PREFIX) else None
         if parsed is None:  # a look-alike: its checksum fails, no read needed
             return answer
-        api_key = self._keys.find_by_hash(parsed.digest)
+        data = {"url": reported.url, "source": reported.source, "tokenType": reported.type}
+        if self.revoke_leaked(parsed.digest, origin, events.SECRET_SCANNING, data):
+            answer["label"] = TRUE_POSITIVE
+        return answer
+
+    def revoke_leaked(
+        self, digest: str, origin: Origin, reporter: str, data: dict[str, str | None]
+    ) -> bool:
+        """Revokes the active key whose plaintext hashes to `digest`, with a `key.leaked`
+        event by `reporter` (a system actor): True when the digest names one of our keys
+        (active or not). The one path of every leak report."""
+        api_key = self._keys.find_by_hash(digest)
         now = self._clock.now()
         if api_key is None or api_key.gone(now):
-            return answer
-        answer["label"] = TRUE_POSITIVE
+            return False
         if api_key.status(now) != "active":
-            return answer
+            return True
         event = self._events.new(
             events.KEY_LEAKED,
             api_key.owner_id,
-            events.system(events.SECRET_SCANNING),
+            events.system(reporter),
             origin,
             key_id=api_key.id,
             workspace_id=api_key.workspace_id,
-            data={"url": reported.url, "source": reported.source, "tokenType": reported.type},
+            data=data,
         )
         if self._keys.revoke(api_key, now, [self._events.member(event)]):
             self._events.published(event)
             logger.warning("leaked api key revoked", extra={"key_id": api_key.id})
-        return answer
+        return True

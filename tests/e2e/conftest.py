@@ -63,7 +63,11 @@ class Stack:
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     # As `make run` does: the connection settings the local tools and examples read.
     connection = tmp_path_factory.mktemp("connection") / "connection.env"
-    with running_stack("--connection-file", str(connection), keep_output=True) as info:
+    # A failed webhook delivery's first retry after 1 s, not about 5 (tests/e2e/test_webhooks.py).
+    with running_stack(
+        "--connection-file", str(connection), keep_output=True,
+        environment={"WEBHOOK_FIRST_RETRY_SECONDS": "1"},
+    ) as info:
         running = Stack({**info, "connectionFile": str(connection)})
         yield running
         running.http.close()

@@ -131,3 +131,13 @@ def test_the_readmes_curl_recipe_works_verbatim_on_the_ports_this_stack_uses(
     assert created["category"] == "workspace"
     assert created["workspaceId"] == stack.workspace_id
     assert stack.call("GET", "/v1/auth/whoami", created["key"]).status_code == 200
+
+
+def test_the_webhook_receiver_verifies_a_delivery_of_the_workspaces_event(stack: Stack) -> None:
+    result = run(stack, str(EXAMPLES / "webhook_receiver.py"), "--once")
+
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("subscribed whk_")
+    assert re.fullmatch(r"verified key\.(created|revoked) evt_[0-9A-Z]{26}", lines[1])
+    assert "the key in it: True" in lines

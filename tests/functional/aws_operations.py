@@ -8,7 +8,8 @@ test reading the table directly, or an operator tool, does not run with the serv
 Each operation is attributed to the Lambda function that would perform it: to `Authorizer`
 while the authorizer's handler (`app.authorizer`, `chalicelib/decisions/authorizer.py`) is on
 the call stack, to `ExpirySweep` while the sweep's (`app.expiry_sweep`,
-`chalicelib/keys/expiry.py`) is, to `APIHandler` otherwise. The file reads
+`chalicelib/keys/expiry.py`) is, to `WebhookDelivery` while the work queue's consumer
+(`app.webhook_delivery`) is, to `APIHandler` otherwise. The file reads
 
     {"format": "per-function", "complete": true,
      "functions": {"APIHandler": [["dynamodb", "GetItem"], ...], "Authorizer": [...]}}
@@ -46,6 +47,7 @@ DEPLOYED_CODE = (str(PROJECT_DIR / "chalicelib") + "/", APP_MODULE)
 API_HANDLER = "APIHandler"
 AUTHORIZER = "Authorizer"
 EXPIRY_SWEEP = "ExpirySweep"
+WEBHOOK_DELIVERY = "WebhookDelivery"
 
 # (service, operation), plus (service, operation, member) for each kind of transaction
 # member, e.g. ("dynamodb", "TransactWriteItems", "ConditionCheck"): IAM authorizes those.
@@ -71,6 +73,8 @@ def calling_function() -> str | None:
             code.co_filename == APP_MODULE and code.co_name == "expiry_sweep"
         ):
             return EXPIRY_SWEEP
+        if code.co_filename == APP_MODULE and code.co_name == "webhook_delivery":
+            return WEBHOOK_DELIVERY
         deployed = deployed or code.co_filename.startswith(DEPLOYED_CODE)
         frame = frame.f_back  # type: ignore[assignment]
     return API_HANDLER if deployed else None

@@ -62,6 +62,7 @@ def test_settings() -> Settings:
         region="us-east-1",
         refresh_token_key_id=env["REFRESH_TOKEN_KEY_ID"],
         event_bus_name=env["EVENT_BUS_NAME"],
+        webhook_queue_name=env["WEBHOOK_QUEUE_NAME"],
     )
 
 
@@ -143,8 +144,8 @@ def services(clock: FrozenClock) -> Iterator[Services]:
     with mock_aws():
         boto3.DEFAULT_SESSION = one_session()  # restored when the mock stops
         svc = Services(test_settings(), clock)
-        create_all(svc.dynamodb, svc.kms, "dev", svc.events_client)
-        for client in (svc.dynamodb, svc.kms, svc.last_use_dynamodb, svc.events_client):
+        create_all(svc.dynamodb, svc.kms, "dev", svc.events_client, sqs=svc.sqs)
+        for client in (svc.dynamodb, svc.kms, svc.last_use_dynamodb, svc.events_client, svc.sqs):
             RECORDING.watch(client)
         runtime.use(svc)
         try:
@@ -166,6 +167,7 @@ def another_container(services: Services) -> Services:
         kms=services.kms,
         last_use_dynamodb=services.last_use_dynamodb,
         events_client=services.events_client,
+        sqs=services.sqs,
     )
     return other
 

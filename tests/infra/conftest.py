@@ -66,6 +66,12 @@ class Packaged:
                 return name
         raise AssertionError(f"no event bus {bus_name} in the {self.stage} template")
 
+    def queue_named(self, queue_name: str) -> str:
+        for name, queue in self.resources("AWS::SQS::Queue").items():
+            if queue["Properties"]["QueueName"] == queue_name:
+                return name
+        raise AssertionError(f"no queue {queue_name} in the {self.stage} template")
+
     def table_named(self, table_name: str) -> str:
         for name, table in self.resources("AWS::DynamoDB::Table").items():
             if table["Properties"]["TableName"] == table_name:

@@ -28,8 +28,16 @@ from tests.functional import aws_operations
 from tests.functional.aws_operations import OPERATIONS_FILE, Operations
 from tests.infra.conftest import Packaged
 
-FUNCTIONS = ("APIHandler", "Authorizer", "ExpirySweep")  # the packaged functions' logical ids
+# The packaged functions' logical ids.
+FUNCTIONS = ("APIHandler", "Authorizer", "ExpirySweep", "WebhookDelivery")
 LOGS_SID = "WriteOwnLogs"
+# What Lambda's event source mapping does with the consumer's role (not the code): read the
+# queue, delete what the function did not fail, and put the failed ones back.
+CONSUME_SID = "ConsumeOwnQueue"
+CONSUME_ACTIONS = [
+    "sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes",
+    "sqs:ReceiveMessage",
+]
 ACCOUNT_ROOT = "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"
 
 # There is no IAM action for a DynamoDB transaction itself: "Permissions for Put, Update,
@@ -59,6 +67,7 @@ RESOURCE_VARIABLES: dict[tuple[str, str | None], tuple[str, ...]] = {
     ("kms", "GenerateMac"): ("REFRESH_TOKEN_KEY_ID",),
     ("kms", "GetPublicKey"): ("TOKEN_SIGNING_KEY_ID", "TOKEN_PREVIOUS_SIGNING_KEY_ID"),
     ("events", None): ("EVENT_BUS_NAME",),
+    ("sqs", None): ("WEBHOOK_QUEUE_NAME",),
 }
 # Notes the recorder adds beside an operation (tests/functional/conftest.py), not members.
 INDEX = "index"
@@ -103,8 +112,15 @@ def recorded() -> dict[str, Operations]:
     return recording.functions
 
 
+# Operations IAM authorizes as another action: a batch send is "sqs:SendMessage" (Amazon
+# SQS Developer Guide, "Amazon SQS API permissions: Actions and resource reference").
+AUTHORIZED_AS = {("sqs", "SendMessageBatch"): "sqs:SendMessage"}
+
+
 def actions_of(entry: tuple[str, ...], recorded: Operations) -> set[str]:
     service, operation = entry[:2]
+    if (service, operation) in AUTHORIZED_AS:
+        return {AUTHORIZED_AS[(service, operation)]}
     if operation not in TRANSACTIONS:
         return {f"{service}:{operation}"}
     members = {e[2] for e in recorded if len(e) == 3 and e[:2] == entry}
@@ -125,6 +141,8 @@ def resources_of(
         return {packaged.table_named(name) for name in names}
     if service == "events":
         return {packaged.bus_named(name) for name in names}
+    if service == "sqs":
+        return {packaged.queue_named(name) for name in names}
     return {packaged.key_for_alias(name) for name in names}
 
 
@@ -173,7 +191,7 @@ def as_list(value: Any) -> list[Any]:
 def allowed_grants(packaged: Packaged, role: str) -> set[Grant]:
     grants: set[Grant] = set()
     for statement in role_statements(packaged, role):
-        if statement.get("Sid") == LOGS_SID:
+        if statement.get("Sid") in (LOGS_SID, CONSUME_SID):
             continue
         for resource in as_list(statement["Resource"]):
             name = resource_name(resource)
@@ -250,6 +268,8 @@ def test_the_authorizer_reads_verifies_and_writes_only_use_and_quota_events(
     assert actions == {
         "dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:PutItem",
         "events:PutEvents", "kms:GetPublicKey",
+        # The quota event queued for the workspace's webhooks (chalicelib/webhooks/queue.py).
+        "sqs:GetQueueUrl", "sqs:SendMessage",
     }
 
 
@@ -407,3 +427,24 @@ def test_every_rotation_step_signs_with_the_current_slot_and_publishes_both(
         "RefreshTokenKey",
     }
     assert_each_key_is_used_by_exactly_the_roles_iam_allows(step)
+
+
+def test_only_the_queues_consumer_may_consume_it_and_only_as_its_event_source_does(
+    packaged: Packaged,
+) -> None:
+    (mapping,) = packaged.resources("AWS::Lambda::EventSourceMapping").values()
+    consumer = mapping["Properties"]["FunctionName"]["Ref"]
+    queue = resource_name(mapping["Properties"]["EventSourceArn"])
+    consuming = {
+        function: [
+            s for s in role_statements(packaged, packaged.role_of(function))
+            if s.get("Sid") == CONSUME_SID
+        ]
+        for function in FUNCTIONS
+    }
+
+    (statement,) = consuming.pop(consumer)
+    assert sorted(statement["Action"]) == CONSUME_ACTIONS
+    assert [resource_name(r) for r in statement["Resource"]] == [queue]
+    assert not any(consuming.values())
+    assert mapping["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]

@@ -265,7 +265,8 @@ API_GATEWAY_INTEGRATION_TIMEOUT = 29
 INIT_AND_GATEWAY_ALLOWANCE = 4
 # Chalice's names of the packaged functions in .chalice/config.json "lambda_functions".
 CHALICE_NAMES = {
-    "APIHandler": "api_handler", "Authorizer": "authorizer", "ExpirySweep": "expiry_sweep"
+    "APIHandler": "api_handler", "Authorizer": "authorizer", "ExpirySweep": "expiry_sweep",
+    "WebhookDelivery": "webhook_delivery",
 }
 
 

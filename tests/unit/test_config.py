@@ -157,3 +157,20 @@ def test_a_login_provider_is_not_held_to_trusted_issuers_that_did_not_parse() ->
         Settings.from_env(env)
 
     assert str(raised.value) == "TRUSTED_ISSUERS is not valid JSON"
+
+
+def test_the_first_webhook_retry_is_shortened_in_local_mode_only() -> None:
+    local = Settings.from_env({**BASE_ENV, "LOCAL_MODE": "1", "WEBHOOK_FIRST_RETRY_SECONDS": "1"})
+    deployed = Settings.from_env({**BASE_ENV, "WEBHOOK_FIRST_RETRY_SECONDS": "1"})
+
+    assert local.webhook_first_retry_seconds == 1
+    assert deployed.webhook_first_retry_seconds is None
+    with pytest.raises(ConfigurationError, match="WEBHOOK_FIRST_RETRY_SECONDS"):
+        Settings.from_env({**BASE_ENV, "LOCAL_MODE": "1", "WEBHOOK_FIRST_RETRY_SECONDS": "0"})
+
+
+def test_the_work_queue_is_named_by_webhook_queue_name() -> None:
+    named = Settings.from_env({**BASE_ENV, "WEBHOOK_QUEUE_NAME": "memory-auth-dev-webhooks"})
+
+    assert named.webhook_queue_name == "memory-auth-dev-webhooks"
+    assert Settings.from_env(BASE_ENV).webhook_queue_name is None

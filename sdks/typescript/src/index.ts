@@ -73,3 +73,11 @@ export {
   WORKLOAD_REFRESH_MARGIN_MS,
 } from "./workload.js";
 export type { WorkloadIdentityOptions } from "./workload.js";
+export {
+  WEBHOOK_SECRET_PREFIX,
+  WEBHOOK_TOLERANCE_SECONDS,
+  WebhookVerificationError,
+  signWebhook,
+  verifyWebhook,
+} from "./webhooks.js";
+export type { VerifyWebhookOptions } from "./webhooks.js";

@@ -257,6 +257,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/credentials/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report leaked credentials: each live key among them is revoked
+         * @description Unauthenticated, like GitHub's credential revocation API. The answer is the same whatever the strings are (a live key, an unknown one, junk): nothing is learned from it. Each active key among them is revoked shortly after, as a leak (`key.leaked`). At most 60 requests per source address per hour.
+         */
+        post: operations["revokeLeakedCredentials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/events": {
         parameters: {
             query?: never;
@@ -652,6 +672,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspaces/{workspace_id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A workspace's webhooks, in creation order (owner only) */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to the workspace's events (owner only)
+         * @description At most 10 per workspace. Deliveries are signed per Standard Webhooks with the secret answered here, and only here.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace_id}/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook (owner only) */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook: nothing more is delivered to it */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook's URL, events or enabled (owner only)
+         * @description Enabling a subscription again starts its count of failing days over.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's deliveries, newest first (owner only)
+         * @description Deliveries are kept 30 days.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Try a delivery again now (owner only) */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace_id}/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret; the old one also signs for 24 hours (owner only) */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -877,12 +994,53 @@ export interface components {
             /** @example ws_01JQ0000000000000000000000 */
             workspace_id?: string;
         };
+        /**
+         * CredentialReport
+         * @description Credentials found where they should not be.
+         */
+        CredentialReport: {
+            /** @description The leaked strings (API keys `svc_…`); anything else is received and ignored. */
+            credentials: string[];
+        };
+        /** CredentialsReceived */
+        CredentialsReceived: {
+            /** @description How many strings the report held. */
+            received: number;
+        };
+        /** Delivery */
+        Delivery: {
+            /** @example dlv_01JQ0000000000000000000000 */
+            id: string;
+            /** @example evt_01JQ0000000000000000000000 */
+            eventId: string;
+            /** @enum {string} */
+            eventType: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled";
+            /** @enum {string} */
+            state: "pending" | "delivered" | "failed";
+            attempts: number;
+            /** @description The receiver's last HTTP status (null: no answer in 10 s). */
+            lastStatusCode: number | null;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T12:00:00Z
+             */
+            createdAt: string;
+        };
+        /** DeliveryPage */
+        DeliveryPage: {
+            deliveries: components["schemas"]["Delivery"][];
+            nextCursor: string | null;
+        };
         /** Event */
         Event: {
             /** @example evt_01JQ0000000000000000000000 */
             id: string;
             /** @enum {string} */
-            type: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked";
+            type: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled";
             /**
              * Format: date-time
              * @example 2026-11-21T12:00:00Z
@@ -1094,6 +1252,34 @@ export interface components {
             scopes: ("memory" | "entities" | "reasoning" | "ontology" | "skills")[];
             maxLifetimeSeconds?: number;
         };
+        /**
+         * NewWebhook
+         * @description What subscribes a URL to a workspace's events (docs/guides/webhooks.md).
+         */
+        NewWebhook: {
+            /**
+             * Format: uri
+             * @description https, with a public host name (not an IP address): every delivery goes to public addresses only.
+             * @example https://hooks.example.com/memory-auth
+             */
+            url: string;
+            /**
+             * @description The event types delivered, or `["*"]` for every one.
+             * @example [
+             *       "*"
+             *     ]
+             * @example [
+             *       "key.created",
+             *       "key.revoked"
+             *     ]
+             */
+            events: ("*" | "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled")[];
+            /**
+             * @description 1 to 100 characters after trimming; no control characters.
+             * @example alerts to #security
+             */
+            description?: string | null;
+        };
         /** NewWorkspace */
         NewWorkspace: {
             /**
@@ -1174,12 +1360,12 @@ export interface components {
              * @description Stable: safe to branch on.
              * @enum {string}
              */
-            code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
+            code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_credentials_list" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_webhook" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
             /**
              * @description The same value as `code`, for clients that read an `error` member (as RFC 6749 errors have).
              * @enum {string}
              */
-            error: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
+            error: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_credentials_list" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_webhook" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
         };
         /** RefreshForm */
         RefreshForm: {
@@ -1371,6 +1557,121 @@ export interface components {
             /** @enum {string} */
             label: "true_positive" | "false_positive";
         };
+        /** Webhook */
+        Webhook: {
+            /** @example whk_01JQ0000000000000000000000 */
+            id: string;
+            /** @example ws_01JQ0000000000000000000000 */
+            workspaceId: string;
+            url: string;
+            /**
+             * @description The event types delivered, or `["*"]` for every one.
+             * @example [
+             *       "*"
+             *     ]
+             * @example [
+             *       "key.created",
+             *       "key.revoked"
+             *     ]
+             */
+            events: ("*" | "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled")[];
+            enabled: boolean;
+            /**
+             * @description 1 to 100 characters after trimming; no control characters.
+             * @example alerts to #security
+             */
+            description: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T12:00:00Z
+             */
+            createdAt: string;
+            /** @example usr_01JQ0000 */
+            createdBy: string;
+            /**
+             * Format: date-time
+             * @description When its deliveries began failing without a success since (null: not failing). After 3 days it is disabled.
+             */
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the secret before the last rotation still signs, beside the current one (null: no overlap).
+             */
+            previousSecretExpiresAt: string | null;
+        };
+        /**
+         * WebhookChanges
+         * @description What a PATCH may change; a field left out stays as it is.
+         */
+        WebhookChanges: {
+            /**
+             * Format: uri
+             * @description https, with a public host name (not an IP address): every delivery goes to public addresses only.
+             * @example https://hooks.example.com/memory-auth
+             */
+            url?: string;
+            /**
+             * @description The event types delivered, or `["*"]` for every one.
+             * @example [
+             *       "*"
+             *     ]
+             * @example [
+             *       "key.created",
+             *       "key.revoked"
+             *     ]
+             */
+            events?: ("*" | "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled")[];
+            /** @description false: nothing is delivered. */
+            enabled?: boolean;
+        };
+        /** WebhookList */
+        WebhookList: {
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        /** WebhookWithSecret */
+        WebhookWithSecret: {
+            /** @example whk_01JQ0000000000000000000000 */
+            id: string;
+            /** @example ws_01JQ0000000000000000000000 */
+            workspaceId: string;
+            url: string;
+            /**
+             * @description The event types delivered, or `["*"]` for every one.
+             * @example [
+             *       "*"
+             *     ]
+             * @example [
+             *       "key.created",
+             *       "key.revoked"
+             *     ]
+             */
+            events: ("*" | "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled")[];
+            enabled: boolean;
+            /**
+             * @description 1 to 100 characters after trimming; no control characters.
+             * @example alerts to #security
+             */
+            description: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T12:00:00Z
+             */
+            createdAt: string;
+            /** @example usr_01JQ0000 */
+            createdBy: string;
+            /**
+             * Format: date-time
+             * @description When its deliveries began failing without a success since (null: not failing). After 3 days it is disabled.
+             */
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the secret before the last rotation still signs, beside the current one (null: no overlap).
+             */
+            previousSecretExpiresAt: string | null;
+            /** @description The signing secret, shown once: only in this answer. */
+            secret: string;
+        };
         /** Workspace */
         Workspace: {
             /** @example ws_01JQ0000000000000000000000 */
@@ -1442,11 +1743,15 @@ export interface components {
         TrustPolicyId: string;
         GrantId: string;
         SessionId: string;
+        WebhookId: string;
+        DeliveryId: string;
     };
     requestBodies: never;
     headers: {
         /** @description Present on an answer given again for a retry with the same Idempotency-Key: nothing new was created. */
         IdempotentReplayed: "true";
+        /** @description Seconds to wait before asking again. */
+        RetryAfter: string;
         /** @description The new resource's path. */
         Location: string;
         /** @description The answer carries a secret: never cached. */
@@ -2590,12 +2895,97 @@ export interface operations {
             };
         };
     };
+    revokeLeakedCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CredentialReport"];
+            };
+        };
+        responses: {
+            /** @description Received: every live key among them will be revoked. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialsReceived"];
+                };
+            };
+            /** @description The body is not `{"credentials": [...]}` with 1 to 1,000 strings. Codes: `credential_in_url`, `invalid_credentials_list`, `invalid_json`, `unknown_field`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "credential_in_url" | "invalid_credentials_list" | "invalid_json" | "unknown_field" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 256 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description Send application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description 60 requests from this address in this hour: retry after `Retry-After` seconds. Codes: `too_many_requests`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "too_many_requests";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The work queue and DynamoDB are unavailable: retry later. Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
                 limit?: number;
                 cursor?: string;
-                type?: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked";
+                type?: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled";
                 keyId?: string;
                 /**
                  * @deprecated
@@ -4706,6 +5096,773 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_workspace_id`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_workspace_id" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `owner_required`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "owner_required" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                workspace_id: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriptions, without their secrets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_workspace_id`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_workspace_id" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `owner_required`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "owner_required" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                workspace_id: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewWebhook"];
+            };
+        };
+        responses: {
+            /** @description The subscription, with its signing secret: shown once. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_json`, `invalid_request`, `invalid_webhook`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_json" | "invalid_request" | "invalid_webhook" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `owner_required`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "owner_required" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of this stage was reached. Codes: `limit_reached`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "limit_reached";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 16 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description Send application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                workspace_id: components["parameters"]["WorkspaceId"];
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription, without its secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_workspace_id`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_workspace_id" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `owner_required`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "owner_required" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                workspace_id: components["parameters"]["WorkspaceId"];
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. No body and no Content-Type. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_workspace_id`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_workspace_id" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `owner_required`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "owner_required" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                workspace_id: components["parameters"]["WorkspaceId"];
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookChanges"];
+            };
+        };
+        responses: {
+            /** @description The subscription as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_json`, `invalid_request`, `invalid_webhook`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_json" | "invalid_request" | "invalid_webhook" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `owner_required`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "owner_required" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 16 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description Send application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                workspace_id: components["parameters"]["WorkspaceId"];
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries: attempts, the last status code, the next attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryPage"];
+                };
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_parameter`, `invalid_workspace_id`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_parameter" | "invalid_workspace_id" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `owner_required`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "owner_required" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                workspace_id: components["parameters"]["WorkspaceId"];
+                webhook_id: components["parameters"]["WebhookId"];
+                delivery_id: components["parameters"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, due again (a pending one is left as it is). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_workspace_id`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_workspace_id" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `owner_required`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "owner_required" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                workspace_id: components["parameters"]["WorkspaceId"];
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription, with its new secret: shown once. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlNoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
             };
             /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_workspace_id`, `unknown_parameter`. */
             400: {

@@ -48,6 +48,8 @@ from memory_sdk.models import (
     UserActor,
     UserSession,
 )
+from memory_sdk.webhooks import WebhookVerificationError
+from memory_sdk.webhooks import verify as verify_webhook
 from memory_sdk.workload import WorkloadIdentity, WorkloadIdentityError
 
 __version__ = "0.1.0"
@@ -99,7 +101,9 @@ __all__ = [
     "UsageBucket",
     "UserActor",
     "UserSession",
+    "WebhookVerificationError",
     "WorkloadIdentity",
     "WorkloadIdentityError",
     "__version__",
+    "verify_webhook",
 ]

@@ -37,6 +37,11 @@ EventType = Literal[
     "grant.created",
     "grant.revoked",
     "session.revoked",
+    "webhook.created",
+    "webhook.updated",
+    "webhook.secret_rotated",
+    "webhook.deleted",
+    "webhook.disabled",
 ]
 
 
@@ -142,7 +147,8 @@ class UserActor(_Resource):
 
 
 class SystemActor(_Resource):
-    """An event's actor that is the service itself: `expiry`, `github-secret-scanning`."""
+    """An event's actor that is the service itself: `expiry`, `github-secret-scanning`,
+    `credential-revocation`, `webhooks`."""
 
     system: str
 

@@ -1,0 +1,182 @@
+"""`/v1/workspaces/{id}/webhooks`: a workspace's subscriptions to its audit events, their
+signing secrets, and their deliveries (docs/guides/webhooks.md).
+
+Owner only, by user token or admin key with workspace:admin: a member gets 403
+`owner_required`, anyone else 404 (`webhooks/service.py`'s `owned`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import errors
+from chalicelib.access.principal import Principal
+from chalicelib.api import models
+from chalicelib.api.operations import MANAGER, Call, Operations, Reply
+from chalicelib.runtime import services
+from chalicelib.webhooks.service import LIMIT
+from chalicelib.workspaces.model import Workspace
+
+blueprint = Operations(__name__)
+COLLECTION = "/v1/workspaces/{workspace_id}/webhooks"
+ITEM = COLLECTION + "/{webhook_id}"
+OPERATION: dict[str, Any] = {"tag": "Webhooks", "policy": MANAGER}
+OWNER_ONLY = (errors.OWNER_REQUIRED, errors.NOT_FOUND)
+
+
+def owned(principal: Principal, workspace_id: str, **_: str) -> Workspace:
+    return services().webhook_service.owned(principal, workspace_id)
+
+
+def _with_secret(created: Any) -> models.WebhookWithSecret:
+    now = services().clock.now()
+    shown = models.Webhook.of(created.webhook, now).model_dump()
+    return models.WebhookWithSecret.model_validate({**shown, "secret": created.secret})
+
+
+@blueprint.operation(
+    "POST",
+    COLLECTION,
+    summary="Subscribe a URL to the workspace's events (owner only)",
+    find=owned,
+    body=models.NewWebhook,
+    response=models.WebhookWithSecret,
+    status=201,
+    secret=True,
+    problems=(*OWNER_ONLY, errors.INVALID_WEBHOOK, errors.LIMIT_REACHED),
+    answer="The subscription, with its signing secret: shown once.",
+    description=f"At most {LIMIT} per workspace. Deliveries are signed per Standard Webhooks "
+    "with the secret answered here, and only here.",
+    **OPERATION,
+)
+def create_webhook(call: Call) -> Reply:
+    created = services().webhook_service.create(call.principal, call.found, call.body)
+    location = f"{COLLECTION.format(workspace_id=call.found.id)}/{created.webhook.id}"
+    return Reply(_with_secret(created), None, {"Location": location})
+
+
+@blueprint.operation(
+    "GET",
+    COLLECTION,
+    summary="A workspace's webhooks, in creation order (owner only)",
+    find=owned,
+    response=models.WebhookList,
+    status=200,
+    problems=OWNER_ONLY,
+    answer="The subscriptions, without their secrets.",
+    **OPERATION,
+)
+def list_webhooks(call: Call) -> models.WebhookList:
+    now = services().clock.now()
+    found = services().webhook_service.list(call.found)
+    return models.WebhookList(webhooks=[models.Webhook.of(w, now) for w in found])
+
+
+@blueprint.operation(
+    "GET",
+    ITEM,
+    summary="A webhook (owner only)",
+    find=owned,
+    response=models.Webhook,
+    status=200,
+    problems=OWNER_ONLY,
+    answer="The subscription, without its secret.",
+    **OPERATION,
+)
+def get_webhook(call: Call) -> models.Webhook:
+    webhook = services().webhook_service.get(call.found, call.path["webhook_id"])
+    return models.Webhook.of(webhook, services().clock.now())
+
+
+@blueprint.operation(
+    "PATCH",
+    ITEM,
+    summary="Change a webhook's URL, events or enabled (owner only)",
+    find=owned,
+    body=models.WebhookChanges,
+    response=models.Webhook,
+    status=200,
+    problems=(*OWNER_ONLY, errors.INVALID_WEBHOOK),
+    answer="The subscription as changed.",
+    description="Enabling a subscription again starts its count of failing days over.",
+    **OPERATION,
+)
+def update_webhook(call: Call) -> models.Webhook:
+    webhook = services().webhook_service.update(
+        call.principal, call.found, call.path["webhook_id"], call.body
+    )
+    return models.Webhook.of(webhook, services().clock.now())
+
+
+@blueprint.operation(
+    "POST",
+    ITEM + "/rotate-secret",
+    summary="A new signing secret; the old one also signs for 24 hours (owner only)",
+    find=owned,
+    response=models.WebhookWithSecret,
+    status=200,
+    secret=True,
+    problems=OWNER_ONLY,
+    answer="The subscription, with its new secret: shown once.",
+    **OPERATION,
+)
+def rotate_webhook_secret(call: Call) -> models.WebhookWithSecret:
+    rotated = services().webhook_service.rotate_secret(
+        call.principal, call.found, call.path["webhook_id"]
+    )
+    return _with_secret(rotated)
+
+
+@blueprint.operation(
+    "DELETE",
+    ITEM,
+    summary="Delete a webhook: nothing more is delivered to it",
+    find=owned,
+    response=None,
+    status=204,
+    problems=OWNER_ONLY,
+    **OPERATION,
+)
+def delete_webhook(call: Call) -> None:
+    services().webhook_service.delete(call.principal, call.found, call.path["webhook_id"])
+
+
+@blueprint.operation(
+    "GET",
+    ITEM + "/deliveries",
+    summary="A webhook's deliveries, newest first (owner only)",
+    find=owned,
+    query=models.DeliveryQuery,
+    response=models.DeliveryPage,
+    status=200,
+    problems=(*OWNER_ONLY, errors.INVALID_PARAMETER),
+    answer="A page of deliveries: attempts, the last status code, the next attempt.",
+    description="Deliveries are kept 30 days.",
+    **OPERATION,
+)
+def list_webhook_deliveries(call: Call) -> models.DeliveryPage:
+    query: models.DeliveryQuery = call.query
+    found, cursor = services().webhook_service.deliveries(
+        call.found, call.path["webhook_id"], query.limit, query.cursor
+    )
+    return models.DeliveryPage(
+        deliveries=[models.Delivery.of(d) for d in found], next_cursor=cursor
+    )
+
+
+@blueprint.operation(
+    "POST",
+    ITEM + "/deliveries/{delivery_id}/retry",
+    summary="Try a delivery again now (owner only)",
+    find=owned,
+    response=models.Delivery,
+    status=202,
+    problems=OWNER_ONLY,
+    answer="The delivery, due again (a pending one is left as it is).",
+    **OPERATION,
+)
+def retry_webhook_delivery(call: Call) -> models.Delivery:
+    delivery = services().webhook_service.retry(
+        call.found, call.path["webhook_id"], call.path["delivery_id"]
+    )
+    return models.Delivery.of(delivery)
