@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import ipaddress
 import random
 import re
-import socket
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 from urllib.parse import urlsplit
 
 from chalicelib.events.model import TYPES
+from chalicelib.hosts import ADDRESS_RULE, is_address, names_an_address
 
 ALL_EVENTS = "*"
 MAX_URL = 2048
@@ -116,27 +115,12 @@ _LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")
 _TOP_LABEL = re.compile(r"[a-z]{2,63}|xn--[a-z0-9-]{1,59}")
 
 
-def is_address_literal(host: str) -> bool:
-    """Whether `host` spells an IP address in any form a resolver or kernel accepts:
-    dotted, shortened (`127.1`), decimal (`2130706433`), hex or octal parts, IPv6."""
-    bare = host.strip("[]").split("%", 1)[0]
-    try:
-        ipaddress.ip_address(bare)
-        return True
-    except ValueError:
-        pass
-    try:
-        socket.inet_aton(bare)  # the BSD parser: the shorthand forms too
-        return True
-    except (OSError, ValueError):
-        return False
-
-
 def check_host(host: str) -> str | None:
-    """Why `host` is not a public host name, or None. The one place this rule lives, so that
-    a shared rule for stored URLs can replace it."""
-    if is_address_literal(host):
-        return "its host must be a name, not an IP address"
+    """Why `host` is not a public host name, or None. Addresses in every spelling are the
+    shared rule for stored URLs (`chalicelib.hosts`); a subscription also needs a dotted
+    public name."""
+    if is_address(host):
+        return f"its host {ADDRESS_RULE}"
     labels = host.rstrip(".").split(".")
     if len(labels) < 2 or not all(_LABEL.fullmatch(label) for label in labels):
         return "its host must be a public host name (such as hooks.example.com)"
@@ -169,7 +153,7 @@ def check_url(url: str, local_mode: bool) -> str:
         return url
     if parts.scheme != "https":
         raise InvalidWebhook(f"{rule}.")
-    problem = check_host(host)
+    problem = "its host " + ADDRESS_RULE if names_an_address(url) else check_host(host)
     if problem is not None:
         raise InvalidWebhook(f"{rule}: {problem}.")
     return url
