@@ -102,6 +102,9 @@ class Services:
 
     @cached_property
     def dynamodb(self) -> Any:
+        from chalicelib.table import expire_by_sweep
+
+        expire_by_sweep(self.settings.expiry_by_sweep)
         return aws_client("dynamodb", self.settings.region)
 
     @cached_property
@@ -218,7 +221,10 @@ class Services:
     def expiry_sweep(self) -> ExpirySweep:
         from chalicelib.keys.expiry import ExpirySweep
 
-        return ExpirySweep(self.key_store, self.event_log, self.clock)
+        return ExpirySweep(
+            self.key_store, self.event_log, self.clock, self.dynamodb, self.settings.table_name,
+            delete_expired=self.settings.expiry_by_sweep,
+        )
 
     @cached_property
     def idempotency(self) -> IdempotencyStore:

@@ -52,7 +52,7 @@ class QuotaNotices:
         from botocore.exceptions import ClientError
 
         from chalicelib.events import model as events
-        from chalicelib.table import is_condition_failure, transact
+        from chalicelib.table import commit, is_condition_failure
 
         event_log = self._event_log()
         event = event_log.new(
@@ -72,7 +72,8 @@ class QuotaNotices:
             {"day": day},
         )
         try:
-            transact(self._client, [mark, event_log.member(event)])
+            # Commit point: the mark; the event leaves through its outbox.
+            commit(self._client, mark, [event_log.member(event)])
         except ClientError as error:
             if is_condition_failure(error):
                 return "already announced"

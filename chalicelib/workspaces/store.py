@@ -1,9 +1,15 @@
 """Workspaces and their members in DynamoDB.
 
-A membership is two items written together: `WS#<ws>`/`MEMBER#<user>`, which the request
-path reads with one strongly consistent GetItem, and `USER#<user>`/`WS#<ws>`, which lists a
-user's workspaces. Removing a member deletes both, so that member's keys fail on the next
-request.
+A membership is two items: `WS#<ws>`/`MEMBER#<user>`, which the request path reads with one
+strongly consistent GetItem, and `USER#<user>`/`WS#<ws>`, which lists a user's workspaces.
+No change uses a transaction (table.py, "commit points"): the member item is each change's
+commit point (added only if absent, removed only if present), and the user's item follows
+it, so a user's list may lag a failed call while a decision never does. Removing a member
+deletes the member item first, so that member's keys fail on the next request.
+
+The counts with a maximum are counters: the workspaces a user owns (`items.user_counts`,
+`workspaces`) and the members of a workspace (`items.workspace_counts`, `members`), each
+taken before the change that adds one.
 """
 
 from __future__ import annotations
@@ -19,16 +25,20 @@ from chalicelib.clock import parse_rfc3339, rfc3339
 from chalicelib.table import (
     EXISTS,
     Item,
-    check,
+    Pending,
+    commit,
+    complete,
     delete,
     get_consistent,
     get_many_consistent,
+    give_back,
     is_condition_failure,
     put_if_absent,
+    take_one,
     to_item,
-    transact,
     under,
     was_retried,
+    write_once,
 )
 
 if TYPE_CHECKING:
@@ -42,6 +52,14 @@ MEMBER = "member"
 
 class WorkspaceNotCreated(Exception):
     """Another request claimed this creation's Idempotency-Key first."""
+
+
+class LimitReached(Exception):
+    """A maximum count (workspaces per owner, members per workspace) is reached."""
+
+
+OWNED = "workspaces"  # the attribute of `items.user_counts` counting workspaces owned
+MEMBERS = "members"  # the attribute of `items.workspace_counts`
 
 
 class WorkspaceStore:
@@ -72,10 +90,30 @@ class WorkspaceStore:
         mine.update(items.membership(user_id, workspace.id))
         return [self._put(member), self._put(mine)]
 
-    def create(self, workspace: Workspace, also: Sequence[dict[str, Any]] = ()) -> None:
-        """Writes the workspace and its owner's membership, and `also` (an event, an
-        idempotency record) in the same transaction; WorkspaceNotCreated if one of those
-        lost its race."""
+    def take_slot(self, owner_id: str, limit: int) -> bool:
+        """One of the owner's `limit` workspace slots (workspaces owned), if one is left."""
+        return take_one(
+            self._client, self._table, items.user_counts(owner_id), OWNED, limit,
+            initial=lambda: sum(
+                1 for w in self.list_for_user(owner_id) if w.owner_id == owner_id
+            ),
+        )
+
+    def give_slot_back(self, owner_id: str) -> None:
+        give_back(self._client, self._table, items.user_counts(owner_id), OWNED)
+
+    def create(
+        self,
+        workspace: Workspace,
+        also: Sequence[dict[str, Any] | Pending] = (),
+        counted: bool = False,
+    ) -> None:
+        """Writes the workspace and its owner's membership, and `also` (its event) through
+        the outbox. WorkspaceNotCreated if its id was taken (then the slot `take_slot` took
+        for it, if `counted`, is given back).
+
+        Commit point: the owner's member item (what a decision reads), only if absent."""
+        owner = workspace.owner_id
         record = to_item(
             {
                 "workspaceId": workspace.id,
@@ -85,24 +123,21 @@ class WorkspaceStore:
             }
         )
         record.update(items.workspace(workspace.id))
+        member, mine = self._membership_items(workspace, owner, OWNER, workspace.created_at)
+        at = workspace.created_at
+        then = [Pending(self._put(record), at), Pending(mine, at)]
         try:
-            transact(
-                self._client,
-                [
-                    self._put(record),
-                    *self._membership_items(
-                        workspace, workspace.owner_id, OWNER, workspace.created_at
-                    ),
-                    *also,
-                ],
-            )
+            commit(self._client, member, [*then, *also])
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
             # A fresh workspace id never collides: if it is there, an earlier attempt of
             # this very write was applied and its answer lost.
-            if self.get(workspace.id) is None:
+            if not self.is_member(workspace.id, owner):
+                if counted:
+                    self.give_slot_back(owner)
                 raise WorkspaceNotCreated(workspace.id) from None
+            complete(self._client, member)
 
     def get(self, workspace_id: str) -> Workspace | None:
         from chalicelib.workspaces.model import Workspace
@@ -173,36 +208,51 @@ class WorkspaceStore:
         workspace: Workspace,
         user_id: str,
         now: datetime,
-        also: Sequence[dict[str, Any]] = (),
+        also: Sequence[dict[str, Any] | Pending] = (),
+        limit: int | None = None,
     ) -> bool:
         """True when added; False when the user already was a member. `also` (an event)
-        commits only with an addition."""
-        exists = check(self._table, items.workspace(workspace.id), EXISTS)
-        try:
-            transact(
-                self._client,
-                [exists, *self._membership_items(workspace, user_id, MEMBER, now), *also],
-            )
-        except ClientError as error:
-            if is_condition_failure(error):
+        is written only with an addition. With `limit`, one of the workspace's member slots
+        is taken first (LimitReached when none is left).
+
+        Commit point: the member item, put only if absent (of two additions, one adds)."""
+        counter = items.workspace_counts(workspace.id)
+        if limit is not None and not take_one(
+            self._client, self._table, counter, MEMBERS, limit,
+            initial=lambda: len(self.members(workspace.id)),
+        ):
+            if self.is_member(workspace.id, user_id):
                 return False
-            raise
+            raise LimitReached(limit)
+        member, mine = self._membership_items(workspace, user_id, MEMBER, now)
+        try:
+            commit(self._client, member, [Pending(mine, now), *also])
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            if limit is not None:
+                give_back(self._client, self._table, counter, MEMBERS)
+            return False
         return True
 
     def remove_member(
-        self, workspace_id: str, user_id: str, also: Sequence[dict[str, Any]] = ()
+        self, workspace_id: str, user_id: str, also: Sequence[dict[str, Any] | Pending] = ()
     ) -> bool:
-        """True when removed; False when the user was not a member."""
-        deletes = [
-            delete(self._table, items.member(workspace_id, user_id), EXISTS),
-            delete(self._table, items.membership(user_id, workspace_id), EXISTS),
-        ]
+        """True when removed; False when the user was not a member.
+
+        Commit point: the member item, deleted only if present: from then on the member's
+        credentials are refused. The user's item, the count and `also` follow it."""
+        point = delete(self._table, items.member(workspace_id, user_id), EXISTS)
         try:
-            transact(self._client, [*deletes, *also])
+            commit(self._client, point, also)
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
             # After a retry, the member may be gone because the first attempt removed them
             # (its answer lost): this call did remove them. Otherwise they were not there.
-            return was_retried(error)
+            if not was_retried(error):
+                return False
+        mine = delete(self._table, items.membership(user_id, workspace_id), EXISTS)
+        if write_once(self._client, mine):
+            give_back(self._client, self._table, items.workspace_counts(workspace_id), MEMBERS)
         return True

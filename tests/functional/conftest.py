@@ -24,7 +24,11 @@ from chalicelib.clock import FrozenClock
 from chalicelib.config import Settings
 from chalicelib.runtime import Services
 from infra.template import stage_environment
-from local.moto_server import dynamodb_made_faster, kms_keys_from_a_pool
+from local.moto_server import (
+    behaves_like_a_global_table,
+    dynamodb_made_faster,
+    kms_keys_from_a_pool,
+)
 from local.resources import create_all
 from tests.functional.aws_operations import OPERATIONS_FILE, Recording
 
@@ -35,6 +39,9 @@ RECORDING = Recording()
 # moto made faster where that changes no answer a test sees (local/moto_server.py).
 dynamodb_made_faster()
 kms_keys_from_a_pool()
+# The store refuses transactions as a multi-Region strongly consistent replica does; tests
+# set WRITE_CONFLICTS.share to make a share of conditional writes conflict.
+WRITE_CONFLICTS = behaves_like_a_global_table(conflict_share=0)
 _finished: set[str] = set()
 
 
