@@ -687,6 +687,12 @@ def expire_by_sweep(enabled: bool) -> None:
     _EXPIRE_BY_SWEEP = enabled
 
 
+def expiry_shard(ttl: int) -> str | None:
+    """The `Expiry` index's shard of an item expiring at `ttl`: in the global stage only
+    (None elsewhere, where DynamoDB's TTL deletes it and the index stays empty)."""
+    return shard_of(str(ttl)) if _EXPIRE_BY_SWEEP else None
+
+
 def _with_expiry_shard(kind: str, request: dict[str, Any]) -> dict[str, Any]:
     if kind == "Put" and TTL_ATTRIBUTE in request["Item"]:
         ttl = request["Item"][TTL_ATTRIBUTE]["N"]

@@ -53,7 +53,14 @@ from chalicelib.keys.model import (
     usage_day,
     usage_hour,
 )
-from chalicelib.table import EXISTS, TTL_ATTRIBUTE, Item, expressions
+from chalicelib.table import (
+    EXISTS,
+    EXPIRY_SHARD,
+    TTL_ATTRIBUTE,
+    Item,
+    expiry_shard,
+    expressions,
+)
 
 # A DynamoDB write in the same region answers in single milliseconds; half a second is ample
 # and bounds what a slow store can add to a request (connect and read, one attempt).
@@ -263,6 +270,10 @@ def flush_members(
             "ConditionExpression": f"attribute_not_exists(#{marker}) OR #{marker} < :sequence",
         }
         counted = {"count": count, "keyId": api_key.id, "ttl": expires, "sequence": flush.sequence}
+        shard = expiry_shard(expires)
+        if shard is not None:  # the global stage: deleted by the sweep, not by TTL
+            request["UpdateExpression"] += f", #{EXPIRY_SHARD} = :{EXPIRY_SHARD}"
+            counted[EXPIRY_SHARD] = shard
         members.append({"Update": expressions(request, counted)})
     members.append(day_count(items.api_key(api_key.owner_id, api_key.id), False))
     return members

@@ -427,3 +427,46 @@ def test_a_single_region_stages_sweep_deletes_nothing_dynamodb_ttl_does(
     clock.advance(days=400)
 
     assert sweep(services).expired_items_deleted == 0
+
+
+def test_the_global_stages_authorizer_puts_its_usage_items_and_quota_events_in_the_index(
+    api: Api, alice: str, services: Services, clock: FrozenClock, global_stage: None
+) -> None:
+    from chalice.test import Client
+
+    from app import app
+    from chalicelib import runtime
+    from tests.fixtures.events import bearer, request_event
+    from tests.functional.conftest import another_container
+
+    ws = api.workspace(alice)
+    key = api.create_key(alice, category="workspace", workspaceId=ws, requestsPerDay=1)
+    event = request_event("/v1/memory/items", bearer(key["key"]), ws)
+    own = another_container(services)
+    with Client(app) as client:
+        runtime.use(own)
+        try:
+            effects = [
+                client.lambda_.invoke("authorizer", event).payload["policyDocument"]
+                ["Statement"][0]["Effect"]
+                for _ in range(2)
+            ]
+        finally:
+            runtime.use(services)
+    # Read by the test itself (a raw Query: not an operation of the deployed code).
+    indexed = [
+        found
+        for shard in table.SHARDS
+        for found in services.dynamodb.query(
+            TableName=services.settings.table_name, IndexName=table.EXPIRY_INDEX,
+            KeyConditionExpression="ttlShard = :s",
+            ExpressionAttributeValues={":s": {"S": shard}},
+        )["Items"]
+    ]
+    sort_keys = [values["sk"]["S"] for values in indexed]
+
+    assert effects == ["Allow", "Deny"]
+    assert any(sk.startswith(items.HOUR_PREFIX) for sk in sort_keys)  # the usage item
+    quota = events_of(api, alice, "key.quota_exceeded")
+    assert len(quota) == 1
+    assert f"{items.EVENT_PREFIX}{quota[0]['id']}" in sort_keys
