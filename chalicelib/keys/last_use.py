@@ -261,7 +261,7 @@ def flush_members(
     for hour, count in sorted(flush.hours.items()):
         if final is not None and hour + timedelta(hours=1) <= final:
             continue  # a final hour is not written late (its requests still count today)
-        request = {
+        request: dict[str, Any] = {
             "TableName": table,
             "Key": items.usage_hour(api_key.id, hour_label(hour)),
             "UpdateExpression": f"ADD #requests :count SET #keyId = :keyId,"
