@@ -53,6 +53,7 @@ if _HANDLER not in (AUTHORIZER_HANDLER, "app.expiry_sweep"):
         reference,
         secret_scanning,
         sessions,
+        sign_ins,
         trust_policies,
         workspaces,
     )
@@ -66,6 +67,7 @@ if _HANDLER not in (AUTHORIZER_HANDLER, "app.expiry_sweep"):
     app.register_blueprint(workspaces.blueprint)
     app.register_blueprint(trust_policies.blueprint)
     app.register_blueprint(sessions.blueprint)
+    app.register_blueprint(sign_ins.blueprint)
     app.register_blueprint(events.blueprint)
     app.register_blueprint(secret_scanning.blueprint)
     app.register_blueprint(oauth.blueprint)

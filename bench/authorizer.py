@@ -108,14 +108,15 @@ def _old_key(svc: Services, workspace_id: str) -> str:
 
 
 def _user_token(svc: Services, workspace_id: str) -> str:
-    return svc.signer.mint(OWNER).token
+    return svc.session_service.start(OWNER).access.token
 
 
 # The first is the one every ratio is about (its bare BatchGetItem, its writes, cold start).
 SCENARIOS = (
     Scenario("new key", "", 1, _new_key),  # the key and its membership in one BatchGetItem
     Scenario("old key", "OldKey", 2, _old_key),  # the key, then the membership
-    Scenario("user token", "UserToken", 1, _user_token),  # the membership; signature local
+    # Its sign-in and the membership in one BatchGetItem; the signature is checked locally.
+    Scenario("user token", "UserToken", 1, _user_token),
     Scenario("workload", "Workload", 1, lambda svc, ws: _workload_token(svc, ws)),  # its policy
     Scenario("delegated", "Delegated", 1, lambda svc, ws: _delegated_token(svc, ws)),  # root+member
     # An MCP access token at its resource: its grant and the membership in one BatchGetItem.

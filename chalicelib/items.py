@@ -15,6 +15,7 @@
   USER#<userId>        PROFILE            a user's profile, written at the first sign-in
   USER#<userId>        CONSENT#<sha256>   an MCP client's remembered consent, by its id's hash
   USER#<userId>        GRANT#<familyId>   an MCP grant, as the person sees it (connected apps)
+  USER#<userId>        SIGNIN#<familyId>  a sign-in, as the person sees it (GET /v1/auth/sessions)
   IDP#<iss>#<sub>      IDP                a login: which user an issuer's subject is
   EMAIL#<email>        EMAIL              who last signed in with this verified email (lowercase)
   REFRESH#<sha256>     REFRESH            a refresh token, by the hash of its plaintext
@@ -39,6 +40,7 @@ WORKSPACE_PREFIX = "WS#"
 MEMBER_PREFIX = "MEMBER#"
 EVENT_PREFIX = "EVT#"
 GRANT_PREFIX = "GRANT#"
+SIGN_IN_PREFIX = "SIGNIN#"
 CREDENTIAL_SK = "CRED"
 TRUST_POLICY_PREFIX = "TP#"
 HOUR_PREFIX = "HOUR#"
@@ -162,3 +164,7 @@ def usage_hour(key_id: str, hour: str) -> Item:
 
 def user_grant(user_id: str, grant_id: str) -> Item:
     return key(user_pk(user_id), GRANT_PREFIX + grant_id)
+
+
+def user_sign_in(user_id: str, family_id: str) -> Item:
+    return key(user_pk(user_id), SIGN_IN_PREFIX + family_id)

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from chalicelib.sessions.openid import IdTokenVerifier
     from chalicelib.sessions.refresh import RefreshTokenStore
     from chalicelib.sessions.service import SessionService
+    from chalicelib.sessions.sign_ins import SignIns
     from chalicelib.sessions.successors import RefreshSuccessors
     from chalicelib.sessions.users import UserStore
     from chalicelib.workloads.exchange import WorkloadExchange
@@ -271,7 +272,20 @@ class Services:
     def refresh_tokens(self) -> RefreshTokenStore:
         from chalicelib.sessions.refresh import RefreshTokenStore
 
-        return RefreshTokenStore(self.dynamodb, self.settings.table_name)
+        return RefreshTokenStore(
+            self.dynamodb,
+            self.settings.table_name,
+            on_sign_in_reused=lambda token, now: self.sign_ins.reuse_detected(token, now),
+        )
+
+    @cached_property
+    def sign_ins(self) -> SignIns:
+        from chalicelib.sessions.sign_ins import SignIns
+
+        return SignIns(
+            self.dynamodb, self.settings.table_name, self.refresh_tokens, self.event_log,
+            self.clock,
+        )
 
     @cached_property
     def refresh_successors(self) -> RefreshSuccessors:
@@ -356,6 +370,7 @@ class Services:
             self.refresh_successors,
             self.signer,
             self.clock,
+            self.sign_ins,
         )
 
     @cached_property

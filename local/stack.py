@@ -511,7 +511,7 @@ def prepare_developer(
     user_id = svc.users.sign_in(Identity(idp_issuer, DEV_SUBJECT, name="Developer"), now)
     workspace = Workspace(ids.new_workspace_id(now), "Development", user_id, now)
     svc.workspace_store.create(workspace)
-    minted = svc.signer.mint(user_id)
+    minted = svc.session_service.start(user_id).access
     return {
         "endpoint": endpoint,
         "port": port,

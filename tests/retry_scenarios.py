@@ -22,6 +22,7 @@ KEYS = "/v1/auth/api-keys"
 WHOAMI = "/v1/auth/whoami"
 EXCHANGE = "/v1/auth/exchange"
 REFRESH = "/v1/auth/refresh"
+REVOKE = "/v1/auth/revoke"
 WORKSPACES = "/v1/workspaces"
 CLIENT_RETRIES = 3
 
@@ -261,6 +262,22 @@ def exchange(service: Service, fault: Fault) -> Outcome:
     return outcome
 
 
+def sign_out(service: Service, fault: Fault) -> Outcome:
+    """Sign-out ends the sign-in, its access token with it, whichever call failed."""
+    outcome = Outcome(False)
+    signed_in = service.call("POST", EXCHANGE, body={"id_token": service.id_token(unique("s"))})
+    assert signed_in.status == 200, signed_in.body
+    sent = {"token": signed_in.body["refresh_token"]}
+
+    with_fault(service, fault, lambda: service.call("POST", REVOKE, body=sent), outcome)
+    check_statuses(outcome, 200)
+    refused = service.call("GET", WHOAMI, signed_in.body["access_token"])
+    assert (refused.status, refused.body["code"]) == (401, "revoked_credentials")
+    again = service.call("POST", REFRESH, body={"refresh_token": sent["token"]})
+    assert (again.status, again.body["error"]) == (400, "invalid_grant")
+    return outcome
+
+
 def _assert_family_intact(service: Service, refresh_token: str) -> None:
     """The sign-in lives on: its newest token refreshes, and so does the one after."""
     for _ in range(2):
@@ -313,6 +330,7 @@ SCENARIOS: dict[str, Callable[[Service, Fault], Outcome]] = {
     "revoke": revoke,
     "refresh": refresh,
     "exchange": exchange,
+    "sign-out": sign_out,
     "create-workspace": create_workspace_with_idempotency_key,
     "remove-member": remove_member,
 }

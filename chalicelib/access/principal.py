@@ -41,6 +41,8 @@ class Principal(Record):
     token_id: str | None = None
     root: str | None = None
     policy_id: str | None = None
+    # The sign-in (refresh family) a user token, or a token delegated from one, ends with.
+    session_id: str | None = None
     act: dict[str, Any] | None = field(default=None, compare=False, hash=False)
     # When the credential itself stops working (a key's expiry or end of grace, a token's
     # `exp`): a token delegated from it never outlives it.

@@ -50,6 +50,7 @@ from chalicelib.oauth.service import (
 )
 from chalicelib.scanning import github
 from chalicelib.scanning.github import MAX_TOKENS as MAX_REPORTED_TOKENS
+from chalicelib.sessions import sign_ins
 from chalicelib.workloads import model as trust
 from chalicelib.workspaces import model as workspaces
 
@@ -111,6 +112,7 @@ KEY_ID = _id("key")
 WORKSPACE_ID = _id("ws")
 TRUST_POLICY_ID = _id("tp")
 GRANT_ID = {"type": "string", "pattern": "^[0-9A-HJKMNP-TV-Z]{26}$"}  # a ULID: an MCP grant
+SESSION_ID = {**GRANT_ID, "examples": ["01JD7Q2X9V3K5M8N1P4R6T0W2Y"]}  # a ULID: a sign-in
 USER_ID = {"type": "string", "pattern": "^usr_[0-9A-Za-z]{1,40}$", "examples": ["usr_01JQ0000"]}
 USER_ID_OR_EMAIL = {
     "anyOf": [USER_ID, {"type": "string", "format": "email", "maxLength": 320}],
@@ -850,7 +852,8 @@ class Event(Resource):
                 "type": "object",
                 "description": "The caller (`userId`, `credential`, `keyId`, and the "
                 "person's `email` and `name` when known: absent otherwise), or "
-                '`{"system": "expiry"}` / `{"system": "github-secret-scanning"}`.',
+                '`{"system": "expiry"}` / `{"system": "github-secret-scanning"}` / '
+                '`{"system": "refresh-token-reuse"}`.',
                 "properties": {
                     "userId": USER_ID,
                     "credential": {"type": "string", "enum": ["user_token", "api_key"]},
@@ -924,6 +927,65 @@ class ConnectedApp(Resource):
 
 class ConnectedAppList(Resource):
     grants: list[ConnectedApp]
+
+
+# -- sessions (a person's sign-ins) --------------------------------------------------------
+
+
+class Session(Resource):
+    id: Annotated[str, WithJsonSchema(SESSION_ID)]
+    created_at: Time
+    last_refreshed_at: Annotated[
+        str | None,
+        WithJsonSchema(
+            {**NULLABLE_TIME, "description": "Its last refresh (null: never refreshed)."}
+        ),
+    ]
+    expires_at: Annotated[
+        str,
+        WithJsonSchema(
+            {**TIME, "description": "When it ends unless refreshed (each refresh moves it)."}
+        ),
+    ]
+    user_agent: Annotated[
+        str | None,
+        WithJsonSchema(
+            {
+                "type": ["string", "null"],
+                "maxLength": sign_ins.MAX_USER_AGENT,
+                "description": "The User-Agent it signed in with, cut at "
+                f"{sign_ins.MAX_USER_AGENT} characters.",
+            }
+        ),
+    ]
+    ip_address: Annotated[
+        str | None,
+        WithJsonSchema(
+            {"type": ["string", "null"], "description": "The address it signed in from."}
+        ),
+    ]
+    current: Annotated[
+        bool,
+        WithJsonSchema(
+            {"type": "boolean", "description": "The sign-in of the token making this request."}
+        ),
+    ]
+
+    @classmethod
+    def of(cls, sign_in: sign_ins.SignIn, current_id: str | None) -> Session:
+        return cls(
+            id=sign_in.id,
+            created_at=rfc3339(sign_in.created_at) or "",
+            last_refreshed_at=rfc3339(sign_in.last_refreshed_at),
+            expires_at=rfc3339(sign_in.expires_at) or "",
+            user_agent=sign_in.user_agent,
+            ip_address=sign_in.ip_address,
+            current=sign_in.id == current_id,
+        )
+
+
+class SessionList(Resource):
+    sessions: list[Session]
 
 
 class EventQuery(Query):

@@ -29,6 +29,7 @@ from chalicelib.api import (
     oauth,
     secret_scanning,
     sessions,
+    sign_ins,
     trust_policies,
     workspaces,
 )
@@ -167,7 +168,7 @@ def parameter(name: str) -> Schema:
 
 # -- the declared operations (api/operations.py) -----------------------------------------
 
-ROUTES = (keys, events, identity, workspaces, trust_policies, connected_apps)
+ROUTES = (keys, events, identity, sign_ins, workspaces, trust_policies, connected_apps)
 DECLARED: tuple[Operation, ...] = tuple(op for r in ROUTES for op in r.blueprint.operations)
 PATH_PARAMETERS: dict[str, tuple[str, Schema]] = {  # name: (component, schema)
     "key_id": ("KeyId", KEY_ID),
@@ -175,6 +176,7 @@ PATH_PARAMETERS: dict[str, tuple[str, Schema]] = {  # name: (component, schema)
     "user_id": ("UserIdOrEmail", USER_ID_OR_EMAIL),
     "policy_id": ("TrustPolicyId", TRUST_POLICY_ID),
     "grant_id": ("GrantId", GRANT_ID),
+    "session_id": ("SessionId", models.SESSION_ID),
 }
 
 
@@ -471,7 +473,7 @@ def components() -> Schema:
 
 TAGS = (
     "API keys", "Audit events", "Leaked-key reports", "Workspaces", "Identity", "Login",
-    "MCP authorization", "Connected apps", "Dashboard",
+    "Sessions", "MCP authorization", "Connected apps", "Dashboard",
 )
 DESCRIPTION = """\
 The authentication service of the hosted memory service: API keys, workspaces and their
@@ -485,9 +487,7 @@ errors); each code is explained at `/docs/errors`. Every path also answers CORS 
 
 
 def document(server_url: str | None = None) -> Schema:
-    paths: dict[str, Schema] = {}
-    for group in (declared_paths(), public_paths()):
-        paths.update(group)
+    paths: dict[str, Schema] = {**declared_paths(), **public_paths()}
     found: Schema = {
         "openapi": "3.1.0",
         "info": {"title": "memory-auth", "version": "1", "description": DESCRIPTION},

@@ -180,17 +180,32 @@ def exchange() -> Response:
         login = parameters.subject_token_type in (None, models.ID_TOKEN_TYPE)
         if not login:
             return _exchange_for_workspace_token(parameters)
+        _refuse_narrowing(parameters)
         rfc_8693 = is_form or parameters.id_token is None
         if is_form:
             id_token = _subject_token(parameters)
         else:
             id_token = parameters.id_token or parameters.subject_token
         try:
-            pair = services().session_service.exchange(id_token)
+            pair = services().session_service.exchange(id_token, edge.origin(request))
         except IdTokenRejected as rejected:
             raise errors.INVALID_GRANT.oauth_error(rejected.description) from None
     logs.identify_actor(pair.user_id)
     return token_response(pair, issued_token_type=rfc_8693)
+
+
+# What a login's user token cannot be asked to be: it is the person's, whole. A narrower
+# token is a delegation of it, asked for once signed in.
+NARROWING = ("scope", "expires_in", "workspace_id", "actor")
+
+
+def _refuse_narrowing(form: models.TokenExchangeForm | models.ExchangeRequest) -> None:
+    asked = [name for name in NARROWING if getattr(form, name) is not None]
+    if asked:
+        raise invalid_request(
+            f"A login takes no {', '.join(asked)}: sign in, then delegate"
+            f" (subject_token_type {models.ACCESS_TOKEN_TYPE}) for a narrower token."
+        )
 
 
 def _exchange_for_workspace_token(
@@ -200,11 +215,11 @@ def _exchange_for_workspace_token(
     short-lived token bound to one workspace."""
     if form.subject_token_type == models.JWT_TOKEN_TYPE:
         return _workload_exchange(form)
-    assert form.subject_token is not None
+    subject_token = _required_subject_token(form)
     if isinstance(form, models.TokenExchangeForm):
         _subject_token(form)
     delegated = services().delegator.delegate(
-        form.subject_token,
+        subject_token,
         form.workspace_id,
         form.scope,
         form.expires_in,
@@ -221,16 +236,24 @@ def _exchange_for_workspace_token(
     return edge.json_response(body.model_dump(), headers=_TOKEN_HEADERS, secret=True)
 
 
+def _required_subject_token(form: models.TokenExchangeForm | models.ExchangeRequest) -> str:
+    """A delegation's or a workload's subject token: JSON may have sent `id_token` instead,
+    which is a login's only."""
+    if form.subject_token is None:
+        raise invalid_request("subject_token is required: id_token is for a login only.")
+    return form.subject_token
+
+
 def _workload_exchange(form: models.TokenExchangeForm | models.ExchangeRequest) -> Response:
     """Workload identity federation: the answer of RFC 8693 §2.2.1, no refresh token."""
     from chalicelib.workloads.exchange import WorkloadRejected
 
-    assert form.subject_token is not None
+    subject_token = _required_subject_token(form)
     if isinstance(form, models.TokenExchangeForm):
         _subject_token(form)
     try:
         minted = services().workload_exchange.exchange(
-            form.subject_token, form.workspace_id, form.scope
+            subject_token, form.workspace_id, form.scope
         )
     except WorkloadRejected as rejected:
         problem = {
@@ -304,5 +327,5 @@ def revoke() -> Response:
     request = blueprint.current_request
     with oauth_errors():
         _, parameters = token_request(request, REVOKE_BODY)
-        services().session_service.revoke(parameters.token)
+        services().session_service.revoke(parameters.token, edge.origin(request))
     return Response(body="", status_code=200, headers=dict(_TOKEN_HEADERS))

@@ -10,7 +10,9 @@ which never changes the result; a key over its daily quota is refused (429) firs
 What each credential's one round trip reads:
 - a key that names its owner (keys/plaintext.py): its record and the membership it needs;
   a plain or legacy key takes a second read for the membership (the only exception);
-- a user token (signature checked locally): the membership of the named workspace;
+- a user token (signature checked locally): its sign-in (the refresh family in `sid`) and the
+  membership of the named workspace (one GetItem of the sign-in when none is named), so
+  signing out refuses it on the very next request;
 - an MCP access token: its grant (the refresh family in `sid`) and its owner's membership of
   the workspace it is bound to, so revoking the grant or removing the member refuses it on
   the very next request;
@@ -18,7 +20,7 @@ What each credential's one round trip reads:
   refuses it on the very next request; no membership (a workload is not a user);
 - a delegated token whose root is a key: that key's record and the owner's membership of
   the token's workspace (a revoked root or a removed member refuses it on the next request);
-  one whose root is a user: the membership only.
+  one whose root is a user: that user's sign-in (`sid`) and the membership.
 Each further kind of token this service signs (told apart by its claims in `_resolve_jwt`)
 states the items it reads the same way, and is judged from them without another read.
 
@@ -55,6 +57,11 @@ IP_NOT_ALLOWED = Refusal(errors.IP_NOT_ALLOWED)
 # A key pasted as the whole header is the commonest first mistake: say what to send.
 SCHEME_MISSING = Refusal(
     errors.INVALID_CREDENTIALS, "Send the key with its scheme: 'Authorization: Bearer <key>'."
+)
+# A user token minted before its sign-in was read at every decision (it names none): it
+# lived an hour at most; signing in again gives one that ends with its sign-in.
+SIGNED_IN_BEFORE_SESSIONS = Refusal(
+    errors.INVALID_CREDENTIALS, "This token predates sign-in sessions: sign in again."
 )
 # Checked once the credential is known good: a typo in X-Workspace-Id is a bad request, not a
 # refusal that sends the caller looking for a membership problem.
@@ -247,15 +254,39 @@ class Resolver:
         if "policy" in claims:
             judged = self._judge_workload_token(claims, workspace_id, origin)
             return judged if isinstance(judged, Refusal) else (*judged, None)
+        judged = self._judge_user_token(claims, workspace_id, origin)
+        return judged if isinstance(judged, Refusal) else (*judged, None)
+
+    def _judge_user_token(
+        self, claims: dict[str, Any], workspace_id: str | None, origin: Origin | None
+    ) -> tuple[Principal, bool | None] | Refusal:
+        """A user token: its sign-in (`sid`) is read, with the membership of the workspace
+        named (one `BatchGetItem`; one GetItem when none is named), so that signing out
+        refuses it on the very next request. A token without `sid` (issued before sign-ins
+        were read) is refused: it would outlive its sign-out."""
+        from chalicelib.sessions.sign_ins import is_sign_in_id, live
+
+        user_id, session_id = claims["sub"], claims.get("sid")
+        if not isinstance(session_id, str) or not is_sign_in_id(session_id):
+            return SIGNED_IN_BEFORE_SESSIONS
+        family = items.refresh_family(session_id)
+        member: bool | None = None
+        if workspace_id is None:
+            found = self._workspaces.read(family)
+        else:
+            found, member = self._workspaces.read_with_membership(family, workspace_id, user_id)
+        if not live(found, user_id, self._clock.now()):
+            return REVOKED  # signed out, ended, or a reused refresh token ended the sign-in
         principal = Principal(
-            user_id=claims["sub"],
+            user_id=user_id,
             credential="user_token",
             scopes=frozenset(ALL_SCOPES),  # a user token carries every scope of its user
             workspace_id=workspace_id,
             origin=origin,
             expires_at=_expiry(claims),
+            session_id=session_id,
         )
-        return principal, None, None
+        return principal, member
 
     def _judge_delegated_token(
         self, claims: dict[str, Any], workspace_id: str | None, origin: Origin | None
@@ -263,8 +294,9 @@ class Resolver:
         """A delegated token (sessions/delegation.py): bound to its workspace with exactly its
         scopes. Its root is re-judged at every decision, so that revoking the root key or
         removing its owner from the workspace refuses the token on the very next request: a
-        key root's record and the membership in one `BatchGetItem`; a user root (which
-        cannot be revoked, its tokens expire with it) needs only the membership."""
+        key root's record and the membership in one `BatchGetItem`; a user root's sign-in
+        (the token's `sid`) and the membership, the same way, so that the token ends with
+        the sign-in it was delegated from."""
         root, bound, scope, user_id, jti, act = (
             claims.get(name) for name in ("root", "workspace_id", "scope", "sub", "jti", "act")
         )
@@ -276,6 +308,7 @@ class Resolver:
             return INVALID
         record = None
         member: bool | None = None
+        session_id = None
         if ids.is_key_id(root):
             values, member = self._workspaces.read_with_membership(
                 items.api_key(user_id, root), bound, user_id
@@ -291,6 +324,18 @@ class Resolver:
                 return EXPIRED
         elif root != user_id:
             return INVALID  # a user root is the token's own subject
+        else:
+            # A user root ends with its sign-in: the sign-in and the membership together.
+            from chalicelib.sessions.sign_ins import is_sign_in_id, live
+
+            session_id = claims.get("sid")
+            if not isinstance(session_id, str) or not is_sign_in_id(session_id):
+                return SIGNED_IN_BEFORE_SESSIONS
+            family, member = self._workspaces.read_with_membership(
+                items.refresh_family(session_id), bound, user_id
+            )
+            if not live(family, user_id, self._clock.now()):
+                return REVOKED
         if workspace_id is not None and not ids.is_workspace_id(workspace_id):
             return INVALID_WORKSPACE_ID
         if workspace_id is not None and workspace_id != bound:
@@ -305,6 +350,7 @@ class Resolver:
             root=root,
             act=act,
             expires_at=_expiry(claims),
+            session_id=session_id,
         )
         return principal, member, record
 

@@ -30,6 +30,7 @@ TRUST_POLICY_DELETED = "trust_policy.deleted"
 WORKLOAD_EXCHANGED = "workload.exchanged"
 GRANT_CREATED = "grant.created"
 GRANT_REVOKED = "grant.revoked"
+SESSION_REVOKED = "session.revoked"
 TYPES = (
     KEY_CREATED,
     KEY_REVEALED,
@@ -48,12 +49,14 @@ TYPES = (
     WORKLOAD_EXCHANGED,
     GRANT_CREATED,
     GRANT_REVOKED,
+    SESSION_REVOKED,
 )
 
 # The actors that are not a caller.
 EXPIRY = "expiry"
 SECRET_SCANNING = "github-secret-scanning"
 WORKLOAD_IDENTITY = "workload-identity"  # a workload's exchange (its sub is in the data)
+REFRESH_TOKEN_REUSE = "refresh-token-reuse"  # a reused refresh token ended its sign-in
 
 Actor = dict[str, str | None]
 

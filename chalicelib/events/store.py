@@ -24,7 +24,7 @@ from chalicelib.table import (
     newest_page,
     put_if_absent,
     to_item,
-    write,
+    write_once,
 )
 
 
@@ -82,8 +82,10 @@ class EventStore:
         return Pending.new_item(self._table, to_event_item(event), event.occurred_at)
 
     def put(self, event: Event) -> None:
-        """An event that records no change of an item (a reveal): written on its own."""
-        write(self._client, put_if_absent(self._table, to_event_item(event)))
+        """An event written on its own (a reveal; a sign-in's end). Its id is new: a failed
+        condition means an earlier attempt of this very put was applied (botocore retried
+        it after losing the answer), so the event is stored once either way."""
+        write_once(self._client, put_if_absent(self._table, to_event_item(event)))
 
     def list(
         self, user_id: str, limit: int, after: str | None, keep: Callable[[Event], bool]

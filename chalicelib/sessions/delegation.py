@@ -7,7 +7,8 @@ The delegated token only ever narrows: its scopes are a subset of the subject's 
 scopes, its workspace is the subject's (a bound subject cannot be retargeted), and it expires
 no later than the subject. Its `root` names the credential at the top of the chain, which
 every decision on it re-reads (decisions/resolution.py): revoking a root key refuses every
-token delegated from it, at any depth, on the next request. No event is stored per
+token delegated from it, at any depth, on the next request; a user root's token carries the
+root's sign-in (`sid`) and ends with it. No event is stored per
 delegation (a browser may mint one per page load); the log line names root, jti and act.
 """
 
@@ -123,12 +124,14 @@ class Delegator:
         if subject.act is not None:
             act["act"] = subject.act
         root = _root_of(subject)
-        claims = {
+        claims: dict[str, Any] = {
             "scope": " ".join(scopes),
             "workspace_id": subject.workspace_id,
             "act": act,
             "root": root,
         }
+        if subject.session_id is not None:
+            claims["sid"] = subject.session_id  # a user root: it ends with that sign-in
         minted = self._signer.mint(subject.user_id, extra=claims, lifetime=seconds)
         logger.info(
             "delegated",

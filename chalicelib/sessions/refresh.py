@@ -18,7 +18,8 @@ rule.
 Items (see `items.py`):
   REFRESH#<sha256>     REFRESH   one token: userId, familyId, issuedAt, expiresAt, usedAt,
                                  replacedBy (its successor's digest), ttl
-  RFAMILY#<familyId>   FAMILY    its family: userId, createdAt, revokedAt, ttl, and for an
+  RFAMILY#<familyId>   FAMILY    its family: userId, createdAt, lastRefreshedAt, revokedAt,
+                                 revokedReason, revokedBy, ttl, and for an
                                  MCP grant (chalicelib/oauth/) its binding: clientId,
                                  resource, scope, workspaceId
 
@@ -33,7 +34,7 @@ from __future__ import annotations
 import hmac
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, NoReturn
@@ -114,10 +115,24 @@ class RefreshToken:
         return f"RefreshToken(user_id={self.user_id!r}, family_id={self.family_id!r})"
 
 
+# What a sign-in's end by reuse writes with its commit point, and what runs once it is done.
+SignInEnd = tuple[Sequence[dict[str, Any] | Pending], Callable[[], None]]
+
+
 class RefreshTokenStore:
-    def __init__(self, client: Any, table_name: str):
+    def __init__(
+        self,
+        client: Any,
+        table_name: str,
+        on_sign_in_reused: Callable[[RefreshToken, datetime], SignInEnd] | None = None,
+    ):
+        """`on_sign_in_reused`: asked when a reused token is about to revoke a sign-in of the
+        service itself (not an MCP grant): what the revocation writes with it (its
+        `session.revoked` event, through the outbox) and what to do once it did (publish it);
+        sessions/sign_ins.py."""
         self._client = client
         self._table = table_name
+        self._on_sign_in_reused = on_sign_in_reused
 
     # -- items -----------------------------------------------------------------------------
 
@@ -313,21 +328,47 @@ class RefreshTokenStore:
             "refresh token reused; revoking its family",
             extra={"user_id": token.user_id, "family_id": token.family_id},
         )
-        self.revoke_family(token.family_id, now, reason="reuse")
+        also: Sequence[dict[str, Any] | Pending] = ()
+        done: Callable[[], None] | None = None
+        if token.grant is None and self._on_sign_in_reused is not None:
+            also, done = self._on_sign_in_reused(token, now)
+        if self.revoke_family(token.family_id, now, "reuse", also) and done is not None:
+            done()
         raise RefreshRejected(REUSED, token.family_id)
 
-    def revoke_family(self, family_id: str, now: datetime, reason: str) -> None:
-        """Revokes every token of the family, now and later. Revoking twice is harmless."""
+    def revoke_family(
+        self,
+        family_id: str,
+        now: datetime,
+        reason: str,
+        also: Sequence[dict[str, Any] | Pending] = (),
+    ) -> bool:
+        """Revokes every token of the family, now and later. Revoking twice is harmless:
+        True only for the call that revoked it (so that its event, in `also`, through the
+        outbox of this commit point, is recorded once)."""
+        mark = secrets.token_urlsafe(12)
         revoked = update(
             self._table,
             items.refresh_family(family_id),
-            "SET #revokedAt = if_not_exists(#revokedAt, :now),"
-            " #revokedReason = if_not_exists(#revokedReason, :reason)",
-            EXISTS,
-            {"now": rfc3339(now), "reason": reason},
+            "SET #revokedAt = :now, #revokedReason = :reason, #revokedBy = :mark",
+            # Of two revocations (a sign-out racing a reuse), one is the family's end.
+            f"{EXISTS} AND attribute_not_exists(#revokedAt)",
+            {"now": rfc3339(now), "reason": reason, "mark": mark},
         )
-        # False: no family item (already deleted by TTL), nothing is left to revoke.
-        write_once(self._client, revoked)
+        try:
+            commit(self._client, revoked, also)
+            return True
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+        # Already revoked, gone (deleted by TTL: nothing is left to revoke), or revoked by
+        # this very write, applied although its answer was lost (a retry met it): then what
+        # follows it is completed here.
+        found = self._get(items.refresh_family(family_id))
+        if found is None or found.get("revokedBy") != mark:
+            return False
+        complete(self._client, revoked)
+        return True
 
     def _get(self, item_key: Item) -> dict[str, Any] | None:
         return get_consistent(self._client, self._table, item_key)

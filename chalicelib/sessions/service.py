@@ -1,7 +1,8 @@
 """Login exchange and refresh: an identity-provider login in, a user token pair out.
 
 `exchange` verifies an OpenID Connect ID token, maps its (issuer, subject) to our user and
-starts a refresh-token family; `refresh` trades one refresh token for a new pair. Both call
+starts a sign-in (a refresh-token family, which its access tokens name in `sid`); `refresh`
+trades one refresh token for a new pair; `revoke` ends the sign-in (sign_ins.py). Both call
 KMS (the successor's MAC, the access token's signature) before they write anything, so that
 a KMS failure (503) leaves the caller's refresh token unused. A failure after the write (the
 answer lost) is settled by the retry: the refresh token's successor is derived from it, so a
@@ -12,11 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chalicelib import ids
+from chalicelib.access.principal import Origin
 from chalicelib.clock import Clock
 from chalicelib.logs import logger
 from chalicelib.sessions.access_tokens import MintedToken, TokenSigner
 from chalicelib.sessions.openid import IdTokenVerifier
 from chalicelib.sessions.refresh import UNKNOWN, RefreshRejected, RefreshTokenStore
+from chalicelib.sessions.sign_ins import SignIns
 from chalicelib.sessions.successors import RefreshSuccessors
 from chalicelib.sessions.users import UserStore
 
@@ -40,6 +44,7 @@ class SessionService:
         successors: RefreshSuccessors,
         signer: TokenSigner,
         clock: Clock,
+        sign_ins: SignIns,
     ):
         self._id_tokens = id_tokens
         self._users = users
@@ -47,14 +52,25 @@ class SessionService:
         self._successors = successors
         self._signer = signer
         self._clock = clock
+        self._sign_ins = sign_ins
 
-    def exchange(self, id_token: str) -> TokenPair:
-        """IdTokenRejected for an unacceptable ID token; DependencyUnavailable → 503."""
+    def exchange(self, id_token: str, origin: Origin | None = None) -> TokenPair:
+        """IdTokenRejected for an unacceptable ID token; DependencyUnavailable → 503.
+        `origin`: where the sign-in comes from (its user agent and address are listed)."""
         identity = self._id_tokens.verify(id_token)
         user_id = self._users.sign_in(identity, self._clock.now())
-        access = self._signer.mint(user_id)
-        refresh_token = self._refresh_tokens.start_family(user_id, self._clock.now())
+        pair = self.start(user_id, origin)
         logger.info("signed in", extra={"user_id": user_id, "issuer": identity.issuer})
+        return pair
+
+    def start(self, user_id: str, origin: Origin | None = None) -> TokenPair:
+        """A new sign-in of a known user: its access token names it (`sid`), so it ends
+        with the sign-in. The local stack and the tools sign their users in here too."""
+        now = self._clock.now()
+        family_id = ids.ulid(now)
+        access = self._signer.mint(user_id, extra={"sid": family_id})
+        self._sign_ins.listed(user_id, family_id, now, origin)
+        refresh_token = self._refresh_tokens.start_family(user_id, now, family_id=family_id)
         return TokenPair(user_id, access, refresh_token)
 
     def refresh(self, refresh_token: str) -> TokenPair:
@@ -66,16 +82,17 @@ class SessionService:
             # turn a token for one resource and workspace into a user token with every scope.
             raise RefreshRejected(UNKNOWN)
         successor = self._successors.successor_of(refresh_token)
-        access = self._signer.mint(current.user_id)
+        access = self._signer.mint(current.user_id, extra={"sid": current.family_id})
+        # Listed at least as long as the family lives (the rotation moves its end).
+        self._sign_ins.kept(current.user_id, current.family_id, now)
         self._refresh_tokens.rotate(current, successor, now)
         return TokenPair(current.user_id, access, successor)
 
-    def revoke(self, refresh_token: str) -> None:
-        """Sign-out (RFC 7009): a login refresh token revokes its whole family, so neither it
-        nor any successor refreshes again. Anything else is silently nothing to revoke: an
-        unknown, expired or revoked token, and an MCP client's (revoked at /v1/oauth/revoke,
-        or as a connected app). A user token itself cannot be revoked: it expires within the
-        hour."""
+    def revoke(self, refresh_token: str, origin: Origin | None = None) -> None:
+        """Sign-out (RFC 7009): a login refresh token ends its sign-in, so neither it, nor
+        any successor, nor any access token of the sign-in works again. Anything else is
+        silently nothing to revoke: an unknown, expired or revoked token, and an MCP
+        client's (revoked at /v1/oauth/revoke, or as a connected app)."""
         now = self._clock.now()
         try:
             current = self._refresh_tokens.find(refresh_token, now)
@@ -83,7 +100,7 @@ class SessionService:
             return
         if current.grant is not None:
             return
-        self._refresh_tokens.revoke_family(current.family_id, now, reason="signed out")
+        self._sign_ins.signed_out(current.user_id, current.family_id, origin)
         logger.info(
             "signed out", extra={"user_id": current.user_id, "family_id": current.family_id}
         )

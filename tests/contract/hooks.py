@@ -10,11 +10,16 @@ They give a generated request what no schema can describe, so that its logic is 
 - values of the format `cidr` (a network with its host bits zero), which no pattern states;
 - a key of its own for PATCH and DELETE of a key (CONTRACT_UPDATED_KEY_ID,
   CONTRACT_REVOKED_KEY_ID): schemathesis keeps one configuration per path, so the config
-  file cannot give GET, PATCH and DELETE of `/v1/auth/api-keys/{key_id}` different keys.
+  file cannot give GET, PATCH and DELETE of `/v1/auth/api-keys/{key_id}` different keys;
+- a sign-in of its own for ending sign-ins (`DELETE /v1/auth/sessions[/{session_id}]`) in the
+  user token's run: with the run's token they would end the run's own credential. It is a
+  new sign-in of another user at the development issuer (CONTRACT_IDP), and ending one
+  sign-in names that sign-in.
 """
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import json
 import os
@@ -31,6 +36,7 @@ VALID_IDEMPOTENCY_KEY = re.compile(r"[ -~]{1,255}")
 SECRET_SCANNING = "/v1/auth/secret-scanning/github"
 KEY = "/v1/auth/api-keys/{key_id}"
 KEY_OF_METHOD = {"PATCH": "CONTRACT_UPDATED_KEY_ID", "DELETE": "CONTRACT_REVOKED_KEY_ID"}
+SESSIONS = ("/v1/auth/sessions", "/v1/auth/sessions/{session_id}")
 SIGNATURE_HEADERS = ("Github-Public-Key-Identifier", "Github-Public-Key-Signature")
 
 
@@ -54,10 +60,31 @@ def before_call(context: Any, case: Any, kwargs: dict[str, Any]) -> None:
             headers[IDEMPOTENCY_KEY] = str(uuid.uuid4())
     if case.operation.path == SECRET_SCANNING:
         _sign(case)
+    if case.operation.path in SESSIONS and case.method.upper() == "DELETE":
+        _own_sign_in(case)
     own = KEY_OF_METHOD.get(case.method.upper()) if case.operation.path == KEY else None
     parameters = case.path_parameters
     if own and parameters and parameters.get("key_id") == os.environ.get("CONTRACT_KEY_ID"):
         parameters["key_id"] = os.environ[own]
+
+
+def _own_sign_in(case: Any) -> None:
+    credential, idp = os.environ.get("CONTRACT_CREDENTIAL", ""), os.environ.get("CONTRACT_IDP")
+    headers = case.headers
+    if not idp or headers is None or headers.get("Authorization") != f"Bearer {credential}":
+        return  # the admin key's run (refused by design), or no credential sent
+    if not credential.startswith("eyJ"):
+        return
+    endpoint = os.environ["CONTRACT_ENDPOINT"]
+    id_token = httpx.post(f"{idp}/token", json={"sub": "contract-sessions"}, timeout=30).json()
+    pair = httpx.post(
+        f"{endpoint}/v1/auth/exchange", json={"id_token": id_token["id_token"]}, timeout=30
+    ).json()
+    headers["Authorization"] = f"Bearer {pair['access_token']}"
+    parameters = case.path_parameters
+    if parameters and parameters.get("session_id") == os.environ.get("CONTRACT_SESSION_ID"):
+        claims = pair["access_token"].split(".")[1]
+        parameters["session_id"] = json.loads(base64.urlsafe_b64decode(claims + "=="))["sid"]
 
 
 def _sign(case: Any) -> None:

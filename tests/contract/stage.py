@@ -28,6 +28,7 @@ HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent.parent
 HOOKS = "tests.contract.hooks"
 REDIRECT_URI = "http://127.0.0.1:9/callback"  # never followed: the run stops at the sign-in
+SESSION_ID = "01JD7Q2X9V3K5M8N1P4R6T0W2Y"  # a sign-in's id to generate with (hooks.py swaps it)
 CONFIG = HERE / "schemathesis.toml"
 SCHEMATHESIS = Path(sys.executable).parent / "schemathesis"
 
@@ -122,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
             ),
             "CONTRACT_REDIRECT_URI": REDIRECT_URI,
             "CONTRACT_RESOURCE": info["mcpResource"],
+            "CONTRACT_IDP": info["idpEndpoint"],
+            "CONTRACT_ENDPOINT": endpoint,
+            "CONTRACT_SESSION_ID": SESSION_ID,
             **{f"CONTRACT_{name}_ID": key_id for name, key_id in keys.items()},
         }
         credentials = {"admin": ("admin key", admin), "user": ("user token", token)}

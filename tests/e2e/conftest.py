@@ -42,7 +42,7 @@ class Stack:
         return self.http.request(method, path, headers=headers, json=body, **kwargs)
 
     def mint_token(self, user_id: str) -> str:
-        """A user token for any user, signed by the stack's KMS key (as the exchange would)."""
+        """A user token for any user, of a new sign-in of theirs (as the exchange would)."""
         from chalicelib.config import Settings
         from chalicelib.runtime import Services
 
@@ -51,7 +51,7 @@ class Stack:
         previous = os.environ.get("AWS_ENDPOINT_URL")
         os.environ["AWS_ENDPOINT_URL"] = self.info["motoEndpoint"]
         try:
-            return Services(Settings.from_env(env)).signer.mint(user_id).token
+            return Services(Settings.from_env(env)).session_service.start(user_id).access.token
         finally:
             if previous is None:
                 os.environ.pop("AWS_ENDPOINT_URL", None)

@@ -66,13 +66,17 @@ def test_banner_login_commands_work_as_printed(stack: Stack) -> None:
 def test_refresh_rotates_and_reuse_revokes_the_sign_in_over_http(stack: Stack) -> None:
     pair = sign_in(stack, "e2e-refresh")
     rotated = refresh(stack, pair["refresh_token"])
+    before_reuse = stack.call("GET", "/v1/auth/whoami", rotated.json()["access_token"])
     retried = refresh(stack, pair["refresh_token"])  # its answer lost: the same successor
     onward = refresh(stack, rotated.json()["refresh_token"])
     reused = refresh(stack, pair["refresh_token"])  # its successor is used now: reuse
     after_reuse = refresh(stack, onward.json()["refresh_token"])
+    whoami = stack.call("GET", "/v1/auth/whoami", onward.json()["access_token"])
     assert rotated.status_code == 200
     assert rotated.headers["cache-control"] == "no-store"
-    assert stack.call("GET", "/v1/auth/whoami", rotated.json()["access_token"]).status_code == 200
+    assert before_reuse.status_code == 200
+    # The reuse ended the sign-in: its access tokens too, on the very next request.
+    assert (whoami.status_code, whoami.json()["code"]) == (401, "revoked_credentials")
     assert retried.json()["refresh_token"] == rotated.json()["refresh_token"]
     assert onward.status_code == 200
     assert (reused.status_code, reused.json()["error"]) == (400, "invalid_grant")

@@ -232,11 +232,11 @@ class Api:
         from chalicelib.sessions.access_tokens import TokenSigner
 
         register_user(self.services, user_id)
-
+        session_id = sign_in(self.services, user_id)
         signer = TokenSigner(
             self.services.kms, self.services.signing_keys, self.services.settings.issuer, Clock()
         )
-        return signer.mint(user_id).token
+        return signer.mint(user_id, extra={"sid": session_id}).token
 
     def workspace(self, owner_token: str, name: str = "Team") -> str:
         answer = self.call("POST", "/v1/workspaces", owner_token, body={"name": name})
@@ -272,6 +272,31 @@ def register_user(services: Services, user_id: str) -> None:
     )
     item.update(items.profile(user_id))
     services.dynamodb.put_item(TableName=services.settings.table_name, Item=item)
+
+
+def sign_in(services: Services, user_id: str) -> str:
+    """A live sign-in of `user_id` (its listed item and its refresh family, as a login
+    writes them), which no move of the tests' clock ends: the id its tokens carry in `sid`."""
+    from datetime import timedelta
+
+    from chalicelib import ids, items
+    from chalicelib.clock import epoch, rfc3339
+    from chalicelib.table import TTL_ATTRIBUTE, to_item
+
+    now = services.clock.now()
+    session_id = ids.ulid(now)
+    services.sign_ins.listed(user_id, session_id, now, None)
+    family = to_item(
+        {
+            "userId": user_id,
+            "familyId": session_id,
+            "createdAt": rfc3339(now),
+            TTL_ATTRIBUTE: epoch(now + timedelta(days=3650)),
+        }
+    )
+    family.update(items.refresh_family(session_id))
+    services.dynamodb.put_item(TableName=services.settings.table_name, Item=family)
+    return session_id
 
 
 @pytest.fixture

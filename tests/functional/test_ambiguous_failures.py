@@ -87,6 +87,7 @@ def test_the_injector_reaches_every_aws_call_of_a_rotation(
     injector.arm(Fault(99, "lost"))
     service.call("POST", f"/v1/auth/api-keys/{old['id']}/rotate", token)
     assert injector.operations == [
+        "dynamodb.GetItem",  # the caller's sign-in (the user token's decision)
         "dynamodb.GetItem",  # the old key
         "kms.Encrypt",  # the successor's plaintext, sealed
         "dynamodb.UpdateItem",  # the commit point: the old key claimed for its successor

@@ -5,7 +5,8 @@ Round trips are counted with botocore's `before-send` event (each HTTP request D
 receive, retries included), never timed. A located key (it names its owner, and its workspace
 when bound) is read with the membership its decision needs in one `BatchGetItem`; a key minted
 before (plain) or a legacy key takes the key read, then the membership read; a user token
-(its signature checked locally) only the membership read.
+(its signature checked locally) its sign-in with the membership, in one `BatchGetItem` (its
+sign-in alone, one GetItem, when no workspace is named).
 """
 
 from __future__ import annotations
@@ -95,12 +96,14 @@ CASES = [
     ("plain workspace key", False, MEMORY, KEY_THEN_MEMBERSHIP),
     ("plain admin key", True, MEMORY, KEY_THEN_MEMBERSHIP),
     ("legacy workspace key", True, MEMORY, KEY_THEN_MEMBERSHIP),
-    ("user token", True, MEMORY, ["GetItem"]),
-    ("user token", False, WORKSPACES, []),
+    # Its sign-in with the membership; its sign-in alone when no workspace is named.
+    ("user token", True, MEMORY, BATCH),
+    ("user token", False, WORKSPACES, ["GetItem"]),
     # The root key and the membership together: a revoked root refuses on the next request.
     ("delegated token", True, MEMORY, BATCH),
     ("delegated token", False, MEMORY, BATCH),
-    ("delegated token of a user", True, MEMORY, ["GetItem"]),
+    # Its root's sign-in and the membership together: signing out refuses it.
+    ("delegated token of a user", True, MEMORY, BATCH),
 ]
 IDS = [f"{kind}{' + workspace' if header else ''}" for kind, header, _, _ in CASES]
 

@@ -123,7 +123,7 @@ def test_rfc_8693_form_exchange_answers_the_issued_token_type(api: Api, idp: Fak
 
 
 def test_rfc_8693_form_may_name_this_service_as_audience(api: Api, idp: FakeIssuer) -> None:
-    fields = {**token_exchange(idp.id_token()), "audience": ISSUER, "scope": "ignored"}
+    fields = {**token_exchange(idp.id_token()), "audience": ISSUER}
     answer = form(api, EXCHANGE, fields)
     assert answer.status == 200, answer.body
 
@@ -301,3 +301,83 @@ def test_two_first_logins_racing_end_as_one_user(services: Services, idp: FakeIs
     loser = LateReader()
     assert loser.sign_in(identity, services.clock.now()) == winner
     assert loser.reads == 2
+
+
+# -- a crafted exchange is a bad request, never a 500 --------------------------------------
+
+ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
+JWT_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:jwt"
+
+
+@pytest.mark.parametrize("token_type", [JWT_TOKEN_TYPE, ACCESS_TOKEN_TYPE], ids=["jwt", "access"])
+def test_an_id_token_sent_as_another_subject_token_type_is_400_invalid_request(
+    api: Api, token_type: str
+) -> None:
+    answer = api.call(
+        "POST", EXCHANGE, body={"id_token": "x", "subject_token_type": token_type}
+    )
+
+    assert_oauth_error(answer, 400, "invalid_request")
+    assert "subject_token is required" in answer.json["error_description"]
+
+
+# -- a login takes no narrowing: sign in, then delegate ------------------------------------
+
+NARROWING = {
+    "scope": "memory",
+    "expires_in": 60,
+    "workspace_id": "ws_01JQ0000000000000000000000",
+    "actor": "browser",
+}
+
+
+def assert_narrowing_refused(api: Api, answer: Answer, name: str) -> None:
+    assert_oauth_error(answer, 400, "invalid_request")
+    assert name in answer.json["error_description"]
+    assert "sign in, then delegate" in answer.json["error_description"]
+    assert api.services.dynamodb.scan(TableName=api.services.settings.table_name)["Count"] == 0
+
+
+@pytest.mark.parametrize("name", NARROWING)
+def test_a_json_login_asking_for_a_narrower_token_is_400_invalid_request_naming_it(
+    api: Api, idp: FakeIssuer, name: str
+) -> None:
+    answer = api.call("POST", EXCHANGE, body={"id_token": idp.id_token(), name: NARROWING[name]})
+
+    assert_narrowing_refused(api, answer, name)
+
+
+@pytest.mark.parametrize("name", NARROWING)
+def test_a_json_rfc_8693_login_asking_for_a_narrower_token_is_400_invalid_request_naming_it(
+    api: Api, idp: FakeIssuer, name: str
+) -> None:
+    body = {
+        "subject_token": idp.id_token(),
+        "subject_token_type": ID_TOKEN_TYPE,
+        name: NARROWING[name],
+    }
+
+    answer = api.call("POST", EXCHANGE, body=body)
+
+    assert_narrowing_refused(api, answer, name)
+
+
+@pytest.mark.parametrize("name", NARROWING)
+def test_a_form_login_asking_for_a_narrower_token_is_400_invalid_request_naming_it(
+    api: Api, idp: FakeIssuer, name: str
+) -> None:
+    fields = {**token_exchange(idp.id_token()), name: str(NARROWING[name])}
+
+    answer = form(api, EXCHANGE, fields)
+
+    assert_narrowing_refused(api, answer, name)
+
+
+def test_a_form_login_asking_for_scope_and_expires_in_names_both(
+    api: Api, idp: FakeIssuer
+) -> None:
+    fields = {**token_exchange(idp.id_token()), "scope": "memory", "expires_in": "60"}
+
+    answer = form(api, EXCHANGE, fields)
+
+    assert_narrowing_refused(api, answer, "scope, expires_in")

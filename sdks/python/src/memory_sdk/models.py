@@ -36,6 +36,7 @@ EventType = Literal[
     "workload.exchanged",
     "grant.created",
     "grant.revoked",
+    "session.revoked",
 ]
 
 
