@@ -241,7 +241,11 @@ def crashing(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
             table.write(client, point)
         raise errors.DependencyUnavailable("DynamoDB")
 
-    targets = ["chalicelib.keys.store.commit", "chalicelib.workspaces.store.commit"]
+    targets = [
+        "chalicelib.keys.store.commit",
+        "chalicelib.workspaces.store.commit",
+        "chalicelib.sessions.refresh.commit",
+    ]
     for target in targets:
         monkeypatch.setattr(target, commit_point_only)
 
@@ -351,6 +355,42 @@ def test_a_crash_after_a_member_removal_delivers_its_event_once_by_the_sweep(
     sweep(services)
     sweep(services)
     assert len(events_of(api, alice, "member.removed")) == 1
+
+
+def test_a_crash_after_a_sign_outs_commit_point_ends_the_sign_in_and_the_sweep_records_it(
+    api: Api, services: Services, clock: FrozenClock,
+    crash_after_the_commit_point: Callable[[], None],
+) -> None:
+    from tests.functional.oauth import exchange, refresh, trust
+    from tests.oidc_issuer import FakeIssuer
+
+    issuer = FakeIssuer()
+    trust(services, issuer)
+    signed_in = exchange(api, issuer.id_token("carol")).json
+    recover = crash_after_the_commit_point()
+    answer = api.call("POST", "/v1/auth/revoke", body={"token": signed_in["refresh_token"]})
+    recover()
+
+    assert answer.status == 503
+    assert refresh(api, signed_in["refresh_token"]).status == 400  # ended: the commit point
+    assert api.call("GET", "/v1/auth/whoami", signed_in["access_token"]).status == 401
+    owner = api.token(user_of(signed_in["access_token"]))
+    before = events_of(api, owner, "session.revoked")
+    clock.advance(minutes=6)
+    sweep(services)
+    sweep(services)
+
+    assert before == []
+    assert [e["data"]["reason"] for e in events_of(api, owner, "session.revoked")] == [
+        "sign_out"
+    ]
+
+
+def user_of(access_token: str) -> str:
+    """The user an access token names (its claims read, not verified: the test minted it)."""
+    import jwt
+
+    return str(jwt.decode(access_token, options={"verify_signature": False})["sub"])
 
 
 def _raise(*args: Any, **kwargs: Any) -> None:
