@@ -6,8 +6,9 @@ The table layout (single table, `pk`/`sk`, TTL on `ttl`) is declared in
 
 Every item's key is built in `items.py`, the one registry of the table's items. The stores
 write no expression dictionaries: they write expressions (`#attribute`, `:value`) and plain
-values, and the shapes below (a query read page by page, a filtered page, transaction
-members, a write whose condition decides) name and marshal them.
+values, and the shapes below (a query read page by page, a filtered page, the one batch
+read, a change's writes and its commit point, a write whose condition decides) name and
+marshal them.
 
 One sparse global secondary index, `ExpiryNotices` (`noticeShard`, `noticeAt`), holds the
 owner items of keys whose expiry notice is still to be made (keys/store.py).
