@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
@@ -24,8 +25,10 @@ from chalicelib import items
 from chalicelib.clock import parse_rfc3339, rfc3339
 from chalicelib.table import (
     EXISTS,
+    Attribute,
     Item,
     Pending,
+    Shape,
     commit,
     complete,
     delete,
@@ -62,6 +65,47 @@ OWNED = "workspaces"  # the attribute of `items.user_counts` counting workspaces
 MEMBERS = "members"  # the attribute of `items.workspace_counts`
 
 
+def _moment(text: str) -> datetime:
+    parsed = parse_rfc3339(text)
+    assert parsed is not None  # written by rfc3339
+    return parsed
+
+
+@cache
+def _workspace_shape() -> Shape[Workspace]:
+    """A workspace's item (`WS#<ws>`/`WS`), and the member's copy of it (`USER#<user>`/
+    `WS#<ws>`, with the member's `role`), declared once. Built on first use: a decision never
+    reads a workspace record."""
+    from chalicelib.workspaces.model import Workspace
+
+    return Shape(
+        Workspace,
+        [
+            Attribute("workspaceId", "id"),
+            Attribute("name"),
+            Attribute("ownerId", "owner_id"),
+            Attribute("createdAt", "created_at", rfc3339, _moment),
+            Attribute("role", written=False, missing=MEMBER),  # the member's copy's
+        ],
+    )
+
+
+@cache
+def _member_shape() -> Shape[Member]:
+    """A membership as the workspace sees it (`WS#<ws>`/`MEMBER#<user>`), declared once."""
+    from chalicelib.workspaces.model import Member
+
+    return Shape(
+        Member,
+        [
+            Attribute("workspaceId", "workspace_id"),
+            Attribute("userId", "user_id"),
+            Attribute("role"),
+            Attribute("addedAt", "added_at", rfc3339, _moment),
+        ],
+    )
+
+
 class WorkspaceStore:
     def __init__(self, client: Any, table_name: str):
         self._client = client
@@ -73,20 +117,11 @@ class WorkspaceStore:
     def _membership_items(
         self, workspace: Workspace, user_id: str, role: str, now: datetime
     ) -> list[dict[str, Any]]:
-        added = rfc3339(now)
-        member = to_item(
-            {"workspaceId": workspace.id, "userId": user_id, "role": role, "addedAt": added}
-        )
+        from chalicelib.workspaces.model import Member
+
+        member = to_item(_member_shape().values(Member(workspace.id, user_id, role, now)))
         member.update(items.member(workspace.id, user_id))
-        mine = to_item(
-            {
-                "workspaceId": workspace.id,
-                "name": workspace.name,
-                "ownerId": workspace.owner_id,
-                "createdAt": rfc3339(workspace.created_at),
-                "role": role,
-            }
-        )
+        mine = to_item({**_workspace_shape().values(workspace), "role": role})
         mine.update(items.membership(user_id, workspace.id))
         return [self._put(member), self._put(mine)]
 
@@ -114,14 +149,7 @@ class WorkspaceStore:
 
         Commit point: the owner's member item (what a decision reads), only if absent."""
         owner = workspace.owner_id
-        record = to_item(
-            {
-                "workspaceId": workspace.id,
-                "name": workspace.name,
-                "ownerId": workspace.owner_id,
-                "createdAt": rfc3339(workspace.created_at),
-            }
-        )
+        record = to_item(_workspace_shape().values(workspace))
         record.update(items.workspace(workspace.id))
         member, mine = self._membership_items(workspace, owner, OWNER, workspace.created_at)
         at = workspace.created_at
@@ -140,14 +168,8 @@ class WorkspaceStore:
             complete(self._client, member)
 
     def get(self, workspace_id: str) -> Workspace | None:
-        from chalicelib.workspaces.model import Workspace
-
         values = get_consistent(self._client, self._table, items.workspace(workspace_id))
-        if not values:
-            return None
-        created = parse_rfc3339(values["createdAt"])
-        assert created is not None
-        return Workspace(values["workspaceId"], values["name"], values["ownerId"], created)
+        return _workspace_shape().record(values) if values else None
 
     def is_member(self, workspace_id: str, user_id: str) -> bool:
         """The request path's membership read: strongly consistent, key attributes only."""
@@ -176,32 +198,18 @@ class WorkspaceStore:
         return list(under(self._client, self._table, pk, prefix, consistent=True))
 
     def list_for_user(self, user_id: str) -> list[Workspace]:
-        from chalicelib.workspaces.model import Workspace
-
-        found = []
-        for values in self._query(items.user_pk(user_id), items.WORKSPACE_PREFIX):
-            created = parse_rfc3339(values["createdAt"])
-            assert created is not None
-            found.append(
-                Workspace(
-                    values["workspaceId"],
-                    values["name"],
-                    values["ownerId"],
-                    created,
-                    role=values["role"],
-                )
-            )
-        return found
+        shape = _workspace_shape()
+        return [
+            shape.record(values)
+            for values in self._query(items.user_pk(user_id), items.WORKSPACE_PREFIX)
+        ]
 
     def members(self, workspace_id: str) -> list[Member]:
-        from chalicelib.workspaces.model import Member
-
-        found = []
-        for values in self._query(items.workspace_pk(workspace_id), items.MEMBER_PREFIX):
-            added = parse_rfc3339(values["addedAt"])
-            assert added is not None
-            found.append(Member(values["workspaceId"], values["userId"], values["role"], added))
-        return found
+        shape = _member_shape()
+        return [
+            shape.record(values)
+            for values in self._query(items.workspace_pk(workspace_id), items.MEMBER_PREFIX)
+        ]
 
     def add_member(
         self,
