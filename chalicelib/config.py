@@ -290,6 +290,9 @@ class Settings(Record):
     # Seconds before a failed delivery's first retry (WEBHOOK_FIRST_RETRY_SECONDS, local
     # mode only; a deployed stage always waits about 5 s). None: the default.
     webhook_first_retry_seconds: int | None = None
+    # The stage has no DynamoDB TTL (the global stage: EXPIRY_BY_SWEEP=1): its writes put
+    # items with a `ttl` in the sparse index `Expiry`, and the hourly sweep deletes them.
+    expiry_by_sweep: bool = False
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -381,6 +384,7 @@ class Settings(Record):
             registration_limit=registration_limit,
             dashboard_login=env.get("DASHBOARD_LOGIN", "").strip(),
             event_bus_name=env.get("EVENT_BUS_NAME", "").strip() or None,
+            expiry_by_sweep=env.get("EXPIRY_BY_SWEEP", "").strip() == "1",
             secret_scanning_keys_url=keys_url,
             key_limit=limits[KEY_LIMIT],
             workspace_limit=limits[WORKSPACE_LIMIT],

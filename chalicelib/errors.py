@@ -378,6 +378,9 @@ OAUTH_ERRORS: tuple[Problem, ...] = (
 )
 
 
+RETRY_AFTER_SECONDS = 1
+
+
 class DependencyUnavailable(ServiceError):
     """DynamoDB or KMS failed after retries: the service fails closed with 503.
 
@@ -389,5 +392,8 @@ class DependencyUnavailable(ServiceError):
         super().__init__(
             DEPENDENCY_UNAVAILABLE,
             detail or f"A dependency ({dependency}) is unavailable; retry later.",
+            # A failed dependency is retried by the caller: one second is DynamoDB's and
+            # KMS's usual recovery (a conflicting write in another Region, a throttle).
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
         )
         self.dependency = dependency

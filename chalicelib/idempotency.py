@@ -6,9 +6,9 @@ creates something (an API key, a rotation's successor) may retry it after any fa
 with the same request answers the original result again, and never creates a second one.
 The same key with a different request is refused (422 `idempotency_key_reused`).
 
-The record is written in the same DynamoDB transaction as what it records, with a
-condition that it does not exist yet: two concurrent requests with one key cannot both
-commit, and the loser answers the winner's result. Nothing secret is stored here: the record
+The record is written before the operation's commit point, with a condition that it does
+not exist yet: of two concurrent requests with one key exactly one claims it and makes its
+result, and the other answers that result. Nothing secret is stored here: the record
 names the result's id, and the caller recovers a secret result (a key's plaintext) from
 where it is kept anyway (the vault).
 
@@ -18,8 +18,8 @@ created. "The same request" is the operation, its target and the canonical JSON 
 parsed body, whatever fields the body will grow.
 
 `IdempotencyStore.run` is the one sequence every such operation follows: look the record
-up (replay, or refuse a reuse), run the business transaction with the record's put in it,
-and on a lost race answer the winner's result.
+up (replay, or refuse a reuse), claim the key for the new result, make it, and on a lost
+claim answer the winner's result.
 
 Items (see `items.py`):
   IDEMPOTENCY#<sha256(caller, key)>   IDEMPOTENCY   caller, fingerprint, resultId, createdAt, ttl
@@ -36,17 +36,33 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from chalicelib import errors, items
-from chalicelib.clock import epoch, rfc3339
-from chalicelib.table import ABSENT, TTL_ATTRIBUTE, Item, get_consistent, put, to_item
+from chalicelib.clock import epoch, parse_rfc3339, rfc3339
+from chalicelib.table import (
+    ABSENT,
+    TTL_ATTRIBUTE,
+    Item,
+    delete,
+    get_consistent,
+    put,
+    to_item,
+    write_once,
+)
 
-Member = dict[str, Any]  # a member of a TransactWriteItems
-# What the business transaction writes besides its own items: the record of its result.
+Member = dict[str, Any]  # a write of a change (table.py)
+# Claims the key for a result id before the operation's commit point (nothing to write
+# with the operation itself: the empty sequence).
 Recorder = Callable[[str], Sequence[Member]]
 
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"  # "true" on an answer given again
 MAX_KEY_LENGTH = 255
 RETENTION = timedelta(hours=24)
+# How long a claimed key's result may take to appear: the operation's writes after its commit
+# point, or the sweep that completes them after a crash (hourly).
+PENDING = timedelta(hours=2)
+_IN_PROGRESS = (
+    "A request with this Idempotency-Key is still being completed; retry later with the same key."
+)
 
 
 def parse_key(value: str | None) -> str | None:
@@ -108,16 +124,12 @@ class IdempotencyStore:
     def first_result(self, request: IdempotentRequest, now: datetime) -> str | None:
         """The id this caller's key first answered with, or None (never used, or older than
         24 h); 422 `idempotency_key_reused` when the key was used for another request."""
-        found = get_consistent(self._client, self._table, request.record_key)
-        if found is None or found[TTL_ATTRIBUTE] <= epoch(now):
-            return None
-        if not hmac.compare_digest(found["fingerprint"], request.fingerprint):
-            raise errors.IDEMPOTENCY_KEY_REUSED.error()
-        return str(found["resultId"])
+        first = self._first(request, now)
+        return None if first is None else first[0]
 
     def claim(self, request: IdempotentRequest, result_id: str, now: datetime) -> dict[str, Any]:
-        """The transaction member that records `result_id` for this key, if no live record
-        has it: of two requests with one key racing, exactly one transaction commits."""
+        """The write that records `result_id` for this key, if no live record has it: of two
+        requests with one key racing, exactly one makes it."""
         item = to_item(
             {
                 "caller": request.caller,
@@ -143,23 +155,83 @@ class IdempotencyStore:
 
         1. A live record of this caller's key answers `replay(its result id)` (422 when the
            key was used for another request), and nothing runs.
-        2. Else `commit` runs the operation: it writes `record(result id)`'s members in its
-           own transaction, so the record exists if and only if the operation committed.
-        3. When that transaction fails with `lost`, a concurrent request with the same key
-           may have committed first: its result is the answer to both. Without a record
-           (or without a key), `lost` propagates for the caller to answer.
+        2. Else `commit` runs the operation: `record(result id)` claims the key for that
+           result before the operation's commit point (one conditional write: of two
+           requests with one key, exactly one claims it), so a result is never made twice.
+        3. When the claim is lost, the other request's result is the answer to both. A
+           refusal of the operation (4xx, or `lost`) gives the key back.
+        4. A record whose result is not there (yet): its operation is still being written,
+           or failed before its commit point. Within PENDING it answers 503 (retry later);
+           after it, the record is given back and the operation runs again.
         """
+        claimed: list[str] = []
 
         def record(result_id: str) -> Sequence[Member]:
-            return () if request is None else (self.claim(request, result_id, now()),)
+            if request is None:
+                return ()
+            if not write_once(self._client, self.claim(request, result_id, now())):
+                first = self._first(request, now())
+                if first is None or first[0] != result_id:
+                    raise lost(result_id)  # another request with this key claimed it first
+                # Else this claim's earlier send was applied, its answer lost: it is ours.
+            claimed.append(result_id)
+            return ()
 
-        first = None if request is None else self.first_result(request, now())
+        first = None if request is None else self._first(request, now())
         if first is not None:
-            return replay(first), True
+            answer = self._replay(request, first, now(), replay)
+            if answer is not None:
+                return answer, True
         try:
             return commit(record), False
         except lost:
-            first = None if request is None else self.first_result(request, now())
-            if first is None:
+            if claimed:
+                self._release(request, claimed[0])
+            first = None if request is None else self._first(request, now())
+            if first is None or claimed:
                 raise
-        return replay(first), True
+        except errors.ServiceError as refusal:
+            if claimed and refusal.status < 500:
+                self._release(request, claimed[0])
+            raise
+        answer = self._replay(request, first, now(), replay)
+        if answer is None:
+            raise errors.DependencyUnavailable("DynamoDB", _IN_PROGRESS)
+        return answer, True
+
+    def _first(self, request: IdempotentRequest, now: datetime) -> tuple[str, datetime] | None:
+        found = get_consistent(self._client, self._table, request.record_key)
+        if found is None or found[TTL_ATTRIBUTE] <= epoch(now):
+            return None
+        if not hmac.compare_digest(found["fingerprint"], request.fingerprint):
+            raise errors.IDEMPOTENCY_KEY_REUSED.error()
+        created = parse_rfc3339(found["createdAt"])
+        assert created is not None  # written by `claim`
+        return str(found["resultId"]), created
+
+    def _replay[T](
+        self,
+        request: IdempotentRequest | None,
+        first: tuple[str, datetime],
+        now: datetime,
+        replay: Callable[[str], T],
+    ) -> T | None:
+        """The first result given again; None when the record is stale (its result was
+        never made, and it was given back); 503 while its result may still be written."""
+        result_id, claimed_at = first
+        try:
+            return replay(result_id)
+        except errors.ServiceError as missing:
+            if missing.status != 404 or request is None:
+                raise
+        if now - claimed_at < PENDING:
+            raise errors.DependencyUnavailable("DynamoDB", _IN_PROGRESS)
+        self._release(request, result_id)
+        return None
+
+    def _release(self, request: IdempotentRequest | None, result_id: str) -> None:
+        """Gives the key back, if it still names `result_id`."""
+        if request is None:
+            return
+        gone = delete(self._table, request.record_key, "#resultId = :result", {"result": result_id})
+        write_once(self._client, gone)

@@ -6,6 +6,7 @@
   WS#<wsId>            MEMBER#<userId>    a membership, as the workspace sees it
   WS#<wsId>            TP#<policyId>      a trust policy of the workspace (workload identity)
   WS#<wsId>            TPCOUNT            how many trust policies the workspace has
+  WS#<wsId>            COUNTS             how many members the workspace has (`members`)
   WS#<wsId>            WLSEEN#<policyId>#<sha256>  when a workload's exchange was last recorded
   WS#<wsId>            WH#<webhookId>     a webhook subscription of the workspace
   WS#<wsId>            WHCOUNT            how many webhook subscriptions the workspace has
@@ -14,6 +15,8 @@
   REVOKELIMIT#<address> WINDOW#<start>    public revocation requests from one address
   USER#<userId>        WS#<wsId>          the same membership, as the member sees it
   USER#<userId>        EVT#<evtId>        an audit event of that user's log
+  USER#<userId>        COUNTS             how many keys and workspaces the user has
+  OUTBOX               <pk>#<sk>          a deleting change's events, until delivered
   USER#<userId>        PROFILE            a user's profile, written at the first sign-in
   USER#<userId>        CONSENT#<sha256>   an MCP client's remembered consent, by its id's hash
   USER#<userId>        GRANT#<familyId>   an MCP grant, as the person sees it (connected apps)
@@ -135,6 +138,19 @@ def idempotency_record(digest: str) -> Item:
 
 def trust_policy(workspace_id: str, policy_id: str) -> Item:
     return key(workspace_pk(workspace_id), TRUST_POLICY_PREFIX + policy_id)
+
+
+COUNTS_SK = "COUNTS"
+
+
+def user_counts(user_id: str) -> Item:
+    """The user's maximum counts: `keys` (not revoked), `workspaces` (owned)."""
+    return key(user_pk(user_id), COUNTS_SK)
+
+
+def workspace_counts(workspace_id: str) -> Item:
+    """The workspace's maximum counts: `members`."""
+    return key(workspace_pk(workspace_id), COUNTS_SK)
 
 
 def trust_policy_count(workspace_id: str) -> Item:

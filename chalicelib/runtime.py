@@ -63,12 +63,12 @@ if TYPE_CHECKING:
 #                      a timeout, up to 1 s after throttling (whose answer itself is fast)
 #   worst case      <= 5 s; a frozen dependency (accepts, never answers): 2 x 1.5 s = 3 s
 #
-# Why these numbers: DynamoDB and KMS answer in milliseconds inside a region (a transaction
-# in tens), so 1.5 s is a stall, not a slow answer; a connection (TCP and TLS, reused across
-# invocations anyway) takes milliseconds, so 0.5 s is ample. A second attempt rides out a
-# single dropped connection or one throttling answer; a third would push a freeze past the
-# budget. More retrying is the client's job, after a 503 that says what it may retry
-# (README, "Retries"), because only the client can wait longer than one request.
+# Why these numbers: DynamoDB and KMS answer in milliseconds inside a region (a write
+# across Regions in tens), so 1.5 s is a stall, not a slow answer; a connection (TCP and
+# TLS, reused across invocations anyway) takes milliseconds, so 0.5 s is ample. A second
+# attempt rides out a single dropped connection or one throttling answer; a third would push
+# a freeze past the budget. More retrying is the client's job, after a 503 that says what it
+# may retry (README, "Retries"), because only the client can wait longer than one request.
 # A write whose answer was lost may have been applied: every store settles that itself
 # (a retry meets its own write), so botocore's retry is safe for every call made here.
 CONNECT_TIMEOUT = 0.5
@@ -108,6 +108,9 @@ class Services:
 
     @cached_property
     def dynamodb(self) -> Any:
+        from chalicelib.table import expire_by_sweep
+
+        expire_by_sweep(self.settings.expiry_by_sweep)
         return aws_client("dynamodb", self.settings.region)
 
     @cached_property
@@ -227,7 +230,10 @@ class Services:
     def expiry_sweep(self) -> ExpirySweep:
         from chalicelib.keys.expiry import ExpirySweep
 
-        return ExpirySweep(self.key_store, self.event_log, self.clock)
+        return ExpirySweep(
+            self.key_store, self.event_log, self.clock, self.dynamodb, self.settings.table_name,
+            delete_expired=self.settings.expiry_by_sweep,
+        )
 
     @cached_property
     def idempotency(self) -> IdempotencyStore:

@@ -38,6 +38,7 @@ REPLICAS_REQUIRED = 2  # with the home Region: the three Regions MRSC requires
 _REGION = re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9]")
 
 TABLE = "AuthTable"
+EXPIRY_BY_SWEEP = "EXPIRY_BY_SWEEP"
 IS_HOME = "IsHomeRegion"
 IS_REPLICA = "IsReplicaRegion"
 REPLICA_SUFFIX = "Replica"
@@ -247,6 +248,16 @@ def _reference_rewriter(table_name: str, keys: list[str]) -> Callable[[Any], Any
     return rewrite
 
 
+def expire_by_sweep(packaged: dict[str, Any]) -> None:
+    """No TTL under MRSC: every function of the packaged global template is told
+    (EXPIRY_BY_SWEEP=1), so its writes put expiring items in the sparse index `Expiry`, and
+    the hourly sweep deletes what is past its `ttl` (chalicelib/table.py)."""
+    for resource in packaged["Resources"].values():
+        if resource.get("Type") in ("AWS::Serverless::Function", "AWS::Lambda::Function"):
+            environment = resource.setdefault("Properties", {}).setdefault("Environment", {})
+            environment.setdefault("Variables", {})[EXPIRY_BY_SWEEP] = "1"
+
+
 def _global_table(table: Mapping[str, Any], regions: Regions) -> dict[str, Any]:
     """The single-Region table as a global table with multi-Region strong consistency."""
     properties = dict(table["Properties"])
@@ -256,7 +267,8 @@ def _global_table(table: Mapping[str, Any], regions: Regions) -> dict[str, Any]:
         if name in properties
     }
     # MRSC does not support TTL deletion (DynamoDB developer guide, "Global tables core
-    # concepts"): the code never relied on it, it treats a record past its `ttl` as gone.
+    # concepts"): every read treats a record past its `ttl` as gone, and the sweep deletes
+    # it (EXPIRY_BY_SWEEP, set on every function by `expire_by_sweep`).
     properties.pop("TimeToLiveSpecification", None)
     properties["MultiRegionConsistency"] = "STRONG"
     properties["Replicas"] = [{"Region": region, **per_replica} for region in regions.all]

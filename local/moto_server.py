@@ -11,6 +11,8 @@ off here, in this process only:
 - Every model object moto ever creates (each item written, each copy of one) is appended
   to a class-level list, `instances_tracked`, for its web dashboard, which this server does
   not serve. Nothing is ever freed.
+- (`TransactWriteItems` is refused here, as a multi-Region strongly consistent table refuses
+  it: `behaves_like_a_global_table`; the rollback below stays for a moto that accepts it.)
 - `TransactWriteItems` deep-copies every table a transaction touches, once per member,
   to roll back on failure: O(table size) time per transaction, and, through the list
   above, O(table size) memory kept forever. Here a transaction keeps a copy of the items it
@@ -93,6 +95,73 @@ def transactions_roll_back_their_items() -> None:
             raise
 
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+
+
+# What a multi-Region strongly consistent table answers a transaction: MRSC replicas "do not
+# support transaction operations, and will return an error" (DynamoDB developer guide,
+# "Global tables: consistency modes"). The local store answers the same, so that no tier
+# can pass with code the global stage would refuse.
+TRANSACTIONS_REFUSED = (
+    "Transactions are not supported for tables with multi-Region strong consistency"
+)
+# The fault switch: the share (0 to 1) of conditional single-item writes answered
+# ReplicatedWriteConflictException, as when another Region changes the item at the same
+# moment. Deterministic: one in every 1/share such writes fails, spread evenly.
+WRITE_CONFLICTS = "LOCAL_WRITE_CONFLICT_SHARE"
+
+
+def behaves_like_a_global_table(conflict_share: float | None = None) -> WriteConflicts:
+    """moto answers as an MRSC replica: transactions refused (ValidationException), and,
+    with a share, that share of conditional writes refused as replicated write conflicts."""
+    import os
+
+    from moto.dynamodb.exceptions import DynamodbException, MockValidationException
+    from moto.dynamodb.responses import DynamoHandler
+
+    def refused(self: Any) -> Any:
+        raise MockValidationException(TRANSACTIONS_REFUSED)
+
+    DynamoHandler.transact_write_items = refused  # type: ignore[method-assign]
+    DynamoHandler.transact_get_items = refused  # type: ignore[method-assign]
+
+    share = conflict_share
+    if share is None:
+        share = float(os.environ.get(WRITE_CONFLICTS) or 0)
+    if not 0 <= share <= 1:
+        raise ValueError(f"{WRITE_CONFLICTS} must be between 0 and 1")
+    conflicts = WriteConflicts(share)
+    for name in ("put_item", "update_item", "delete_item"):
+        original = getattr(DynamoHandler, f"_unconflicted_{name}", None) or getattr(
+            DynamoHandler, name
+        )
+        setattr(DynamoHandler, f"_unconflicted_{name}", original)
+
+        def write(self: Any, _original: Any = original) -> Any:
+            if self.body.get("ConditionExpression") and conflicts.next():
+                raise DynamodbException(
+                    "com.amazonaws.dynamodb.v20120810#ReplicatedWriteConflictException",
+                    "One or more items in this request are being modified by a request in "
+                    "another Region.",
+                )
+            return _original(self)
+
+        setattr(DynamoHandler, name, write)
+    return conflicts
+
+
+class WriteConflicts:
+    """Which conditional writes fail: `share` of them, spread evenly (0: none)."""
+
+    def __init__(self, share: float):
+        self.share = share
+        self._seen = 0
+
+    def next(self) -> bool:
+        if self.share <= 0:
+            return False
+        before = int(self._seen * self.share)
+        self._seen += 1
+        return int(self._seen * self.share) > before
 
 
 def queries_read_their_partition() -> None:
@@ -259,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         multi_region_keys_decrypt()
     transactions_roll_back_their_items()
     dynamodb_made_faster()
+    behaves_like_a_global_table()
     app = DomainDispatcherApplication(create_backend_app)
     server = make_server(
         args.host, args.port, app, threaded=False, request_handler=MotoRequestHandler

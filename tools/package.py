@@ -35,7 +35,7 @@ from typing import Any
 
 from chalice.constants import MISSING_DEPENDENCIES_TEMPLATE
 
-from infra.global_stage import Regions, global_template, parse_regions
+from infra.global_stage import Regions, expire_by_sweep, global_template, parse_regions
 from infra.template import PROJECT_DIR, STAGES, TemplateError, merge_template
 
 BUILD_DIR = PROJECT_DIR / "build" / "package"
@@ -174,6 +174,8 @@ def package(stage: str, replica_regions: str = "") -> Path:
     packaged = json.loads(template.read_text())
     if not integrate_with_alias(packaged):
         raise PackageError("chalice package wrote no API Gateway integration to point at")
+    if regions is not None:
+        expire_by_sweep(packaged)
     template.write_text(json.dumps(packaged, indent=2) + "\n")
     run([str(BIN_DIR / "cfn-lint"), str(template)], env)
     return template

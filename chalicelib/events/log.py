@@ -1,8 +1,9 @@
 """What the services call to record events, and what `GET /v1/auth/events` reads.
 
-A change's event goes into the change's own transaction (`member`), then onto the bus once
-it committed (`published`). An event that records no change (a reveal) is stored on its
-own first (`record`): no plaintext is handed out without its audit record.
+A change's event goes into the change's outbox (`member`: table.py's `commit` stores it
+after the commit point), then onto the bus once it committed (`published`). An event that
+records no change (a reveal) is stored on its own first (`record`): no plaintext is handed
+out without its audit record.
 
 `published` is the one point every stored event passes: it goes to the bus, and to the
 workspace's webhook subscriptions (`subscribers`, the webhooks' dispatch: a queue message,
@@ -21,6 +22,7 @@ from chalicelib.errors import INVALID_PARAMETER
 from chalicelib.events.model import TYPES, Actor, Event, actor_of
 from chalicelib.events.publisher import EventPublisher
 from chalicelib.events.store import EventPage, EventStore
+from chalicelib.table import Pending
 
 Subscribers = Callable[[Sequence[Event]], None]
 
@@ -77,7 +79,7 @@ class EventLog:
             type, audience, actor_of(principal), principal.origin, key_id, workspace_id, data
         )
 
-    def member(self, event: Event) -> dict[str, Any]:
+    def member(self, event: Event) -> Pending:
         return self._store.member(event)
 
     def published(self, *events: Event) -> None:

@@ -1,7 +1,9 @@
 """Audit events in DynamoDB: `USER#<audience>` / `EVT#<evt id>`, with a 400-day TTL.
 
-An event is written in the same transaction as the change it records (`member`), so a change
-is never committed without its event nor an event without its change. Event ids are ULIDs,
+An event leaves through the outbox of the change it records (`member`, table.py's
+`commit`): the change's commit item names it, a write after the commit stores it (only if
+absent, so never twice) and the sweep stores what a crash left, so a change is never
+committed without its event nor an event stored without its change. Event ids are ULIDs,
 so a user's events read newest first with one Query.
 """
 
@@ -18,6 +20,7 @@ from chalicelib.events.model import RETENTION, Event
 from chalicelib.table import (
     TTL_ATTRIBUTE,
     Item,
+    Pending,
     newest_page,
     put_if_absent,
     to_item,
@@ -74,15 +77,15 @@ class EventStore:
         self._client = client
         self._table = table_name
 
-    def member(self, event: Event) -> dict[str, Any]:
-        """The event as a member of the transaction that makes the change it records."""
-        return put_if_absent(self._table, to_event_item(event))
+    def member(self, event: Event) -> Pending:
+        """The event in the outbox of the change it records."""
+        return Pending.new_item(self._table, to_event_item(event), event.occurred_at)
 
     def put(self, event: Event) -> None:
         """An event written on its own (a reveal; a sign-in's end). Its id is new: a failed
         condition means an earlier attempt of this very put was applied (botocore retried
         it after losing the answer), so the event is stored once either way."""
-        write_once(self._client, self.member(event))
+        write_once(self._client, put_if_absent(self._table, to_event_item(event)))
 
     def list(
         self, user_id: str, limit: int, after: str | None, keep: Callable[[Event], bool]

@@ -6,20 +6,36 @@ it is revoked or rotated. A run asks each of the index's few shards for the noti
 now: one Query per shard, whatever the table's size, and a missed run (or a week of them) is
 caught up by the next. It never scans the table.
 
-Each notice is one conditional transaction (the key's notice moves on, the event is stored):
-two sweeps at once, or a sweep and a reader that sees the key expired first, announce it once.
+Each notice is one conditional write, its commit point (the key's notice moves on), with the
+event in its outbox: two sweeps at once, or a sweep and a reader that sees the key expired
+first, announce it once.
+
+The same hourly run completes what a crash left after a commit point (table.py, "commit
+points"): it drains the sparse index `Outbox` of changes older than OUTBOX_GRACE, so an
+event or an owner item is at most about an hour late, never lost and never doubled. In the
+global stage (no DynamoDB TTL) it also deletes the items past their `ttl` from the sparse
+index `Expiry`, so that storage stays bounded; every read treats such an item as gone anyway.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from datetime import timedelta
+from typing import Any
 
-from chalicelib.clock import Clock, rfc3339
+from chalicelib import items
+from chalicelib.clock import Clock, epoch, rfc3339
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
+from chalicelib.events.store import from_event_item
 from chalicelib.keys.notice import Notice
 from chalicelib.keys.store import NOTICE_SHARDS, KeyStore
 from chalicelib.logs import logger
+from chalicelib.table import Item, delete_expired, drain_outbox, from_item
+
+# A change's own call delivers its outbox within milliseconds: the sweep leaves younger
+# outboxes alone (it would only race the writer; both would be harmless).
+OUTBOX_GRACE = timedelta(minutes=5)
 
 
 @dataclass
@@ -27,13 +43,26 @@ class SweepResult:
     expiring: int = 0
     expired: int = 0
     already_announced: int = 0
+    outbox_delivered: int = 0
+    expired_items_deleted: int = 0
 
 
 class ExpirySweep:
-    def __init__(self, keys: KeyStore, events_log: EventLog, clock: Clock):
+    def __init__(
+        self,
+        keys: KeyStore,
+        events_log: EventLog,
+        clock: Clock,
+        dynamodb: Any = None,
+        table_name: str = "",
+        delete_expired: bool = False,
+    ):
         self._keys = keys
         self._events = events_log
         self._clock = clock
+        self._dynamodb = dynamodb
+        self._table = table_name
+        self._delete_expired = delete_expired
 
     def run(self) -> SweepResult:
         now = self._clock.now()
@@ -41,14 +70,15 @@ class ExpirySweep:
         for shard in NOTICE_SHARDS:
             for notice in self._keys.due_notices(shard, now):
                 self._announce(notice, result)
-        logger.info(
-            "expiry sweep",
-            extra={
-                "expiring": result.expiring,
-                "expired": result.expired,
-                "already_announced": result.already_announced,
-            },
-        )
+        if self._dynamodb is not None:
+            stored = drain_outbox(self._dynamodb, self._table, now - OUTBOX_GRACE)
+            result.outbox_delivered = len(stored)
+            self._events.published(*(from_event_item(from_item(i)) for i in stored if _event(i)))
+            if self._delete_expired:
+                result.expired_items_deleted = delete_expired(
+                    self._dynamodb, self._table, epoch(now)
+                )
+        logger.info("expiry sweep", extra=asdict(result))
         return result
 
     def _announce(self, notice: Notice, result: SweepResult) -> None:
@@ -79,3 +109,7 @@ class ExpirySweep:
             result.expired += 1
         else:
             result.expiring += 1
+
+
+def _event(item: Item) -> bool:
+    return item.get("sk", {}).get("S", "").startswith(items.EVENT_PREFIX)

@@ -4,29 +4,33 @@ Every successful resolution of an API key (by the routes and by the data-plane a
 a delegated token's on its root key) is counted in this container's memory, per key and UTC
 hour. The first request for a key in each flush window (USAGE_FLUSH_SECONDS, 5 minutes by
 default) sends what this container counted for it since its last flush, with `lastUsedAt`,
-in one transaction: at most one write per key, window and container, none otherwise.
+as one short series of single-item updates (no transaction: the global stage refuses them):
+at most one series per key, window and container, none otherwise.
 
-The transaction (docs/guides/usage-and-limits.md has the layout):
+The series (docs/guides/usage-and-limits.md has the layout):
 
+- the credential item first, the quota's commit point: `lastUsedAt` and `ADD` today's count
+  to `requestsOn<day>` (what the quota check reads with the key), removing the previous
+  days' counts, under the condition that its `lastFlush` is not this flush already;
 - the usage item of each hour counted (`USAGE#<keyId>`/`HOUR#<hour>`): `ADD requests`, and
   this container's flush sequence for that key, under the condition that the item has not
   seen this sequence (or a later one) from this container yet;
-- the credential item: `lastUsedAt` and `ADD` today's count to `requestsOn<day>` (what the
-  quota check reads with the key), removing the previous days' counts;
-- the owner item: the same day count (what a delegated token's judge reads of its root key).
+- the owner item: the same day count (what a delegated token's judge reads of its root key),
+  with the same `lastFlush` condition.
 
-Never over-counted: a flush whose outcome is unknown (a timeout: it may have committed) is
-kept as it was, sequence included, and sent again at the next window; if it had committed,
-its condition fails and it is taken as done; so it is applied at most once. A flush that
-still fails after `ATTEMPTS` is dropped (under-counted, never over). The loss is bounded: a
-container that is discarded loses what it counted since its last flush of each key, i.e.
-the requests after the first of its latest window (plus a flush that never succeeded).
-Counts of an hour that ended more than one window ago are dropped rather than written late,
-so that an hour is final one window after its end (`complete` in the usage API).
+A flush whose outcome is unknown (a timeout: it may have been applied) is kept as it was,
+sequence included, and sent again at the next window, until it is known: never dropped, so
+a daily quota never fails open. Each item's condition makes the repeat a no-op where the
+first send got through: the hour items are never over-counted; the day count is protected
+by `lastFlush`, which names the item's latest flush (another container's flush in between
+lets a repeat count again: the quota then errs on the strict side). Hours that ended more
+than one window ago are no longer written to the usage items (an hour is final one window
+after its end: `complete` in the usage API); their requests still count for the day.
 
 The write has its own client: a short timeout and no retry. It never fails a request: any
-failure is logged (a key id and an outcome, nothing else) and dropped. Nothing here caches a
-lookup: the memo only holds counts, and revocation is still read on every request.
+failure is logged (a key id and an outcome, nothing else) and the flush is sent again.
+Nothing here caches a lookup: the memo only holds counts, and revocation is still read on
+every request.
 """
 
 from __future__ import annotations
@@ -49,14 +53,20 @@ from chalicelib.keys.model import (
     usage_day,
     usage_hour,
 )
-from chalicelib.table import EXISTS, TTL_ATTRIBUTE, expressions
+from chalicelib.table import (
+    EXISTS,
+    EXPIRY_SHARD,
+    TTL_ATTRIBUTE,
+    Item,
+    expiry_shard,
+    expressions,
+)
 
 # A DynamoDB write in the same region answers in single milliseconds; half a second is ample
 # and bounds what a slow store can add to a request (connect and read, one attempt).
 TIMEOUT_SECONDS = 0.5
 MEMO_SIZE = 10_000
 FLUSH_SECONDS = 300  # the default window: one flush per key and container per 5 minutes
-ATTEMPTS = 3  # sends of one flush whose outcome stayed unknown, then it is dropped
 USAGE_RETENTION = timedelta(days=400)
 # The earlier days' counts a flush removes from the key's items (older ones, left by a key
 # unused for more than a week, are never read: the check reads today's attribute only).
@@ -164,52 +174,94 @@ class LastUse:
             if counter.window is not None and counter.window >= window:
                 return None
             counter.window = window
-            # An hour is final one window after its end: older counts are not written late.
-            final = now - timedelta(seconds=self._flush_seconds)
-            unsent = counter.unsent
-            if unsent is not None and (
-                unsent.attempts >= ATTEMPTS
-                or any(h + timedelta(hours=1) <= final for h in unsent.hours)
-            ):
-                unsent = counter.unsent = None  # dropped: under-counted, never over
+            unsent = counter.unsent  # sent again until its outcome is known: never dropped
             if unsent is None:
                 counter.sequence += 1
-                hours = {h: n for h, n in counter.hours.items() if h + timedelta(hours=1) > final}
-                unsent = counter.unsent = Flush(counter.sequence, last_used_window(now), hours)
+                unsent = counter.unsent = Flush(
+                    counter.sequence, last_used_window(now), counter.hours
+                )
                 counter.hours = {}
             unsent.attempts += 1
             return unsent
 
     def _send(self, api_key: ApiKey, flush: Flush, now: datetime) -> str:
+        final = now - timedelta(seconds=self._flush_seconds)
         try:
-            self._client().transact_write_items(
-                TransactItems=flush_members(
-                    self._table, api_key, flush, self.container_id, now
-                )
-            )
-            return "written"
-        except ClientError as error:
-            if _sequence_seen(error):
-                return "already written"  # an earlier send of this very flush committed
-            if _condition_failed(error):
-                return "key gone"  # its items are gone: nothing to count on
-            return "unknown"
-        except BotoCoreError:
+            client = self._client()
+            members = flush_members(self._table, api_key, flush, self.container_id, now, final)
+            outcome = "written"
+            for index, member in enumerate(members):
+                try:
+                    client.update_item(**member["Update"])
+                except ClientError as error:
+                    if not _condition_failed(error):
+                        raise
+                    if index == 0:  # the credential: this flush is there, or the key is gone
+                        outcome = "already written" if _exists(client, member) else "key gone"
+                        if outcome == "key gone":
+                            return outcome
+            return outcome
+        except (ClientError, BotoCoreError):
             return "unknown"
         except Exception:  # bookkeeping: whatever went wrong, the request goes on
             return "unknown"
 
 
+def _exists(client: Any, member: dict[str, Any]) -> bool:
+    request = member["Update"]
+    found = client.get_item(
+        TableName=request["TableName"], Key=request["Key"], ConsistentRead=True,
+        ProjectionExpression="#pk", ExpressionAttributeNames={"#pk": "pk"},
+    )
+    return "Item" in found
+
+
 def flush_members(
-    table: str, api_key: ApiKey, flush: Flush, container_id: str, now: datetime
+    table: str,
+    api_key: ApiKey,
+    flush: Flush,
+    container_id: str,
+    now: datetime,
+    final: datetime | None = None,
 ) -> list[dict[str, Any]]:
-    """The transaction of one flush: the usage items first (their conditions make a repeated
-    send fail as a whole), then the credential and owner items."""
-    members: list[dict[str, Any]] = []
+    """The writes of one flush, in order: the credential item (the quota's commit point),
+    the usage item of each hour not final yet, the owner item. Each is conditional, so a
+    repeated send adds nothing where the first got through."""
     marker = f"flush_{container_id}"
+    token = f"{container_id}:{flush.sequence}"
     expires = epoch(now + USAGE_RETENTION)
-    for hour, count in sorted(flush.hours.items()):
+    day = usage_day(now)
+    today = flush.today(day)
+    cleaned = [
+        f"#{REQUESTS_ON}{usage_day(now - timedelta(days=back))}"
+        for back in range(1, DAYS_CLEANED + 1)
+    ]
+
+    def day_count(item_key: Item, sets_last_use: bool) -> dict[str, Any]:
+        expression = "SET #lastFlush = :token"
+        values: dict[str, Any] = {"token": token}
+        if sets_last_use:
+            expression += ", #lastUsedAt = :window"
+            values["window"] = rfc3339(flush.window)
+        if today:
+            expression += f" ADD #{REQUESTS_ON}{day} :today"
+            values["today"] = today
+        expression += " REMOVE " + ", ".join(cleaned)
         request = {
+            "TableName": table,
+            "Key": item_key,
+            "UpdateExpression": expression,
+            # The race this prevents: a send whose answer was lost, sent again, adding twice.
+            "ConditionExpression": f"{EXISTS} AND (attribute_not_exists(#lastFlush)"
+            " OR #lastFlush <> :token)",
+        }
+        return {"Update": expressions(request, values)}
+
+    members = [day_count(items.credential(api_key.key_hash), True)]
+    for hour, count in sorted(flush.hours.items()):
+        if final is not None and hour + timedelta(hours=1) <= final:
+            continue  # a final hour is not written late (its requests still count today)
+        request: dict[str, Any] = {
             "TableName": table,
             "Key": items.usage_hour(api_key.id, hour_label(hour)),
             "UpdateExpression": f"ADD #requests :count SET #keyId = :keyId,"
@@ -218,45 +270,14 @@ def flush_members(
             "ConditionExpression": f"attribute_not_exists(#{marker}) OR #{marker} < :sequence",
         }
         counted = {"count": count, "keyId": api_key.id, "ttl": expires, "sequence": flush.sequence}
+        shard = expiry_shard(expires)
+        if shard is not None:  # the global stage: deleted by the sweep, not by TTL
+            request["UpdateExpression"] += f", #{EXPIRY_SHARD} = :{EXPIRY_SHARD}"
+            counted[EXPIRY_SHARD] = shard
         members.append({"Update": expressions(request, counted)})
-    day = usage_day(now)
-    today = flush.today(day)
-    cleaned = [
-        f"#{REQUESTS_ON}{usage_day(now - timedelta(days=back))}"
-        for back in range(1, DAYS_CLEANED + 1)
-    ]
-    for item_key, sets_last_use in (
-        (items.credential(api_key.key_hash), True),
-        (items.api_key(api_key.owner_id, api_key.id), False),
-    ):
-        expression = "SET #lastUsedAt = :window" if sets_last_use else ""
-        values: dict[str, Any] = {"window": rfc3339(flush.window)} if sets_last_use else {}
-        if today:
-            expression += f" ADD #{REQUESTS_ON}{day} :today"
-            values["today"] = today
-        expression += " REMOVE " + ", ".join(cleaned)
-        request = {
-            "TableName": table,
-            "Key": item_key,
-            "UpdateExpression": expression.strip(),
-            "ConditionExpression": EXISTS,
-        }
-        members.append({"Update": expressions(request, values)})
+    members.append(day_count(items.api_key(api_key.owner_id, api_key.id), False))
     return members
 
 
-def _reasons(error: ClientError) -> list[str]:
-    if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
-        return []
-    reasons = error.response.get("CancellationReasons") or []
-    return [str(reason.get("Code") or "None") for reason in reasons]
-
-
-def _sequence_seen(error: ClientError) -> bool:
-    """The transaction was cancelled by a usage item's condition: this flush is there."""
-    reasons = _reasons(error)
-    return bool(reasons) and reasons[0] == "ConditionalCheckFailed"
-
-
 def _condition_failed(error: ClientError) -> bool:
-    return "ConditionalCheckFailed" in _reasons(error)
+    return error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException"

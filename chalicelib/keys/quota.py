@@ -1,8 +1,8 @@
 """`key.quota_exceeded`: announced at most once per key and UTC day.
 
-The first refusal of a day (in any container) stores the event in one transaction with a
-mark on the key's credential item (`quotaNoticeOn` = the day), conditioned on the mark not
-being that day yet: of the containers that race, exactly one announces. Each container tries
+The first refusal of a day (in any container) sets a mark on the key's credential item
+(`quotaNoticeOn` = the day), conditioned on the mark not being that day yet, with the event
+in that write's outbox: of the containers that race, exactly one announces. Each container tries
 at most once per key and day (a memo), so a key refused thousands of times makes one write
 per container, not one per request. Like `lastUsedAt`, this never fails the request.
 """
@@ -52,7 +52,7 @@ class QuotaNotices:
         from botocore.exceptions import ClientError
 
         from chalicelib.events import model as events
-        from chalicelib.table import is_condition_failure, transact
+        from chalicelib.table import commit, is_condition_failure
 
         event_log = self._event_log()
         event = event_log.new(
@@ -72,7 +72,8 @@ class QuotaNotices:
             {"day": day},
         )
         try:
-            transact(self._client, [mark, event_log.member(event)])
+            # Commit point: the mark; the event leaves through its outbox.
+            commit(self._client, mark, [event_log.member(event)])
         except ClientError as error:
             if is_condition_failure(error):
                 return "already announced"

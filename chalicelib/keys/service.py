@@ -1,9 +1,10 @@
 """The API-key lifecycle (README, "API keys"), for a resolved principal the edge has
 already authorized (`api/operations.py`: key management is the `MANAGER` policy).
 
-Every change commits with its audit event in one DynamoDB transaction, and the event goes to
-the bus once it committed. The routes call `owned` before they read a request body, so that
-a caller who may not touch a key learns nothing about the shape of a request (404 first).
+Every change commits with its audit event in its outbox (table.py, "commit points"), and the
+event goes to the bus once it committed. The routes call `owned` before they read a request
+body, so that a caller who may not touch a key learns nothing about the shape of a request
+(404 first).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from copy import replace
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 from chalicelib import errors, ids, strict_parsing
 from chalicelib.access.principal import Principal
@@ -34,6 +35,7 @@ from chalicelib.keys.store import KeyNotActive, KeyNotCreated, KeyStore
 from chalicelib.keys.usage import Granularity, Usage
 from chalicelib.keys.vault import CiphertextMismatch, KeyVault
 from chalicelib.logs import logger
+from chalicelib.table import Pending
 from chalicelib.workspaces.store import WorkspaceStore
 
 STATUSES = ("active", "revoked", "expired")
@@ -202,12 +204,6 @@ class KeyService:
             request.workspace_id, principal.user_id
         ):
             raise errors.NOT_A_MEMBER.error()
-        # Checked before the write: concurrent creations may pass the limit by their number.
-        if self._keys.count_working(principal.user_id, self._clock.now()) >= self._key_limit:
-            raise errors.LIMIT_REACHED.error(
-                f"At most {self._key_limit} keys that are not revoked per user (KEY_LIMIT): "
-                "revoke one to create another."
-            )
         api_key, plaintext, ciphertext = self._issue(
             principal.user_id,
             request.label,
@@ -233,9 +229,23 @@ class KeyService:
                 "requestsPerDay": api_key.requests_per_day,
             },
         )
-        also = [self._events.member(event), *record(api_key.id)]
+        # The limit is a counter, one slot taken before the creation: exact under
+        # concurrency. A failure here is before anything was made: a plain 503.
+        if not self._keys.take_slot(api_key.owner_id, self._key_limit, api_key.created_at):
+            raise errors.LIMIT_REACHED.error(
+                f"At most {self._key_limit} keys that are not revoked per user (KEY_LIMIT): "
+                "revoke one to create another."
+            )
         try:
-            self._keys.create(api_key, ciphertext, api_key.created_at, also)
+            # The Idempotency-Key claimed last, just before the commit point.
+            also: list[dict[str, Any] | Pending] = [
+                self._events.member(event), *record(api_key.id)
+            ]
+        except BaseException:
+            self._keys.give_slot_back(api_key.owner_id)
+            raise
+        try:
+            self._keys.create(api_key, ciphertext, api_key.created_at, also, counted=True)
         except DependencyUnavailable as failure:
             raise DependencyUnavailable(failure.dependency, _created_maybe(idempotent)) from None
         self._events.published(event)
@@ -420,7 +430,9 @@ class KeyService:
                 "expiresAt": rfc3339(successor.expires_at),
             },
         )
-        also = [self._events.member(event), *record(successor.id)]
+        also: list[dict[str, Any] | Pending] = [
+            self._events.member(event), *record(successor.id)
+        ]
         try:
             self._keys.rotate(old, successor, ciphertext, now, grace, also)
         except DependencyUnavailable as failure:

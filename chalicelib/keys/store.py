@@ -1,11 +1,16 @@
 """API keys in DynamoDB.
 
-Each key is two items written and changed together in one transaction: the owner's item
-(`USER#<owner>`/`KEY#<id>`, which makes keys owner-private by construction: a lookup by
-another user's partition finds nothing) and the credential item (`CRED#<sha256>`), which
-the request path reads strongly consistently: alone with GetItem, or together with the
-owner's membership in one BatchGetItem when the key names its owner. No cache sits in front
-of either: a revocation is seen by the very next request.
+Each key is two items: the credential item (`CRED#<sha256>`), which the request path reads
+strongly consistently (alone with GetItem, or together with the owner's membership in one
+BatchGetItem when the key names its owner), and the owner's item (`USER#<owner>`/`KEY#<id>`,
+which makes keys owner-private by construction: a lookup by another user's partition finds
+nothing). No cache sits in front of either: a revocation is seen by the very next request.
+
+No change uses a transaction (table.py, "commit points"): the credential item is every
+change's commit point, one conditional write; the owner item follows through the
+credential's outbox (the sweep completes it after a crash), so the owner's list may lag a
+failed call by up to an hour, and a decision never does. How many keys an owner has that are
+not revoked is a counter (`items.user_counts`), taken before a creation.
 
 The credential item also carries `lastUsedAt`, written by the request path itself at most
 once per key and 5-minute window (keys/last_use.py). The owner item carries `noticeShard` and
@@ -35,21 +40,24 @@ from chalicelib.keys.model import (
 )
 from chalicelib.table import (
     EXISTS,
-    PARTITION_KEY,
     TTL_ATTRIBUTE,
+    Attribute,
     Item,
+    Pending,
+    Shape,
     assignments,
-    dynamodb_errors,
-    expressions,
-    from_item,
+    commit,
+    complete,
     get_consistent,
+    get_many,
     get_many_consistent,
+    give_back,
     is_condition_failure,
     newest_page,
     put_if_absent,
     query,
+    take_one,
     to_item,
-    transact,
     under,
     update,
 )
@@ -67,6 +75,9 @@ class KeyNotCreated(Exception):
 
 class KeyNotActive(Exception):
     """A rotation lost its race, or the key was not active when it ran."""
+
+
+KEY_COUNT = "keys"  # the attribute of `items.user_counts` counting keys not revoked
 
 
 # The sparse index of expiry notices still to be made (infra/resources.json declares it): an
@@ -91,34 +102,76 @@ ROTATABLE = (
     f"{EXISTS} AND attribute_not_exists(#revokedAt)"
     " AND attribute_not_exists(#replacedBy) AND #expiresAt > :now"
 )
-_LISTED = (
-    "#pk, #sk, keyId, ownerId, label, category, workspaceId, scopes, keyHash, hint, createdAt,"
-    " expiresAt, revokedAt, replacedBy, revealable, lifetimeDays, allowedCidrs, noticeAt, #ttl,"
-    " requestsPerDay"
-)
+def _epoch_of(moment: datetime) -> int:
+    return epoch(moment)
 
 
-def _values(api_key: ApiKey) -> dict[str, Any]:
+def _moment(text: str) -> datetime:
+    parsed = parse_rfc3339(text)
+    assert parsed is not None  # written by rfc3339
+    return parsed
+
+
+def _list_or_none(value: Any) -> list[Any] | None:
+    return list(value) or None
+
+
+def _tuple_or_none(value: Any) -> tuple[Any, ...] | None:
+    return tuple(value) or None
+
+
+def _derived(values: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """What the key record computes from its whole item: when it counts as deleted (its
+    `ttl`, in the zone of its creation), and the day counts (`requestsOn<day>`)."""
+    ttl = values.get(TTL_ATTRIBUTE)
     return {
-        "keyId": api_key.id,
-        "ownerId": api_key.owner_id,
-        "label": api_key.label,
-        "category": api_key.category,
-        "workspaceId": api_key.workspace_id,
-        "scopes": list(api_key.scopes),
-        "keyHash": api_key.key_hash,
-        "hint": api_key.hint,
-        "createdAt": rfc3339(api_key.created_at),
-        "expiresAt": rfc3339(api_key.expires_at),
-        "revokedAt": rfc3339(api_key.revoked_at),
-        "replacedBy": api_key.replaced_by,
-        "lifetimeDays": api_key.lifetime_days,
-        "allowedCidrs": list(api_key.allowed_cidrs) if api_key.allowed_cidrs else None,
-        "requestsPerDay": api_key.requests_per_day,
-        TTL_ATTRIBUTE: epoch(api_key.retain_until) if api_key.retain_until else None,
-        # A new record's day counts: a rotation's successor carries on its key's.
-        **{f"{REQUESTS_ON}{day}": count for day, count in api_key.requests_counted},
+        "retain_until": (
+            datetime.fromtimestamp(ttl, tz=fields["created_at"].tzinfo) if ttl else None
+        ),
+        "requests_counted": tuple(
+            (name[len(REQUESTS_ON) :], int(count))
+            for name, count in values.items()
+            if name.startswith(REQUESTS_ON)
+        ),
     }
+
+
+def _day_counts(api_key: ApiKey) -> Item:
+    """A new record's day counts (`requestsOn<day>`, read back by `_derived`): a rotation's
+    successor carries on its key's, so that rotating never resets a daily quota."""
+    return to_item({f"{REQUESTS_ON}{day}": count for day, count in api_key.requests_counted})
+
+
+# The key record's item, declared once (both items of a key carry it): writes, reads and the
+# listing's projection follow from it.
+KEY_SHAPE = Shape(
+    ApiKey,
+    [
+        Attribute("keyId", "id"),
+        Attribute("ownerId", "owner_id"),
+        Attribute("label"),
+        Attribute("category"),
+        Attribute("workspaceId", "workspace_id"),
+        Attribute("scopes", write=list, read=tuple),
+        Attribute("keyHash", "key_hash"),
+        Attribute("hint"),
+        Attribute("createdAt", "created_at", rfc3339, _moment),
+        Attribute("expiresAt", "expires_at", rfc3339, _moment),
+        Attribute("revokedAt", "revoked_at", rfc3339, _moment),
+        Attribute("replacedBy", "replaced_by"),
+        Attribute("revealable", read=bool, written=False, missing=False),  # the owner item's
+        Attribute("lifetimeDays", "lifetime_days", read=int, missing=MAX_LIFETIME_DAYS),
+        Attribute("allowedCidrs", "allowed_cidrs", write=_list_or_none, read=_tuple_or_none),
+        Attribute("requestsPerDay", "requests_per_day", read=int),
+        Attribute(NOTICE_AT, "notice_at", read=_moment, written=False),  # the sweep's
+        Attribute(LAST_USED_AT, "last_used_at", read=_moment, written=False),  # last_use.py
+        # Read by `_derived` (its zone is the creation's).
+        Attribute(TTL_ATTRIBUTE, "retain_until", write=_epoch_of),
+    ],
+    _derived,
+)
+# A listing's attributes: the record's, but not `lastUsedAt` (read from the credential).
+_LISTING = KEY_SHAPE.projection.replace(f", #{LAST_USED_AT}", "")
 
 
 def notice_shard(key_id: str) -> str:
@@ -134,47 +187,10 @@ def first_notice(api_key: ApiKey, now: datetime) -> datetime:
     return max(due, now)
 
 
-def _from_values(values: dict[str, Any]) -> ApiKey:
-    created = parse_rfc3339(values["createdAt"])
-    expires = parse_rfc3339(values["expiresAt"])
-    assert created is not None and expires is not None
-    ttl = values.get(TTL_ATTRIBUTE)
-    return ApiKey(
-        id=values["keyId"],
-        owner_id=values["ownerId"],
-        label=values["label"],
-        category=values["category"],
-        workspace_id=values.get("workspaceId"),
-        scopes=tuple(values["scopes"]),
-        key_hash=values["keyHash"],
-        hint=values.get("hint"),
-        created_at=created,
-        expires_at=expires,
-        revoked_at=parse_rfc3339(values.get("revokedAt")),
-        replaced_by=values.get("replacedBy"),
-        revealable=bool(values.get("revealable", False)),
-        retain_until=datetime.fromtimestamp(ttl, tz=created.tzinfo) if ttl else None,
-        lifetime_days=int(values.get("lifetimeDays", MAX_LIFETIME_DAYS)),
-        allowed_cidrs=tuple(values["allowedCidrs"]) if values.get("allowedCidrs") else None,
-        last_used_at=parse_rfc3339(values.get(LAST_USED_AT)),
-        notice_at=parse_rfc3339(values.get(NOTICE_AT)),
-        requests_per_day=_optional_int(values.get("requestsPerDay")),
-        requests_counted=tuple(
-            (name[len(REQUESTS_ON) :], int(count))
-            for name, count in values.items()
-            if name.startswith(REQUESTS_ON)
-        ),
-    )
-
-
-def _optional_int(value: Any) -> int | None:
-    return None if value is None else int(value)
-
-
 def key_from_values(values: dict[str, Any]) -> ApiKey:
     """A key record from its owner or credential item's values (a decision that read it
     together with other items)."""
-    return _from_values(values)
+    return KEY_SHAPE.record(values)
 
 
 class KeyStore:
@@ -185,8 +201,9 @@ class KeyStore:
     # -- items -------------------------------------------------------------------------
 
     def _owner_item(self, api_key: ApiKey, ciphertext: bytes | None, now: datetime) -> Item:
-        item = to_item(_values(api_key))
+        item = to_item(KEY_SHAPE.values(api_key))
         item.update(items.api_key(api_key.owner_id, api_key.id))
+        item.update(_day_counts(api_key))
         item["revealable"] = {"BOOL": ciphertext is not None}
         if ciphertext is not None:
             item["ciphertext"] = {"B": ciphertext}
@@ -197,8 +214,9 @@ class KeyStore:
         return item
 
     def _credential_item(self, api_key: ApiKey) -> Item:
-        item = to_item(_values(api_key))
+        item = to_item(KEY_SHAPE.values(api_key))
         item.update(items.credential(api_key.key_hash))
+        item.update(_day_counts(api_key))
         return item
 
     def _item_keys(self, api_key: ApiKey) -> tuple[Item, Item]:
@@ -217,7 +235,7 @@ class KeyStore:
         values: dict[str, Any],
         remove: str | None = None,
     ) -> dict[str, Any]:
-        """A transaction member: SET `sets` (attribute -> plain value), REMOVE `remove`."""
+        """An update: SET `sets` (attribute -> plain value), REMOVE `remove`."""
         expression = "SET " + assignments(sets) if sets else ""
         if remove:
             expression += f" REMOVE {remove}"
@@ -225,14 +243,15 @@ class KeyStore:
 
     def _ending(
         self, api_key: ApiKey, ended: ApiKey, now: datetime, condition: str = WORKING
-    ) -> list[dict[str, Any]]:
-        """The two members that revoke `api_key` (or start its grace) as `ended` says.
+    ) -> tuple[dict[str, Any], Pending]:
+        """The change that revokes `api_key` (or starts its grace) as `ended` says: the
+        credential's write, the commit point, then the owner item's, through the outbox.
 
         Only a working key changes state (`WORKING`; a rotation asks `ROTATABLE`). Two
         rotations, or a rotation and a revocation, racing on one key both read it as
-        active; this condition, evaluated atomically by DynamoDB inside the transaction, lets
-        exactly one of them change it, so no interleaving leaves a key working that the API
-        reports as revoked.
+        active; this condition on the credential item, the one the decisions read, lets
+        exactly one of them change it, in any Region, so no interleaving leaves a key
+        working that the API reports as revoked.
         """
         sets: dict[str, Any] = {}
         if ended.revoked_at is not None:
@@ -244,13 +263,28 @@ class KeyStore:
         assert ended.retain_until is not None
         sets[TTL_ATTRIBUTE] = epoch(ended.retain_until)
         values = {"now": rfc3339(now)}
-        return [
-            self._update(item_key, sets, condition, values, remove=_REMOVE_NOTICE)
-            for item_key in self._item_keys(api_key)
-        ]
+        owner_key, credential_key = self._item_keys(api_key)
+        point = self._update(credential_key, sets, condition, values, remove=_REMOVE_NOTICE)
+        owner = self._update(owner_key, sets, EXISTS, {}, remove=_REMOVE_NOTICE)
+        return point, Pending(owner, now)
 
-    def _transact(self, members: Sequence[dict[str, Any]]) -> None:
-        transact(self._client, members)
+    def _new(self, item: Item, now: datetime) -> Pending:
+        # A new key id or hash must never overwrite an existing record.
+        return Pending.new_item(self._table, item, now)
+
+    def take_slot(self, owner_id: str, limit: int, now: datetime) -> bool:
+        """One of the owner's `limit` key slots (keys not revoked), if one is left."""
+        return take_one(
+            self._client,
+            self._table,
+            items.user_counts(owner_id),
+            KEY_COUNT,
+            limit,
+            initial=lambda: self.count_working(owner_id, now),
+        )
+
+    def give_slot_back(self, owner_id: str) -> None:
+        give_back(self._client, self._table, items.user_counts(owner_id), KEY_COUNT)
 
     # -- operations --------------------------------------------------------------------
 
@@ -259,18 +293,18 @@ class KeyStore:
         api_key: ApiKey,
         ciphertext: bytes | None,
         now: datetime,
-        also: Sequence[dict[str, Any]] = (),
+        also: Sequence[dict[str, Any] | Pending] = (),
+        counted: bool = False,
     ) -> None:
-        """Both items, plus `also` (an event, an idempotency record) in the same transaction;
-        KeyNotCreated if one of them lost its race."""
+        """The key, with `also` (its event) through its outbox. KeyNotCreated if its hash is
+        already a credential (then the slot `take_slot` took for it, if `counted`, is given
+        back).
+
+        Commit point: the credential item, put only if absent. Until it exists the key is
+        unknown (401); once it does, it works, and its owner item follows."""
+        owner = self._new(self._owner_item(api_key, ciphertext, now), now)
         try:
-            self._transact(
-                [
-                    self._put_new(self._owner_item(api_key, ciphertext, now)),
-                    self._put_new(self._credential_item(api_key)),
-                    *also,
-                ]
-            )
+            commit(self._client, self._put_new(self._credential_item(api_key)), [owner, *also])
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
@@ -278,7 +312,10 @@ class KeyStore:
             # attempt of this very write was applied and its answer lost.
             written = self.find_by_hash(api_key.key_hash)
             if written is None or written.id != api_key.id:
+                if counted:
+                    self.give_slot_back(api_key.owner_id)
                 raise KeyNotCreated(api_key.id) from None
+            complete(self._client, self._put_new(self._credential_item(api_key)))
 
     def get_with_ciphertext(
         self, owner_id: str, key_id: str, last_use: bool = False
@@ -287,7 +324,7 @@ class KeyStore:
         found = get_consistent(self._client, self._table, items.api_key(owner_id, key_id))
         if not found:
             return None
-        api_key = _from_values(found)
+        api_key = KEY_SHAPE.record(found)
         if last_use:
             api_key = self.with_last_use([api_key])[0]
         return api_key, found.get("ciphertext")
@@ -295,7 +332,7 @@ class KeyStore:
     def find_by_hash(self, key_hash: str) -> ApiKey | None:
         """The request path's one read: strongly consistent, so revocation is never stale."""
         found = get_consistent(self._client, self._table, items.credential(key_hash))
-        return _from_values(found) if found else None
+        return KEY_SHAPE.record(found) if found else None
 
     def find_by_hash_with_membership(
         self, key_hash: str, workspace_id: str, user_id: str
@@ -308,32 +345,23 @@ class KeyStore:
             self._table,
             [items.credential(key_hash), items.member(workspace_id, user_id)],
         )
-        return (_from_values(credential) if credential else None), membership is not None
+        return (KEY_SHAPE.record(credential) if credential else None), membership is not None
 
     def with_last_use(self, api_keys: list[ApiKey]) -> list[ApiKey]:
         """`lastUsedAt` lives on the credential items (the request path writes it there):
         read it for these keys in one BatchGetItem, eventually consistent (it is a 5-minute
         figure, not a security decision)."""
-        wanted = {items.credential_pk(k.key_hash): k for k in api_keys}
-        last_used: dict[str, datetime | None] = {}
-        pending: list[Item] = [items.credential(k.key_hash) for k in wanted.values()]
-        for _ in range(5):
-            if not pending:
-                break
-            keys = {"Keys": pending[:100], "ProjectionExpression": "#pk, #lastUsedAt"}
-            request = {self._table: expressions(keys)}
-            pending = pending[100:]
-            with dynamodb_errors():
-                answer = self._client.batch_get_item(RequestItems=request)
-            for item in answer.get("Responses", {}).get(self._table, []):
-                values = from_item(item)
-                last_used[values[PARTITION_KEY]] = parse_rfc3339(values.get(LAST_USED_AT))
-            pending.extend(
-                answer.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
-            )
-        if pending:
-            raise DependencyUnavailable("DynamoDB")
-        return [replace(k, last_used_at=last_used.get(pk)) for pk, k in wanted.items()]
+        found = get_many(
+            self._client,
+            self._table,
+            [items.credential(k.key_hash) for k in api_keys],
+            projection="#lastUsedAt",
+            consistent=False,
+        )
+        return [
+            replace(k, last_used_at=parse_rfc3339((values or {}).get(LAST_USED_AT)))
+            for k, values in zip(api_keys, found, strict=True)
+        ]
 
     def usage_hours(self, key_id: str, first: str, last: str) -> dict[str, int]:
         """The counted requests of `key_id` per hour label, from `first` to `last` (both
@@ -355,16 +383,17 @@ class KeyStore:
         }
 
     def count_working(self, owner_id: str, now: datetime) -> int:
-        """How many of the owner's keys are not revoked (the stage's key limit counts them)."""
+        """How many of the owner's keys are not revoked: read once per owner, when its key
+        counter is first needed (keys made before the counter existed)."""
         found = under(
             self._client,
             self._table,
             items.user_pk(owner_id),
             items.KEY_PREFIX,
-            projection=_LISTED,
+            projection=_LISTING,
             consistent=True,
         )
-        return sum(1 for values in found if _from_values(values).status(now) != "revoked")
+        return sum(1 for values in found if KEY_SHAPE.record(values).status(now) != "revoked")
 
     def list(
         self,
@@ -381,36 +410,43 @@ class KeyStore:
             self._table,
             items.user_pk(owner_id),
             items.KEY_PREFIX,
-            read=_from_values,
+            read=KEY_SHAPE.record,
             keep=keep,
             limit=limit,
             start=items.api_key(owner_id, after) if after else None,
-            projection=_LISTED,
+            projection=_LISTING,
         )
         full = found and len(found) == limit
         cursor = strict_parsing.encode_cursor(found[-1].id) if full else None
         return KeyPage(self.with_last_use(found) if found else [], cursor)
 
     def revoke(
-        self, api_key: ApiKey, now: datetime, also: Sequence[dict[str, Any]] = ()
+        self, api_key: ApiKey, now: datetime, also: Sequence[dict[str, Any] | Pending] = ()
     ) -> bool:
         """True when this call revoked the key; False when it was already revoked.
 
-        A lost race (a concurrent rotation or revocation, or DynamoDB's TransactionConflict
-        with any other transaction on these items) is settled by reading the key again: a
-        revocation must never be reported done while the key still works. A key in its grace
-        period is revoked at once. `also` (an event) commits with the revocation, or not at all.
+        A lost race (a concurrent rotation or revocation) is settled by reading the key
+        again: a revocation must never be reported done while the key still works. A key in
+        its grace period is revoked at once. `also` (an event) leaves through the outbox of
+        the revocation, or not at all. The call that revokes a key with no successor gives
+        its owner's slot back (a rotated key's slot is its successor's).
         """
         for _ in range(3):
+            point, owner = self._ending(api_key, api_key.revoked(now), now)
             try:
-                self._transact([*self._ending(api_key, api_key.revoked(now), now), *also])
+                commit(self._client, point, [owner, *also])
             except ClientError as error:
                 if not is_condition_failure(error):
                     raise
             else:
+                if api_key.replaced_by is None:
+                    self.give_slot_back(api_key.owner_id)
                 return True
             current = self.find_by_hash(api_key.key_hash)
             if current is None or current.status(now) == "revoked":
+                # Revoked already: by another call, or by this one's earlier attempt whose
+                # answer was lost; what followed that commit point is completed here.
+                complete(self._client, point)
                 return False
             api_key = current
         raise DependencyUnavailable("DynamoDB")
@@ -422,36 +458,40 @@ class KeyStore:
         ciphertext: bytes | None,
         now: datetime,
         grace: timedelta = timedelta(0),
-        also: Sequence[dict[str, Any]] = (),
+        also: Sequence[dict[str, Any] | Pending] = (),
     ) -> ApiKey:
-        """End `old` (now, or after `grace`) and create `successor` in one transaction.
+        """End `old` (now, or after `grace`) and create `successor`.
 
-        Returns the old key as it now is; raises KeyNotActive when it was not active, already
-        had a successor, or another writer changed it first.
+        Commit point: the old credential item claimed (`ROTATABLE`, naming the successor):
+        of concurrent rotations, or a rotation and a revocation, exactly one wins, in any
+        Region. The successor's items follow through the old credential's outbox: the
+        successor is unknown (401) until its credential exists, and the retry or the sweep
+        writes it. Returns the old key as it now is; raises KeyNotActive when it was not
+        active, already had a successor, or another writer changed it first.
         """
         if grace > timedelta(0):
             ended = old.in_grace(now, successor.id, grace)
         else:
             ended = old.revoked(now, replaced_by=successor.id)
-        members = self._ending(old, ended, now, ROTATABLE)
+        point, owner = self._ending(old, ended, now, ROTATABLE)
+        then = [
+            self._new(self._credential_item(successor), now),
+            self._new(self._owner_item(successor, ciphertext, now), now),
+            owner,
+        ]
         try:
-            self._transact(
-                [
-                    *members,
-                    self._put_new(self._owner_item(successor, ciphertext, now)),
-                    self._put_new(self._credential_item(successor)),
-                    *also,
-                ]
-            )
+            commit(self._client, point, [*then, *also])
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
             # The old key names this very successor: an earlier attempt of this write was
-            # applied and its answer lost. Anything else: another rotation (or a revocation)
-            # won, or the key was no longer active.
+            # applied and its answer lost (what follows it is written again, idempotently).
+            # Anything else: another rotation (or a revocation) won, or the key was no
+            # longer active.
             current = self.find_by_hash(old.key_hash)
             if current is None or current.replaced_by != successor.id:
                 raise KeyNotActive(old.id) from None
+            complete(self._client, point)
         return ended
 
     def update(
@@ -460,11 +500,11 @@ class KeyStore:
         label: str,
         allowed_cidrs: tuple[str, ...] | None,
         now: datetime,
-        also: Sequence[dict[str, Any]] = (),
+        also: Sequence[dict[str, Any] | Pending] = (),
         requests_per_day: int | None = None,
     ) -> None:
         """Rename and set (or clear) the allow-list and the daily quota of a key that has not
-        been revoked.
+        been revoked. Commit point: the credential item (`WORKING`); the owner item follows.
 
         Raises KeyNotActive when it was revoked (or its grace ended) before this committed.
         """
@@ -479,13 +519,11 @@ class KeyStore:
         else:
             removed.append("#requestsPerDay")
         remove = ", ".join(removed) or None
-        values = {"now": rfc3339(now)}
-        members = [
-            self._update(item_key, sets, WORKING, values, remove)
-            for item_key in self._item_keys(api_key)
-        ]
+        owner_key, credential_key = self._item_keys(api_key)
+        point = self._update(credential_key, sets, WORKING, {"now": rfc3339(now)}, remove)
+        owner = Pending(self._update(owner_key, sets, EXISTS, {}, remove), now)
         try:
-            self._transact([*members, *also])
+            commit(self._client, point, [owner, *also])
         except ClientError as error:
             if is_condition_failure(error):
                 raise KeyNotActive(api_key.id) from None
@@ -508,13 +546,14 @@ class KeyStore:
 
     def _notice_update(
         self, notice: Notice, sets: dict[str, Any], condition: str, values: dict[str, Any],
-        remove: str | None, also: Sequence[dict[str, Any]],
+        remove: str | None, also: Sequence[dict[str, Any] | Pending],
     ) -> bool:
+        # Commit point: the owner item's notice (the sweep and the readers race on it).
         member = self._update(
             items.api_key(notice.owner_id, notice.key_id), sets, condition, values, remove
         )
         try:
-            self._transact([member, *also])
+            commit(self._client, member, also)
         except ClientError as error:
             if is_condition_failure(error):
                 return False
@@ -522,7 +561,7 @@ class KeyStore:
         return True
 
     def announce_expiring(
-        self, notice: Notice, now: datetime, also: Sequence[dict[str, Any]] = ()
+        self, notice: Notice, now: datetime, also: Sequence[dict[str, Any] | Pending] = ()
     ) -> bool:
         """Move the key's notice from its warning to its end, with `also` (the `key.expiring`
         event). True for the one writer whose condition held: the warning is made once, even
@@ -535,7 +574,7 @@ class KeyStore:
         return self._notice_update(notice, sets, condition, values, None, also)
 
     def announce_expired(
-        self, notice: Notice, now: datetime, also: Sequence[dict[str, Any]] = ()
+        self, notice: Notice, now: datetime, also: Sequence[dict[str, Any] | Pending] = ()
     ) -> bool:
         """Take the key out of the notice index, with `also` (the `key.expired` event). True
         for the one writer that did: whoever sees the expiry first (the sweep or a read of the
@@ -546,3 +585,4 @@ class KeyStore:
         )
         values = {"now": rfc3339(now)}
         return self._notice_update(notice, {}, condition, values, _REMOVE_NOTICE, also)
+

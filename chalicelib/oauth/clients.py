@@ -289,7 +289,7 @@ class ClientStore:
         return answer
 
     def extend(self, client_id: str, now: datetime) -> dict[str, Any] | None:
-        """A transaction member keeping a registered client for another lifetime (None for
+        """The write keeping a registered client for another lifetime (None for
         a metadata-document client, which we do not store)."""
         if not client_id.startswith(REGISTERED_PREFIX):
             return None

@@ -70,7 +70,7 @@ class CodeStore:
         workspace_id: str,
         now: datetime,
     ) -> tuple[str, dict[str, Any]]:
-        """(the code, returned once; the transaction member that stores its hash)."""
+        """(the code, returned once; the write that stores its hash)."""
         code = secrets.token_urlsafe(32)
         item = to_item(
             {
@@ -112,8 +112,8 @@ class CodeStore:
         )
 
     def consume(self, code: AuthorizationCode, grant_id: str, now: datetime) -> dict[str, Any]:
-        """A transaction member marking the code used by `grant_id`: of two redemptions at
-        once, exactly one passes this condition."""
+        """The write marking the code used by `grant_id` (a grant's commit point): of two
+        redemptions at once, exactly one passes this condition."""
         return update(
             self._table,
             items.oauth_code(code.digest),

@@ -1,8 +1,9 @@
 """Connected apps: the MCP grants a person has given, as they see and end them.
 
 A grant is a refresh-token family (sessions/refresh.py); the person's partition holds one
-index item per grant (`USER#<user>` / `GRANT#<family>`), written in the same transaction as
-the family and the `grant.created` event, so that a grant is never issued unlisted. Listing
+index item per grant (`USER#<user>` / `GRANT#<family>`), written with the `grant.created`
+event through the outbox of the grant's commit point (its authorization code, used once), so
+that a grant issued is listed: at once, or by the sweep after a crash. Listing
 reads the index, then the families (whether each is still in force, when it was last
 refreshed). Disconnecting revokes the family: its refresh token and every access token it
 issued are refused from the next request (their decisions read the family).
@@ -27,18 +28,15 @@ from chalicelib.oauth.grants import in_force
 from chalicelib.sessions.refresh import GRANT_CLIENT, RefreshTokenStore
 from chalicelib.table import (
     EXISTS,
-    Item,
+    Pending,
+    commit,
     delete,
     get_consistent,
-    get_many_consistent,
+    get_many,
     is_condition_failure,
-    put_if_absent,
     to_item,
-    transact,
     under,
 )
-
-BATCH = 100  # BatchGetItem's most keys per request
 
 
 @dataclass(frozen=True)
@@ -76,9 +74,10 @@ class ConnectedApps:
         grant: Mapping[str, str],
         client_name: str | None,
         now: datetime,
-    ) -> tuple[list[dict[str, Any]], Event | None]:
-        """The transaction members that list a new grant (its index item and its
-        `grant.created` event), and the event to publish once the transaction is written."""
+    ) -> tuple[list[dict[str, Any] | Pending], Event | None]:
+        """The writes that list a new grant (its index item and its `grant.created` event),
+        after the grant's commit point through its outbox, and the event to publish once
+        the grant is written."""
         item = to_item(
             {
                 "grantId": grant_id,
@@ -90,7 +89,9 @@ class ConnectedApps:
             }
         )
         item.update(items.user_grant(user_id, grant_id))
-        members = [put_if_absent(self._table, item)]
+        members: list[dict[str, Any] | Pending] = [
+            Pending.new_item(self._table, item, now)
+        ]
         event = None
         if self._events is not None:
             event = self._events.new(
@@ -120,27 +121,26 @@ class ConnectedApps:
         )
         now = self._clock.now()
         found = []
-        for start in range(0, len(indexed), BATCH):
-            chunk = indexed[start : start + BATCH]
-            keys: list[Item] = [items.refresh_family(v["grantId"]) for v in chunk]
-            families = get_many_consistent(self._client, self._table, keys)
-            for values, family in zip(chunk, families, strict=True):
-                if not in_force(family, now):
-                    continue
-                assert family is not None
-                created = parse_rfc3339(values["createdAt"])
-                assert created is not None
-                found.append(
-                    ConnectedApp(
-                        id=values["grantId"],
-                        client_id=values["clientId"],
-                        client_name=values.get("clientName"),
-                        workspace_id=values["workspaceId"],
-                        scopes=tuple(str(values["scope"]).split()),
-                        created_at=created,
-                        last_used_at=parse_rfc3339(family.get("lastRefreshedAt")),
-                    )
+        families = get_many(
+            self._client, self._table, [items.refresh_family(v["grantId"]) for v in indexed]
+        )
+        for values, family in zip(indexed, families, strict=True):
+            if not in_force(family, now):
+                continue
+            assert family is not None
+            created = parse_rfc3339(values["createdAt"])
+            assert created is not None
+            found.append(
+                ConnectedApp(
+                    id=values["grantId"],
+                    client_id=values["clientId"],
+                    client_name=values.get("clientName"),
+                    workspace_id=values["workspaceId"],
+                    scopes=tuple(str(values["scope"]).split()),
+                    created_at=created,
+                    last_used_at=parse_rfc3339(family.get("lastRefreshedAt")),
                 )
+            )
         return sorted(found, key=lambda app: (app.created_at, app.id), reverse=True)
 
     def revoke(self, principal: Principal, grant_id: str) -> None:
@@ -152,8 +152,10 @@ class ConnectedApps:
         now = self._clock.now()
         self._consents.forget_grant(grant_id)
         self._refresh_tokens.revoke_family(grant_id, now, reason="disconnected")
-        # Of two disconnects racing, one removes the index item (and records the event).
-        members = [delete(self._table, items.user_grant(user_id, grant_id), EXISTS)]
+        # Commit point: of two disconnects racing, one removes the index item (and records
+        # the event).
+        point = delete(self._table, items.user_grant(user_id, grant_id), EXISTS)
+        members: list[dict[str, Any] | Pending] = []
         event = None
         if self._events is not None:
             event = self._events.by(
@@ -165,7 +167,7 @@ class ConnectedApps:
             )
             members.append(self._events.member(event))
         try:
-            transact(self._client, members)
+            commit(self._client, point, members)
         except ClientError as error:
             if not is_condition_failure(error):
                 raise

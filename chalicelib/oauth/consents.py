@@ -63,7 +63,7 @@ class ConsentStore:
         scope: str,
         now: datetime,
     ) -> dict[str, Any]:
-        """A transaction member, written with the authorization code it allowed."""
+        """The write remembering it, made after the consent decision's commit point."""
         item = to_item(
             {
                 "clientId": client_id,

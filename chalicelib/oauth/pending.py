@@ -2,7 +2,8 @@
 
 Created once the request passed every check, before the browser leaves for the login
 provider; signed in when the provider's answer was verified; consumed (deleted) by the
-consent decision, in the transaction that writes the code. It lives `LIFETIME`.
+consent decision: the commit point of the code's grant, the code written after it. It
+lives `LIFETIME`.
 
 It is tied to the browser that started it: its `bindingHash` is the SHA-256 of a secret in
 that browser's cookie (`browser.py`), so another browser cannot finish it, and nothing
@@ -122,7 +123,7 @@ class PendingStore:
         return replace(pending, status=CONSENTING, user_id=user_id)
 
     def consume(self, pending: PendingAuthorization) -> dict[str, Any]:
-        """A transaction member deleting it, only while it awaits consent: of two decisions
+        """The write deleting it, only while it awaits consent: of two decisions
         posted at once (a double click), exactly one is taken."""
         return delete(
             self._table,

@@ -63,7 +63,7 @@ from chalicelib.sessions.refresh import (
 )
 from chalicelib.sessions.successors import RefreshSuccessors
 from chalicelib.sessions.users import UserStore
-from chalicelib.table import dynamodb_errors, is_condition_failure
+from chalicelib.table import commit, is_condition_failure
 from chalicelib.workspaces.model import Workspace
 from chalicelib.workspaces.store import WorkspaceStore
 
@@ -435,8 +435,9 @@ class OAuthService:
         if keep_client is not None:
             members.append(keep_client)
         try:
-            with dynamodb_errors():
-                self._dynamodb.transact_write_items(TransactItems=members)
+            # Commit point: the authorization under way, deleted only while it awaits
+            # consent (of two decisions, one passes); the code and the rest follow it.
+            commit(self._dynamodb, members[0], members[1:])
         except ClientError as error:
             if not is_condition_failure(error):
                 raise

@@ -49,11 +49,13 @@ from chalicelib.table import (
     EXISTS,
     TTL_ATTRIBUTE,
     Item,
+    Pending,
+    commit,
+    complete,
     get_consistent,
     is_condition_failure,
     put_if_absent,
     to_item,
-    transact,
     update,
     write_once,
 )
@@ -113,15 +115,21 @@ class RefreshToken:
         return f"RefreshToken(user_id={self.user_id!r}, family_id={self.family_id!r})"
 
 
+# What a sign-in's end by reuse writes with its commit point, and what runs once it is done.
+SignInEnd = tuple[Sequence[dict[str, Any] | Pending], Callable[[], None]]
+
+
 class RefreshTokenStore:
     def __init__(
         self,
         client: Any,
         table_name: str,
-        on_sign_in_reused: Callable[[RefreshToken, datetime], None] | None = None,
+        on_sign_in_reused: Callable[[RefreshToken, datetime], SignInEnd] | None = None,
     ):
-        """`on_sign_in_reused`: told once when a reused token revoked a sign-in of the service
-        itself (not an MCP grant): its `session.revoked` event (sessions/sign_ins.py)."""
+        """`on_sign_in_reused`: asked when a reused token is about to revoke a sign-in of the
+        service itself (not an MCP grant): what the revocation writes with it (its
+        `session.revoked` event, through the outbox) and what to do once it did (publish it);
+        sessions/sign_ins.py."""
         self._client = client
         self._table = table_name
         self._on_sign_in_reused = on_sign_in_reused
@@ -151,12 +159,12 @@ class RefreshTokenStore:
         now: datetime,
         family_id: str | None = None,
         grant: Mapping[str, str] | None = None,
-        together_with: Sequence[dict[str, Any]] = (),
+        together_with: Sequence[dict[str, Any] | Pending] = (),
     ) -> str:
         """A new sign-in's first refresh token (plaintext, returned once, never stored).
 
         An MCP grant names its `family_id` (its access tokens carry it) and its `grant`
-        binding; `together_with` are transaction members written atomically with it (the
+        binding; `together_with` are written with it, its first member the commit point (the
         authorization code it consumes). A failed condition raises the ClientError, unless
         it failed because an earlier attempt of this very write was applied.
         """
@@ -173,25 +181,40 @@ class RefreshTokenStore:
             }
         )
         family.update(items.refresh_family(family_id))
+        # Commit point: the first member of `together_with` (an MCP grant's authorization
+        # code, used once), else the family, put only if absent. The family and the token
+        # follow it: until they exist the sign-in is unknown, and its answer is not given.
+        family_put = put_if_absent(self._table, family)
+        token_put = self._token_item(digest, user_id, family_id, now)
+        point: dict[str, Any] = family_put
+        writes: list[dict[str, Any] | Pending] = [token_put]
+        if together_with:
+            code, *rest = together_with
+            if isinstance(code, Pending):
+                raise TypeError("a sign-in's commit point is a write of its own")
+            point, writes = code, [family_put, token_put, *rest]
         try:
-            transact(
-                self._client,
-                [
-                    *together_with,
-                    put_if_absent(self._table, family),
-                    self._token_item(digest, user_id, family_id, now),
-                ],
-            )
+            commit(self._client, point, writes)
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
             # A 256-bit token never collides: if it is there, an earlier attempt of this
-            # same write was applied and its answer lost. Otherwise a member of
-            # `together_with` (or a family id given twice) failed: the caller's to settle.
-            found = self._get(items.refresh_token(digest))
-            if found is None or found.get("familyId") != family_id:
+            # same write was applied and its answer lost. Otherwise the commit point failed
+            # (a code used twice, or a family id given twice): the caller's to settle.
+            if not self._ours(point, family_id):
                 raise
+            # An earlier send of this very commit point was applied, its answer lost (a new
+            # family id is never given twice; a code names the grant that used it).
+            for member in writes:
+                write_once(self._client, member.member if isinstance(member, Pending) else member)
+            complete(self._client, point)
         return plaintext
+
+    def _ours(self, point: dict[str, Any], family_id: str) -> bool:
+        ((_, request),) = point.items()
+        item_key = request["Item"] if "Item" in request else request["Key"]
+        found = self._get({name: item_key[name] for name in ("pk", "sk")})
+        return found is not None and family_id in (found.get("familyId"), found.get("grantId"))
 
     def find(self, plaintext: str, now: datetime) -> RefreshToken:
         """The stored, unexpired token of a live family, or RefreshRejected.
@@ -241,8 +264,10 @@ class RefreshTokenStore:
         return successor is not None and not successor.get("usedAt")
 
     def rotate(self, token: RefreshToken, successor_plaintext: str, now: datetime) -> None:
-        """Consumes `token` and issues its successor in one transaction; RefreshRejected if
-        the token was consumed otherwise (or its family revoked) since it was read.
+        """Consumes `token` and issues its successor (no transaction: the successor item,
+        then the token's consumption, the commit point, then the family's new expiry);
+        RefreshRejected if the token was consumed otherwise (or its family revoked) since it
+        was read.
 
         `successor_plaintext` is the one successor of `token` (`successors.py`). A token
         `find` let through as a retry was consumed by this same rotation before: nothing is
@@ -253,25 +278,24 @@ class RefreshTokenStore:
             if not self._is_successor(token, successor):
                 self._reused(token, now)
             return
+        successor_item = self._token_item(successor, token.user_id, token.family_id, now)
+        # The successor first: unknown to anyone until this answer gives it, and the same
+        # for every rotation of this token (successors.py), so a concurrent one finds it.
+        if not write_once(self._client, successor_item):
+            found = self._get(items.refresh_token(successor))
+            if found is None or found.get("familyId") != token.family_id:
+                self._reused(token, now)
         consume = update(
             self._table,
             items.refresh_token(token.digest),
             "SET #usedAt = :now, #replacedBy = :next",
-            # Single use: of two concurrent refreshes with one token, exactly one passes.
+            # Commit point. Single use: of two concurrent refreshes with one token, exactly
+            # one passes, in any Region.
             f"{EXISTS} AND attribute_not_exists(#usedAt)",
             {"now": rfc3339(now), "next": successor},
         )
-        extend_family = update(
-            self._table,
-            items.refresh_family(token.family_id),
-            "SET #ttl = :ttl, #lastRefreshedAt = :now",
-            # A family revoked between our read and this write stays revoked.
-            f"{EXISTS} AND attribute_not_exists(#revokedAt)",
-            {"ttl": epoch(now + REFRESH_TOKEN_LIFETIME), "now": rfc3339(now)},
-        )
-        successor_item = self._token_item(successor, token.user_id, token.family_id, now)
         try:
-            transact(self._client, [consume, extend_family, successor_item])
+            commit(self._client, consume)
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
@@ -281,6 +305,17 @@ class RefreshTokenStore:
             item = self._get(items.refresh_token(token.digest))
             if item is None or not self._is_successor(self._token(token.digest, item), successor):
                 self._reused(token, now)
+        extend_family = update(
+            self._table,
+            items.refresh_family(token.family_id),
+            "SET #ttl = :ttl, #lastRefreshedAt = :now",
+            # A family revoked between our read and this write stays revoked, and the
+            # successor it would have answered is refused with it.
+            f"{EXISTS} AND attribute_not_exists(#revokedAt)",
+            {"ttl": epoch(now + REFRESH_TOKEN_LIFETIME), "now": rfc3339(now)},
+        )
+        if not write_once(self._client, extend_family):
+            raise RefreshRejected(REVOKED)
 
     @staticmethod
     def _is_successor(token: RefreshToken, successor_digest: str) -> bool:
@@ -293,14 +328,24 @@ class RefreshTokenStore:
             "refresh token reused; revoking its family",
             extra={"user_id": token.user_id, "family_id": token.family_id},
         )
-        revoked = self.revoke_family(token.family_id, now, reason="reuse")
-        if revoked and token.grant is None and self._on_sign_in_reused is not None:
-            self._on_sign_in_reused(token, now)
+        also: Sequence[dict[str, Any] | Pending] = ()
+        done: Callable[[], None] | None = None
+        if token.grant is None and self._on_sign_in_reused is not None:
+            also, done = self._on_sign_in_reused(token, now)
+        if self.revoke_family(token.family_id, now, "reuse", also) and done is not None:
+            done()
         raise RefreshRejected(REUSED, token.family_id)
 
-    def revoke_family(self, family_id: str, now: datetime, reason: str) -> bool:
+    def revoke_family(
+        self,
+        family_id: str,
+        now: datetime,
+        reason: str,
+        also: Sequence[dict[str, Any] | Pending] = (),
+    ) -> bool:
         """Revokes every token of the family, now and later. Revoking twice is harmless:
-        True only for the call that revoked it (so that its event is recorded once)."""
+        True only for the call that revoked it (so that its event, in `also`, through the
+        outbox of this commit point, is recorded once)."""
         mark = secrets.token_urlsafe(12)
         revoked = update(
             self._table,
@@ -310,12 +355,20 @@ class RefreshTokenStore:
             f"{EXISTS} AND attribute_not_exists(#revokedAt)",
             {"now": rfc3339(now), "reason": reason, "mark": mark},
         )
-        if write_once(self._client, revoked):
+        try:
+            commit(self._client, revoked, also)
             return True
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
         # Already revoked, gone (deleted by TTL: nothing is left to revoke), or revoked by
-        # this very write, applied although its answer was lost (botocore's retry met it).
+        # this very write, applied although its answer was lost (a retry met it): then what
+        # follows it is completed here.
         found = self._get(items.refresh_family(family_id))
-        return found is not None and found.get("revokedBy") == mark
+        if found is None or found.get("revokedBy") != mark:
+            return False
+        complete(self._client, revoked)
+        return True
 
     def _get(self, item_key: Item) -> dict[str, Any] | None:
         return get_consistent(self._client, self._table, item_key)

@@ -13,7 +13,9 @@ Items (see `items.py`):
 
 The person's item is written before the family (at the login) and its `ttl` moved before the
 family's (at each refresh), so every live sign-in is listed: an item whose family never came
-to be, or has ended, is simply not listed, and expires. Nothing here is a transaction.
+to be, or has ended, is simply not listed, and expires. Nothing here is a transaction: a
+sign-in's end is the family's revocation (one conditional write), its `session.revoked`
+event in that write's outbox.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from chalicelib.events.model import (
     REFRESH_TOKEN_REUSE,
     SESSION_REVOKED,
     Actor,
+    Event,
     actor_of,
     system,
 )
@@ -37,10 +40,11 @@ from chalicelib.sessions.refresh import (
     REFRESH_TOKEN_LIFETIME,
     RefreshToken,
     RefreshTokenStore,
+    SignInEnd,
 )
 from chalicelib.table import (
     TTL_ATTRIBUTE,
-    get_many_consistent,
+    get_many,
     put,
     to_item,
     under,
@@ -52,7 +56,6 @@ if TYPE_CHECKING:
     from chalicelib.events.log import EventLog
 
 MAX_USER_AGENT = 200  # characters of a sign-in's user agent kept (the list shows them)
-BATCH = 100  # BatchGetItem's most keys per request
 _ULID = frozenset("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
 
 # Why a sign-in ended (the `reason` of its `session.revoked` event).
@@ -150,15 +153,14 @@ class SignIns:
             )
             if int(values.get(TTL_ATTRIBUTE, 0)) > epoch(now)
         ]
-        found = []
-        for start in range(0, len(indexed), BATCH):
-            chunk = indexed[start : start + BATCH]
-            families = get_many_consistent(
-                self._client, self._table, [items.refresh_family(v["familyId"]) for v in chunk]
-            )
-            for values, family in zip(chunk, families, strict=True):
-                if family is not None and live(family, user_id, now):
-                    found.append(_sign_in(values, family))
+        families = get_many(
+            self._client, self._table, [items.refresh_family(v["familyId"]) for v in indexed]
+        )
+        found = [
+            _sign_in(values, family)
+            for values, family in zip(indexed, families, strict=True)
+            if family is not None and live(family, user_id, now)
+        ]
         return sorted(found, key=lambda sign_in: (sign_in.created_at, sign_in.id), reverse=True)
 
     def end(self, principal: Principal, sign_in_id: str) -> None:
@@ -167,7 +169,7 @@ class SignIns:
         user_id = principal.user_id
         if not is_sign_in_id(sign_in_id):
             raise errors.NOT_FOUND.error()
-        listed, family = get_many_consistent(
+        listed, family = get_many(
             self._client,
             self._table,
             [items.user_sign_in(user_id, sign_in_id), items.refresh_family(sign_in_id)],
@@ -191,32 +193,40 @@ class SignIns:
         actor: Actor = {"userId": user_id, "credential": "user_token", "keyId": None}
         self._end(user_id, family_id, SIGN_OUT, actor, origin)
 
-    def reuse_detected(self, token: RefreshToken, now: datetime) -> None:
-        """The refresh-token store revoked the sign-in of a reused token (at `now`): its
-        event. Nobody in particular ended it: the store did."""
+    def reuse_detected(self, token: RefreshToken, now: datetime) -> SignInEnd:
+        """The refresh-token store is revoking the sign-in of a reused token (at `now`): its
+        event, for the revocation's outbox, and its publication once revoked. Nobody in
+        particular ended it: the store did."""
         actor = system(REFRESH_TOKEN_REUSE)
-        self._record(token.user_id, token.family_id, REUSE_DETECTED, actor, None)
+        event = self._event(token.user_id, token.family_id, REUSE_DETECTED, actor, None)
+        if event is None or self._events is None:
+            return (), lambda: None
+        events = self._events
+        return [events.member(event)], lambda: events.published(event)
 
     def _end(
         self, user_id: str, family_id: str, reason: str, actor: Actor, origin: Origin | None
     ) -> None:
-        # The commit point: the family's revocation. Of two ends racing, one records it.
-        if self._refresh_tokens.revoke_family(family_id, self._clock.now(), reason):
-            self._record(user_id, family_id, reason, actor, origin)
+        # The commit point: the family's revocation, with its event in the outbox. Of two
+        # ends racing, one records it.
+        event = self._event(user_id, family_id, reason, actor, origin)
+        also = [self._events.member(event)] if event is not None and self._events else []
+        ended = self._refresh_tokens.revoke_family(family_id, self._clock.now(), reason, also)
+        if ended and event is not None and self._events is not None:
+            self._events.published(event)
 
-    def _record(
+    def _event(
         self, user_id: str, family_id: str, reason: str, actor: Actor, origin: Origin | None
-    ) -> None:
+    ) -> Event | None:
         if self._events is None:
-            return
-        event = self._events.new(
+            return None
+        return self._events.new(
             SESSION_REVOKED,
             audience=user_id,
             actor=actor,
             origin=origin,
             data={"sessionId": family_id, "reason": reason},
         )
-        self._events.record(event)
 
 
 def _sign_in(values: dict[str, Any], family: dict[str, Any]) -> SignIn:

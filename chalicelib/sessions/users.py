@@ -27,20 +27,20 @@ from chalicelib.logs import logger
 from chalicelib.sessions.openid import Identity
 from chalicelib.table import (
     EXISTS,
+    Pending,
     assignments,
+    commit,
+    complete,
     get_consistent,
-    get_many_consistent,
+    get_many,
     is_condition_failure,
     put,
     put_if_absent,
     to_item,
-    transact,
     update,
     write_once,
 )
 from chalicelib.workspaces.model import Person
-
-BATCH_GET_LIMIT = 100  # keys per BatchGetItem (DynamoDB's limit)
 
 
 def _verified_email(identity: Identity) -> str | None:
@@ -92,16 +92,10 @@ class UserStore:
         return _person(user_id, profile)
 
     def people(self, user_ids: list[str]) -> dict[str, Person]:
-        """What is known of each of these users, by id: one BatchGetItem per 100 of them."""
+        """What is known of each of these users, by id (`get_many`: 100 a request)."""
         unique = list(dict.fromkeys(user_ids))
-        found: dict[str, Person] = {}
-        for start in range(0, len(unique), BATCH_GET_LIMIT):
-            chunk = unique[start : start + BATCH_GET_LIMIT]
-            profiles = get_many_consistent(
-                self._client, self._table, [items.profile(u) for u in chunk]
-            )
-            found.update({u: _person(u, p) for u, p in zip(chunk, profiles, strict=True)})
-        return found
+        profiles = get_many(self._client, self._table, [items.profile(u) for u in unique])
+        return {u: _person(u, p) for u, p in zip(unique, profiles, strict=True)}
 
     def find_by_email(self, email: str) -> str | None:
         """The user who last signed in with this verified email, or None. The profile is
@@ -152,10 +146,12 @@ class UserStore:
         also = [self._email_item(user_id, email, now)] if email is not None else []
         # Two first logins of one person can race (two tabs, a retried request). The login
         # item is written only if absent, so exactly one user id wins; the loser reads it.
+        # Commit point: the login item; the profile follows through its outbox.
         try:
-            transact(
+            commit(
                 self._client,
-                [put_if_absent(self._table, login), put_if_absent(self._table, profile), *also],
+                put_if_absent(self._table, login),
+                [Pending.new_item(self._table, profile, now), *also],
             )
         except ClientError as error:
             if not is_condition_failure(error):
@@ -163,6 +159,8 @@ class UserStore:
             winner = self.find_login(identity.issuer, identity.subject)
             if winner is None:  # the condition failed, yet nothing is there: not a race
                 raise DependencyUnavailable("DynamoDB") from None
+            if winner == user_id:  # an earlier attempt of this write, its answer lost
+                complete(self._client, put_if_absent(self._table, login))
             return winner
         return user_id
 

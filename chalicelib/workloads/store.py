@@ -24,15 +24,18 @@ from chalicelib.table import (
     ABSENT,
     EXISTS,
     TTL_ATTRIBUTE,
+    Pending,
+    commit,
+    complete,
     delete,
     get_consistent,
+    give_back,
     is_condition_failure,
     put,
     put_if_absent,
+    take_one,
     to_item,
-    transact,
     under,
-    update,
     was_retried,
 )
 from chalicelib.workloads.model import TrustPolicy
@@ -77,7 +80,7 @@ class TrustPolicyStore:
         self._table = table_name
         self._limit = limit  # policies per workspace (TRUST_POLICY_LIMIT)
 
-    def create(self, policy: TrustPolicy, also: Sequence[dict[str, Any]] = ()) -> None:
+    def create(self, policy: TrustPolicy, also: Sequence[dict[str, Any] | Pending] = ()) -> None:
         """Writes the policy and `also` (its event) with the workspace's count raised; raises
         LimitReached when the count is at the limit already. The conditional counter is
         what keeps two concurrent creations from both passing a count read as one below it."""
@@ -97,22 +100,31 @@ class TrustPolicyStore:
             }
         )
         record.update(items.trust_policy(policy.workspace_id, policy.id))
-        count = update(
+        if not take_one(
+            self._client,
             self._table,
             items.trust_policy_count(policy.workspace_id),
-            "ADD #policies :one",
-            "attribute_not_exists(#policies) OR #policies < :max",
-            {"one": 1, "max": self._limit},
-        )
+            "policies",
+            self._limit,
+        ):
+            raise LimitReached(self._limit)
         try:
-            transact(self._client, [count, put_if_absent(self._table, record), *also])
+            # Commit point: the policy, put only if absent (the exchange reads it).
+            commit(self._client, put_if_absent(self._table, record), also)
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
             # A fresh policy id never collides: if it is there, an earlier attempt of this
             # very write was applied and its answer lost.
             if self.get(policy.workspace_id, policy.id) is None:
+                give_back(
+                    self._client,
+                    self._table,
+                    items.trust_policy_count(policy.workspace_id),
+                    "policies",
+                )
                 raise LimitReached(self._limit) from None
+            complete(self._client, put_if_absent(self._table, record))
 
     def get(self, workspace_id: str, policy_id: str) -> TrustPolicy | None:
         values = get_consistent(
@@ -132,29 +144,23 @@ class TrustPolicyStore:
         return [to_policy(values) for values in found]
 
     def delete(
-        self, workspace_id: str, policy_id: str, also: Sequence[dict[str, Any]] = ()
+        self, workspace_id: str, policy_id: str, also: Sequence[dict[str, Any] | Pending] = ()
     ) -> bool:
         """True when deleted; False when there was no such policy."""
-        members = [
-            delete(self._table, items.trust_policy(workspace_id, policy_id), EXISTS),
-            update(
-                self._table,
-                items.trust_policy_count(workspace_id),
-                "ADD #policies :less",
-                values={"less": -1},
-            ),
-            *also,
-        ]
+        # Commit point: the policy deleted (of two deletions, one passes); the count and the
+        # event follow it.
+        point = delete(self._table, items.trust_policy(workspace_id, policy_id), EXISTS)
         try:
-            transact(self._client, members)
+            commit(self._client, point, also)
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
             return was_retried(error)  # the first attempt deleted it, its answer lost
+        give_back(self._client, self._table, items.trust_policy_count(workspace_id), "policies")
         return True
 
     def record_exchange(
-        self, policy: TrustPolicy, subject: str, now: datetime, event: dict[str, Any]
+        self, policy: TrustPolicy, subject: str, now: datetime, event: Pending
     ) -> bool:
         """Stores `event` (a workload.exchanged) unless one was stored for this policy and
         workload sub in the last five minutes: True when stored. The condition on the marker
@@ -164,7 +170,7 @@ class TrustPolicyStore:
         marker.update(items.workload_seen(policy.workspace_id, policy.id, subject_digest(subject)))
         claim = put(self._table, marker, f"{ABSENT} OR #until <= :now", {"now": epoch(now)})
         try:
-            transact(self._client, [claim, event])
+            commit(self._client, claim, [event])
         except ClientError as error:
             if not is_condition_failure(error):
                 raise

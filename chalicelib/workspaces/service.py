@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from chalicelib import errors, ids
 from chalicelib.access.principal import Principal
@@ -13,8 +13,9 @@ from chalicelib.errors import DependencyUnavailable
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
 from chalicelib.idempotency import IdempotencyStore, IdempotentRequest, Recorder
+from chalicelib.table import Pending
 from chalicelib.workspaces.model import Member, Person, Workspace
-from chalicelib.workspaces.store import WorkspaceNotCreated, WorkspaceStore
+from chalicelib.workspaces.store import LimitReached, WorkspaceNotCreated, WorkspaceStore
 
 
 def _created_maybe(idempotent: IdempotentRequest | None) -> str:
@@ -97,24 +98,28 @@ class WorkspaceService:
         record: Recorder,
         idempotent: IdempotentRequest | None,
     ) -> Workspace:
-        owned = [
-            w for w in self._workspaces.list_for_user(principal.user_id)
-            if w.owner_id == principal.user_id
-        ]
-        # Checked before the write: concurrent creations may pass the limit by their number.
-        if len(owned) >= self._workspace_limit:
-            raise errors.LIMIT_REACHED.error(
-                f"At most {self._workspace_limit} workspaces owned per user (WORKSPACE_LIMIT)."
-            )
         now = self._clock.now()
         workspace = Workspace(ids.new_workspace_id(now), name, principal.user_id, now)
         event = self._events.by(
             principal, events.WORKSPACE_CREATED, workspace.owner_id,
             workspace_id=workspace.id, data={"name": name},
         )
-        also = [self._events.member(event), *record(workspace.id)]
+        # The limit is a counter, one slot taken before the creation: exact under
+        # concurrency. A failure here is before anything was made: a plain 503.
+        if not self._workspaces.take_slot(principal.user_id, self._workspace_limit):
+            raise errors.LIMIT_REACHED.error(
+                f"At most {self._workspace_limit} workspaces owned per user (WORKSPACE_LIMIT)."
+            )
         try:
-            self._workspaces.create(workspace, also)
+            # The Idempotency-Key claimed last, just before the commit point.
+            also: list[dict[str, Any] | Pending] = [
+                self._events.member(event), *record(workspace.id)
+            ]
+        except BaseException:
+            self._workspaces.give_slot_back(principal.user_id)
+            raise
+        try:
+            self._workspaces.create(workspace, also, counted=True)
         except DependencyUnavailable as failure:
             raise DependencyUnavailable(failure.dependency, _created_maybe(idempotent)) from None
         self._events.published(event)
@@ -182,11 +187,6 @@ class WorkspaceService:
         if not self._users.exists(user_id):
             # A member who can never sign in would only be a placeholder for a typo.
             raise errors.USER_NOT_FOUND.error()
-        present = self._workspaces.members(workspace_id)
-        if len(present) >= self._member_limit and all(m.user_id != user_id for m in present):
-            raise errors.LIMIT_REACHED.error(
-                f"At most {self._member_limit} members per workspace (MEMBER_LIMIT)."
-            )
         person = self._users.person(user_id)
         now = self._clock.now()
         data = {"userId": user_id, "role": "member", "email": person.email, "name": person.name}
@@ -194,7 +194,14 @@ class WorkspaceService:
             principal, events.MEMBER_ADDED, workspace.owner_id,
             workspace_id=workspace_id, data={k: v for k, v in data.items() if v is not None},
         )
-        added = self._workspaces.add_member(workspace, user_id, now, [self._events.member(event)])
+        try:
+            added = self._workspaces.add_member(
+                workspace, user_id, now, [self._events.member(event)], self._member_limit
+            )
+        except LimitReached:
+            raise errors.LIMIT_REACHED.error(
+                f"At most {self._member_limit} members per workspace (MEMBER_LIMIT)."
+            ) from None
         if added:
             self._events.published(event)
         member = next(

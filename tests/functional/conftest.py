@@ -8,6 +8,7 @@ file is rewritten by each run; a run that left out some functional tests marks i
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -24,7 +25,11 @@ from chalicelib.clock import FrozenClock
 from chalicelib.config import Settings
 from chalicelib.runtime import Services
 from infra.template import stage_environment
-from local.moto_server import dynamodb_made_faster, kms_keys_from_a_pool
+from local.moto_server import (
+    behaves_like_a_global_table,
+    dynamodb_made_faster,
+    kms_keys_from_a_pool,
+)
 from local.resources import create_all
 from tests.functional.aws_operations import OPERATIONS_FILE, Recording
 
@@ -35,6 +40,9 @@ RECORDING = Recording()
 # moto made faster where that changes no answer a test sees (local/moto_server.py).
 dynamodb_made_faster()
 kms_keys_from_a_pool()
+# The store refuses transactions as a multi-Region strongly consistent replica does; tests
+# set WRITE_CONFLICTS.share to make a share of conditional writes conflict.
+WRITE_CONFLICTS = behaves_like_a_global_table(conflict_share=0)
 _finished: set[str] = set()
 
 
@@ -311,3 +319,23 @@ def alice(api: Api) -> str:
 @pytest.fixture
 def bob(api: Api) -> str:
     return api.token("usr_bob")
+
+
+@pytest.fixture
+def one_request_at_a_time() -> Iterator[None]:
+    """moto answers one request at a time, as DynamoDB applies each item's writes in order
+    (moto's own backend is not thread-safe); the service's threads run concurrently."""
+    from moto.dynamodb.responses import DynamoHandler
+
+    lock = threading.Lock()
+    call_action = DynamoHandler.call_action
+
+    def serialized(self: Any) -> Any:
+        with lock:
+            return call_action(self)
+
+    DynamoHandler.call_action = serialized  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        DynamoHandler.call_action = call_action  # type: ignore[method-assign]

@@ -27,6 +27,6 @@ def failing_with(code: str, reasons: list[str] | None = None) -> Callable[..., N
 
 
 throttled = failing_with("ProvisionedThroughputExceededException")
-transaction_conflict = failing_with(
-    "TransactionCanceledException", ["TransactionConflict", "None"]
-)
+# Another Region changed the item at the same moment (multi-Region strong consistency):
+# nothing was applied, and the service may send the write again.
+replicated_write_conflict = failing_with("ReplicatedWriteConflictException")

@@ -90,5 +90,10 @@ def test_the_injector_reaches_every_aws_call_of_a_rotation(
         "dynamodb.GetItem",  # the caller's sign-in (the user token's decision)
         "dynamodb.GetItem",  # the old key
         "kms.Encrypt",  # the successor's plaintext, sealed
-        "dynamodb.TransactWriteItems",  # old revoked, successor created
+        "dynamodb.UpdateItem",  # the commit point: the old key claimed for its successor
+        "dynamodb.PutItem",  # the successor's credential
+        "dynamodb.PutItem",  # the successor's owner item
+        "dynamodb.UpdateItem",  # the old key's owner item
+        "dynamodb.PutItem",  # the key.rotated event
+        "dynamodb.UpdateItem",  # the outbox cleared
     ]

@@ -59,7 +59,7 @@ def test_dynamodb_failure_during_rotation_is_503_and_the_old_key_keeps_working(
     api: Api, alice: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     key = api.create_key(alice)
-    monkeypatch.setattr(api.services.dynamodb, "transact_write_items", broken)
+    monkeypatch.setattr(api.services.dynamodb, "update_item", broken)
     assert api.call("POST", f"{KEYS}/{key['id']}/rotate", alice).status == 503
     monkeypatch.undo()
     assert api.call("GET", "/v1/auth/whoami", key["key"]).status == 200

@@ -288,3 +288,31 @@ def test_the_global_package_is_lint_clean(template: dict[str, Any], tmp_path: Pa
     assert linted.returncode == 0, linted.stdout[-3000:]
     assert REGION_NAME.search(template["Parameters"]["HomeRegion"]["Default"])
     assert set(template["Parameters"]["HomeRegion"]["AllowedValues"]) <= ALL_REGIONS
+
+
+def test_every_function_of_the_global_stage_expires_items_by_its_sweep(
+    template: dict[str, Any], regions: Regions
+) -> None:
+    """No TTL under MRSC: each function is told (EXPIRY_BY_SWEEP=1), so its writes put items
+    with a `ttl` in the sparse index `Expiry` and the sweep deletes them."""
+    for region in regions.all:
+        functions = in_region(template, region).resources("AWS::Serverless::Function")
+        assert functions
+        for function in functions.values():
+            assert function["Properties"]["Environment"]["Variables"]["EXPIRY_BY_SWEEP"] == "1"
+
+
+def test_the_sweep_reads_outboxes_and_expired_items_from_sparse_indexes_not_a_scan() -> None:
+    table = load_template()["Resources"]["AuthTable"]["Properties"]
+    indexes = {i["IndexName"]: i for i in table["GlobalSecondaryIndexes"]}
+    assert [k["AttributeName"] for k in indexes["Outbox"]["KeySchema"]] == [
+        "outboxShard", "outboxAt"
+    ]
+    assert [k["AttributeName"] for k in indexes["Expiry"]["KeySchema"]] == ["ttlShard", "ttl"]
+    sweep = load_template()["Resources"]["SweepPolicy"]["Properties"]["PolicyDocument"]
+    actions = {a for s in sweep["Statement"] for a in _list(s["Action"])}
+    assert "dynamodb:Scan" not in actions and "dynamodb:DeleteItem" in actions
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]

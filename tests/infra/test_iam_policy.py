@@ -307,15 +307,16 @@ def test_the_authorizers_writes_are_conditioned_on_what_it_was_recorded_writing(
     assert condition["StringEqualsIfExists"] == {"dynamodb:ReturnValues": "NONE"}
 
 
-def test_the_sweep_reads_the_notice_index_only_and_writes_no_key_material(
+def test_the_sweep_reads_its_sparse_indexes_only_and_writes_no_key_material(
     packaged: Packaged,
 ) -> None:
     grants = function_grants(packaged, "ExpirySweep")
 
     assert {a for a, r in grants if a == "dynamodb:Query"} == {"dynamodb:Query"}
     assert {r for a, r in grants if a == "dynamodb:Query"} == {
-        index_resource("AuthTable", NOTICE_INDEX)
+        index_resource("AuthTable", index) for index in (NOTICE_INDEX, "Outbox", "Expiry")
     }
+    assert "dynamodb:Scan" not in {a for a, _ in grants}
     assert not {a for a, _ in grants if a.startswith("kms:")}
 
 

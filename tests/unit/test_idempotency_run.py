@@ -1,5 +1,6 @@
 """`IdempotencyStore.run`: the one Idempotency-Key sequence of keys create and rotate and of
-workspaces create (look up, replay or refuse, commit with the record, answer a lost race)."""
+workspaces create (look up, replay or refuse, claim the key before the commit point, answer
+a lost claim with the winner's result)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 
-from chalicelib.clock import epoch
+from chalicelib.clock import epoch, rfc3339
 from chalicelib.errors import ServiceError
 from chalicelib.idempotency import IdempotencyStore, IdempotentRequest, Recorder
 from chalicelib.table import to_item
@@ -24,15 +26,17 @@ class LostRace(Exception):
 
 
 class Records:
-    """GetItem answered from the records written so far (by a concurrent winner, say)."""
+    """The records' items: GetItem, and PutItem only if absent, DeleteItem (a release)."""
 
     def __init__(self) -> None:
         self.items: dict[str, dict[str, Any]] = {}
+        self.puts: list[dict[str, Any]] = []
 
     def write(self, request: IdempotentRequest, result_id: str, fingerprint: str = "") -> None:
         values = {
             "fingerprint": fingerprint or request.fingerprint,
             "resultId": result_id,
+            "createdAt": rfc3339(NOW),
             "ttl": epoch(NOW) + 60,
         }
         self.items[str(request.record_key)] = {**request.record_key, **to_item(values)}
@@ -40,6 +44,19 @@ class Records:
     def get_item(self, **request: Any) -> dict[str, Any]:
         found = self.items.get(str(request["Key"]))
         return {"Item": found} if found else {}
+
+    def put_item(self, **request: Any) -> dict[str, Any]:
+        self.puts.append(request)
+        item_key = {name: request["Item"][name] for name in ("pk", "sk")}
+        if str(item_key) in self.items:
+            error = {"Error": {"Code": "ConditionalCheckFailedException", "Message": "no"}}
+            raise ClientError(error, "PutItem")  # type: ignore[arg-type]
+        self.items[str(item_key)] = request["Item"]
+        return {}
+
+    def delete_item(self, **request: Any) -> dict[str, Any]:
+        self.items.pop(str(request["Key"]), None)
+        return {}
 
 
 def request_for(body: dict[str, Any] = BODY) -> IdempotentRequest:
@@ -71,17 +88,17 @@ def run(
     )
 
 
-def test_a_first_request_commits_its_record_with_the_operation() -> None:
+def test_a_first_request_claims_its_key_before_the_operations_commit_point() -> None:
     records = Records()
     operation = Operation(records)
 
     answer = run(IdempotencyStore(records, TABLE), request_for(), operation)
 
     assert answer == ("key_new", False)
-    (members,) = operation.members
-    (put,) = members
-    assert put["Put"]["Item"]["resultId"] == {"S": "key_new"}
-    assert put["Put"]["ConditionExpression"] == "attribute_not_exists(#pk) OR #ttl <= :now"
+    assert operation.members == [()]  # nothing to write with the operation itself
+    (put,) = records.puts
+    assert put["Item"]["resultId"] == {"S": "key_new"}
+    assert put["ConditionExpression"] == "attribute_not_exists(#pk) OR #ttl <= :now"
 
 
 def test_a_retry_replays_the_first_result_and_commits_nothing() -> None:
@@ -124,7 +141,7 @@ def test_a_race_lost_to_the_same_key_answers_the_winners_result() -> None:
     assert answer == ("replayed key_winner", True)
 
 
-def test_a_race_lost_without_a_record_is_the_callers_to_answer() -> None:
+def test_an_operation_that_loses_its_own_race_gives_its_key_back_and_propagates() -> None:
     records = Records()
     operation = Operation(records, lose_to="someone")
 
@@ -132,6 +149,7 @@ def test_a_race_lost_without_a_record_is_the_callers_to_answer() -> None:
         run(IdempotencyStore(records, TABLE), request_for(), operation)
 
     assert len(operation.members) == 1
+    assert records.items == {}  # the claim was given back: a retry runs again
 
 
 def test_without_a_key_nothing_is_recorded_and_a_lost_race_propagates() -> None:

@@ -249,7 +249,7 @@ def test_a_change_that_fails_stores_no_event(
     api: Api, alice: str, services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     key = api.create_key(alice)
-    monkeypatch.setattr(services.dynamodb, "transact_write_items", failures.throttled)
+    monkeypatch.setattr(services.dynamodb, "update_item", failures.throttled)
 
     answer = api.call("DELETE", f"{KEYS}/{key['id']}", alice)
 

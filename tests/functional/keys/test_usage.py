@@ -23,14 +23,16 @@ MORNING = datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
 
 @pytest.fixture
 def flushes(services: Services) -> list[dict[str, Any]]:
-    """Every usage write sent to DynamoDB (its parameters), by any container."""
+    """Every usage flush sent to DynamoDB, by any container: its first write (the credential
+    item's, the flush's commit point)."""
     sent: list[dict[str, Any]] = []
 
     def count(params: dict[str, Any], **_: Any) -> None:
-        sent.append(dict(params))
+        if params["Key"]["pk"]["S"].startswith("CRED#"):
+            sent.append(dict(params))
 
     services.last_use_dynamodb.meta.events.register(
-        "before-parameter-build.dynamodb.TransactWriteItems", count
+        "before-parameter-build.dynamodb.UpdateItem", count
     )
     return sent
 
@@ -139,7 +141,7 @@ def test_two_containers_never_count_more_than_the_requests_even_when_an_answer_i
     )
     assert record is not None
     first, second = another_container(services), another_container(services)
-    real = services.last_use_dynamodb.transact_write_items
+    real = services.last_use_dynamodb.update_item
     lost: list[bool] = []
 
     def applied_but_answer_lost(**params: Any) -> Any:
@@ -149,7 +151,7 @@ def test_two_containers_never_count_more_than_the_requests_even_when_an_answer_i
             raise ReadTimeoutError(endpoint_url="https://dynamodb")
         return None
 
-    monkeypatch.setattr(services.last_use_dynamodb, "transact_write_items", applied_but_answer_lost)
+    monkeypatch.setattr(services.last_use_dynamodb, "update_item", applied_but_answer_lost)
     for _ in range(5):
         first.last_use.record(record, clock.now())  # the first send commits, its answer lost
         second.last_use.record(record, clock.now())

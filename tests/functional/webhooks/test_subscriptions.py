@@ -112,7 +112,7 @@ def test_the_eleventh_webhook_is_409_limit_reached_until_one_is_deleted(
 
 
 def test_concurrent_creations_never_pass_the_limit(
-    services: Services, workspace: str, clock: FrozenClock
+    services: Services, workspace: str, clock: FrozenClock, one_request_at_a_time: None
 ) -> None:
     from chalicelib import ids
 

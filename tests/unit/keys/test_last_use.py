@@ -23,15 +23,34 @@ def make_key(key_id: str = "key_01", last_used_at: datetime | None = None) -> Ap
 
 
 class Store:
+    """DynamoDB as the recorder sees it: each flush is a series of single-item updates, the
+    credential item's first (`requests` groups them, one entry a flush)."""
+
     def __init__(self, error: Exception | None = None):
-        self.requests: list[dict[str, Any]] = []
+        self.calls: list[dict[str, Any]] = []
         self.error = error
 
-    def transact_write_items(self, **request: Any) -> dict[str, Any]:
-        self.requests.append(request)
+    def update_item(self, **request: Any) -> dict[str, Any]:
+        self.calls.append(request)
         if self.error:
             raise self.error
         return {}
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        flushes: list[dict[str, Any]] = []
+        for call in self.calls:
+            if call["Key"]["pk"]["S"].startswith("CRED#"):
+                flushes.append({"TransactItems": []})
+            flushes[-1]["TransactItems"].append({"Update": call})
+        return flushes
+
+
+def usage_members(request: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        m["Update"] for m in request["TransactItems"]
+        if m["Update"]["Key"]["pk"]["S"].startswith("USAGE#")
+    ]
 
 
 def test_the_window_is_the_five_minute_boundary_below() -> None:
@@ -67,10 +86,10 @@ def test_one_write_per_key_and_window_in_a_container() -> None:
     assert len(store.requests) == 3
     window = credential_member(store.requests[0])["ExpressionAttributeValues"][":window"]
     assert window == {"S": "2026-11-21T12:00:00Z"}
-    (usage,) = [m["Update"] for m in store.requests[0]["TransactItems"]][:1]
+    (usage,) = usage_members(store.requests[0])
     assert usage["Key"] == {"pk": {"S": "USAGE#key_01"}, "sk": {"S": "HOUR#2026-11-21T12"}}
     assert usage["ExpressionAttributeValues"][":count"] == {"N": "1"}
-    second = [m["Update"] for m in store.requests[2]["TransactItems"]][0]
+    (second,) = usage_members(store.requests[2])
     assert second["ExpressionAttributeValues"][":count"] == {"N": "9"}  # 8 kept, 1 new
 
 
@@ -102,16 +121,18 @@ def test_a_timeout_is_swallowed_and_not_retried_in_the_window() -> None:
     assert len(store.requests) == 1
 
 
-def test_a_flush_with_an_unknown_outcome_is_sent_again_as_it_was_then_dropped() -> None:
+def test_a_flush_with_an_unknown_outcome_is_sent_again_as_it_was_never_dropped() -> None:
+    """A failed flush is retried, never dropped: the day's count it carries is what the
+    quota reads, so dropping it would let a daily quota fail open."""
     store = Store(ReadTimeoutError(endpoint_url="http://dynamodb"))
     last_use = LastUse(lambda: store, "t")
 
-    for window in range(4):
+    for window in range(5):
         last_use.record(make_key(), NOW + timedelta(seconds=10 + 300 * window))
 
     sent = [r["TransactItems"][0]["Update"]["ExpressionAttributeValues"] for r in store.requests]
-    assert [v[":sequence"] for v in sent] == [{"N": "1"}] * 3 + [{"N": "2"}]
-    assert [v[":count"] for v in sent] == [{"N": "1"}] * 3 + [{"N": "3"}]
+    assert [v[":token"] for v in sent] == [{"S": f"{last_use.container_id}:1"}] * 5
+    assert [v[":today"] for v in sent] == [{"N": "1"}] * 5
 
 
 def test_even_an_unexpected_error_is_swallowed() -> None:
