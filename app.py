@@ -52,6 +52,7 @@ if _HANDLER not in (AUTHORIZER_HANDLER, "app.expiry_sweep"):
         oauth,
         reference,
         secret_scanning,
+        service_clients,
         sessions,
         sign_ins,
         trust_policies,
@@ -66,6 +67,7 @@ if _HANDLER not in (AUTHORIZER_HANDLER, "app.expiry_sweep"):
     app.register_blueprint(identity.blueprint)
     app.register_blueprint(workspaces.blueprint)
     app.register_blueprint(trust_policies.blueprint)
+    app.register_blueprint(service_clients.blueprint)
     app.register_blueprint(sessions.blueprint)
     app.register_blueprint(sign_ins.blueprint)
     app.register_blueprint(events.blueprint)

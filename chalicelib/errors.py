@@ -133,6 +133,9 @@ INVALID_NAME = Problem(
 INVALID_TRUST_POLICY = Problem(
     400, "invalid_trust_policy", "The trust policy is not valid (its detail says which field)."
 )
+INVALID_SERVICE_CLIENT = Problem(
+    400, "invalid_service_client", "The service client is not valid (its detail says which field)."
+)
 INVALID_CATEGORY = Problem(400, "invalid_category", "category must be 'workspace' or 'admin'.")
 INVALID_SCOPE = Problem(
     400, "invalid_scope", "scopes must be a non-empty subset of the category's scopes."
@@ -266,6 +269,7 @@ PROBLEMS: dict[str, Problem] = {
         INVALID_NAME,
         INVALID_CATEGORY,
         INVALID_TRUST_POLICY,
+        INVALID_SERVICE_CLIENT,
         INVALID_SCOPE,
         INVALID_WORKSPACE_ID,
         INVALID_USER_ID,

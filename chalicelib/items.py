@@ -7,6 +7,10 @@
   WS#<wsId>            TP#<policyId>      a trust policy of the workspace (workload identity)
   WS#<wsId>            TPCOUNT            how many trust policies the workspace has
   WS#<wsId>            WLSEEN#<policyId>#<sha256>  when a workload's exchange was last recorded
+  WS#<wsId>            SCLIENTS           the workspace's service client ids (the limit's set)
+  SCLIENT#<clientId>   SCLIENT            a service client (private_key_jwt), found by its id
+  SCLIENT#<clientId>   TOKENSEEN          until when its last token_issued event stands
+  ASSERTION#<sha256>   JTI                a client assertion's `jti`, spent (single use)
   USER#<userId>        WS#<wsId>          the same membership, as the member sees it
   USER#<userId>        EVT#<evtId>        an audit event of that user's log
   USER#<userId>        PROFILE            a user's profile, written at the first sign-in
@@ -152,3 +156,19 @@ def user_grant(user_id: str, grant_id: str) -> Item:
 
 def user_sign_in(user_id: str, family_id: str) -> Item:
     return key(user_pk(user_id), SIGN_IN_PREFIX + family_id)
+
+
+def service_client(client_id: str) -> Item:
+    return key(f"SCLIENT#{client_id}", "SCLIENT")
+
+
+def service_clients_of(workspace_id: str) -> Item:
+    return key(workspace_pk(workspace_id), "SCLIENTS")
+
+
+def service_client_token_seen(client_id: str) -> Item:
+    return key(f"SCLIENT#{client_id}", "TOKENSEEN")
+
+
+def spent_assertion(digest: str) -> Item:
+    return key(f"ASSERTION#{digest}", "JTI")

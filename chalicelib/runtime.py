@@ -34,6 +34,10 @@ if TYPE_CHECKING:
     from chalicelib.oauth.service import OAuthService
     from chalicelib.scanning.github import PublishedKeys
     from chalicelib.scanning.service import LeakReports
+    from chalicelib.service_clients.grant import ClientCredentialsGrant
+    from chalicelib.service_clients.keys import ClientKeys
+    from chalicelib.service_clients.service import ServiceClientService
+    from chalicelib.service_clients.store import ServiceClientStore
     from chalicelib.sessions.access_tokens import SigningKeys, TokenSigner, TokenVerifier
     from chalicelib.sessions.delegation import Delegator
     from chalicelib.sessions.openid import IdTokenVerifier
@@ -386,6 +390,46 @@ class Services:
             self.event_log,
             self.clock,
             self.settings.local_mode,
+        )
+
+    @cached_property
+    def service_clients(self) -> ServiceClientStore:
+        from chalicelib.service_clients.model import LIMIT
+        from chalicelib.service_clients.store import ServiceClientStore
+
+        return ServiceClientStore(self.dynamodb, self.settings.table_name, LIMIT)
+
+    @cached_property
+    def service_client_service(self) -> ServiceClientService:
+        from chalicelib.service_clients.service import ServiceClientService
+
+        return ServiceClientService(
+            self.service_clients,
+            self.workspace_store,
+            self.event_log,
+            self.clock,
+            self.settings.local_mode,
+        )
+
+    @cached_property
+    def service_client_keys(self) -> ClientKeys:
+        from chalicelib.service_clients.keys import ClientKeys
+        from chalicelib.workloads.issuers import jwks_fetcher
+
+        return ClientKeys(jwks_fetcher(self.settings.local_mode))
+
+    @cached_property
+    def client_credentials_grant(self) -> ClientCredentialsGrant:
+        from chalicelib.service_clients.grant import ClientCredentialsGrant
+
+        return ClientCredentialsGrant(
+            self.service_clients,
+            self.service_client_keys,
+            self.signer,
+            self.event_log,
+            self.clock,
+            self.settings.issuer,
+            self.settings.mcp_resources,
         )
 
     @cached_property

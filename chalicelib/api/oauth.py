@@ -66,7 +66,9 @@ TOKEN_FAILURES = (
     Answer(
         401,
         "Clients here are public: no client secret. To a request with an `Authorization` "
-        "header, with `WWW-Authenticate` naming its scheme (RFC 6749 §5.2).",
+        "header, with `WWW-Authenticate` naming its scheme (RFC 6749 §5.2). A service "
+        "client's `client_assertion` refused (signature, audience, expiry, a replayed `jti`, "
+        "an unknown or deleted client).",
         problems=(errors.INVALID_CLIENT,),
         oauth=True,
     ),
@@ -472,7 +474,7 @@ def client_authentication_refused(authorization: str) -> Response:
     "POST",
     metadata.TOKEN_PATH,
     name="oauthToken",
-    summary="Authorization code and refresh token grants (RFC 6749)",
+    summary="Authorization code, refresh token and client credentials grants (RFC 6749)",
     tag=TAG,
     answers=(
         Answer(
@@ -494,6 +496,12 @@ def token() -> Response:
         return client_authentication_refused(authorization)
     with oauth_errors():
         parameters = token_form(request)
+        client_credentials = services().client_credentials_grant
+        if client_credentials.accepts(parameters):
+            # Judged by its own class (service_clients/grant.py): a wrong assertion is
+            # invalid_client, never the form model's invalid_request.
+            body = client_credentials.issue(client_credentials.validate(parameters))
+            return edge.json_response(body, headers=_TOKEN_HEADERS, secret=True)
         grant = oauth_validated(models.TokenForm, parameters).root
         oauth = services().oauth_service
         if isinstance(grant, models.AuthorizationCodeGrant):

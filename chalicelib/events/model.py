@@ -31,6 +31,9 @@ WORKLOAD_EXCHANGED = "workload.exchanged"
 GRANT_CREATED = "grant.created"
 GRANT_REVOKED = "grant.revoked"
 SESSION_REVOKED = "session.revoked"
+SERVICE_CLIENT_CREATED = "service_client.created"
+SERVICE_CLIENT_DELETED = "service_client.deleted"
+SERVICE_CLIENT_TOKEN_ISSUED = "service_client.token_issued"
 TYPES = (
     KEY_CREATED,
     KEY_REVEALED,
@@ -50,12 +53,16 @@ TYPES = (
     GRANT_CREATED,
     GRANT_REVOKED,
     SESSION_REVOKED,
+    SERVICE_CLIENT_CREATED,
+    SERVICE_CLIENT_DELETED,
+    SERVICE_CLIENT_TOKEN_ISSUED,
 )
 
 # The actors that are not a caller.
 EXPIRY = "expiry"
 SECRET_SCANNING = "github-secret-scanning"
 WORKLOAD_IDENTITY = "workload-identity"  # a workload's exchange (its sub is in the data)
+SERVICE_CLIENT = "service-client"  # a service client's token (its id is in the data)
 REFRESH_TOKEN_REUSE = "refresh-token-reuse"  # a reused refresh token ended its sign-in
 
 Actor = dict[str, str | None]

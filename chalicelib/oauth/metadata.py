@@ -26,9 +26,11 @@ def authorization_server(issuer: str) -> dict[str, Any]:
         "jwks_uri": issuer + JWKS_PATH,
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
-        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
         "code_challenge_methods_supported": ["S256"],
-        "token_endpoint_auth_methods_supported": ["none"],
+        # `none` for MCP clients (public), `private_key_jwt` for service clients.
+        "token_endpoint_auth_methods_supported": ["none", "private_key_jwt"],
+        "token_endpoint_auth_signing_alg_values_supported": ["RS256", "ES256"],
         "revocation_endpoint_auth_methods_supported": ["none"],
         "scopes_supported": list(ALL_SCOPES),
         "client_id_metadata_document_supported": True,
