@@ -10,7 +10,6 @@
   WS#<wsId>            SCLIENTS           the workspace's service client ids (the limit's set)
   SCLIENT#<clientId>   SCLIENT            a service client (private_key_jwt), found by its id
   SCLIENT#<clientId>   TOKENSEEN          until when its last token_issued event stands
-  ASSERTION#<sha256>   JTI                a client assertion's `jti`, spent (single use)
   USER#<userId>        WS#<wsId>          the same membership, as the member sees it
   USER#<userId>        EVT#<evtId>        an audit event of that user's log
   USER#<userId>        PROFILE            a user's profile, written at the first sign-in
@@ -26,6 +25,7 @@
   OAUTHCODE#<sha256>   CODE               an authorization code, by its hash
   DCRLIMIT#<address>   WINDOW#<start>     registrations from one address in one window
   IDEMPOTENCY#<sha256> IDEMPOTENCY        an Idempotency-Key's result
+  JTI#<sha256>         JTI                an assertion's `jti` once spent (its issuer's)
   USAGE#<keyId>        HOUR#<yyyy-mm-ddThh> a key's counted requests in one UTC hour
 
 Each function gives the key in DynamoDB's form (`table.key`); the prefixes are those the
@@ -125,6 +125,10 @@ def registration_window(address: str, start: int) -> Item:
     return key(f"DCRLIMIT#{address[:64]}", f"WINDOW#{start}")
 
 
+def spent_assertion(digest: str) -> Item:
+    return key(f"JTI#{digest}", "JTI")
+
+
 def idempotency_record(digest: str) -> Item:
     return key(f"IDEMPOTENCY#{digest}", "IDEMPOTENCY")
 
@@ -168,7 +172,3 @@ def service_clients_of(workspace_id: str) -> Item:
 
 def service_client_token_seen(client_id: str) -> Item:
     return key(f"SCLIENT#{client_id}", "TOKENSEEN")
-
-
-def spent_assertion(digest: str) -> Item:
-    return key(f"ASSERTION#{digest}", "JTI")

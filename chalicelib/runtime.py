@@ -32,10 +32,10 @@ if TYPE_CHECKING:
     from chalicelib.oauth.login_provider import ProviderTransport
     from chalicelib.oauth.ratelimit import RegistrationLimit
     from chalicelib.oauth.service import OAuthService
+    from chalicelib.replays import Replays
     from chalicelib.scanning.github import PublishedKeys
     from chalicelib.scanning.service import LeakReports
     from chalicelib.service_clients.grant import ClientCredentialsGrant
-    from chalicelib.service_clients.keys import ClientKeys
     from chalicelib.service_clients.service import ServiceClientService
     from chalicelib.service_clients.store import ServiceClientStore
     from chalicelib.sessions.access_tokens import SigningKeys, TokenSigner, TokenVerifier
@@ -373,6 +373,13 @@ class Services:
         )
 
     @cached_property
+    def replays(self) -> Replays:
+        """Single-use assertion ids (`jti`) of every jwt-bearer and client assertion."""
+        from chalicelib.replays import Replays
+
+        return Replays(self.dynamodb, self.settings.table_name)
+
+    @cached_property
     def trust_policies(self) -> TrustPolicyStore:
         from chalicelib.workloads.store import TrustPolicyStore
 
@@ -412,11 +419,10 @@ class Services:
         )
 
     @cached_property
-    def service_client_keys(self) -> ClientKeys:
-        from chalicelib.service_clients.keys import ClientKeys
-        from chalicelib.workloads.issuers import jwks_fetcher
+    def service_client_keys(self) -> IssuerKeys:
+        from chalicelib.workloads.issuers import IssuerKeys, jwks_fetcher
 
-        return ClientKeys(jwks_fetcher(self.settings.local_mode))
+        return IssuerKeys(jwks_fetcher(self.settings.local_mode))
 
     @cached_property
     def client_credentials_grant(self) -> ClientCredentialsGrant:
@@ -424,6 +430,7 @@ class Services:
 
         return ClientCredentialsGrant(
             self.service_clients,
+            self.replays,
             self.service_client_keys,
             self.signer,
             self.event_log,
@@ -448,6 +455,7 @@ class Services:
             self.signer,
             self.event_log,
             self.clock,
+            self.replays,
         )
 
 

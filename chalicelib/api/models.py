@@ -1558,7 +1558,7 @@ class ConsentForm(BrowserStep):
 
 CODE_GRANT = "authorization_code"
 CLIENT_CREDENTIALS_GRANT = "client_credentials"
-TOKEN_GRANTS = (CODE_GRANT, REFRESH_GRANT, CLIENT_CREDENTIALS_GRANT)
+TOKEN_GRANTS = (CODE_GRANT, REFRESH_GRANT)
 
 
 # The fields in the order the endpoint checks them (the first refused answers).
@@ -1583,7 +1583,7 @@ class RefreshTokenGrant(OAuthRequest):
     scope: ANY_TEXT = None
 
 
-class ClientCredentialsGrant(OAuthRequest):
+class ClientCredentialsForm(OAuthRequest):
     """RFC 6749 §4.4 for a service client, authenticated by a `private_key_jwt` assertion
     (RFC 7523 §2.2); `resource` (RFC 8707) names an MCP resource served here."""
 
@@ -1608,10 +1608,7 @@ class ClientCredentialsGrant(OAuthRequest):
 
 class TokenForm(
     RootModel[
-        Annotated[
-            AuthorizationCodeGrant | RefreshTokenGrant | ClientCredentialsGrant,
-            Field(discriminator="grant_type"),
-        ]
+        Annotated[AuthorizationCodeGrant | RefreshTokenGrant, Field(discriminator="grant_type")]
     ]
 ):
     """`POST /v1/oauth/token`'s form: one grant's, by its `grant_type`."""
@@ -1625,16 +1622,32 @@ class TokenForm(
         if isinstance(data, dict):
             if "client_secret" in data:
                 raise Refused(errors.INVALID_CLIENT)
-            if data.get("grant_type") == CLIENT_CREDENTIALS_GRANT:
-                return data  # the client is its assertion's `iss` (grant.py judges it)
             if "client_id" not in data:
                 raise Refused(errors.OAUTH_INVALID_REQUEST, "client_id is required.")
             if data.get("grant_type") not in TOKEN_GRANTS:
                 raise Refused(
                     errors.UNSUPPORTED_GRANT_TYPE,
-                    "Use authorization_code, refresh_token or client_credentials.",
+                    "This grant_type is not served: see grant_types_supported in the metadata.",
                 )
         return data
+
+
+JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"  # RFC 7523 §2.1
+ID_JAG_TYPE = "oauth-id-jag+jwt"  # an Identity Assertion JWT Authorization Grant's `typ`
+ID_JAG_PROFILE = "urn:ietf:params:oauth:grant-profile:id-jag"
+
+
+# The fields in the order the endpoint checks them (the first refused answers).
+class JwtBearerForm(OAuthRequest):
+    """RFC 7523 §2.1: a workload's JWT (judged by the workspace's trust policies) or an
+    enterprise IdP's ID-JAG (its `typ` oauth-id-jag+jwt), for a token of one workspace."""
+
+    grant_type: Literal["urn:ietf:params:oauth:grant-type:jwt-bearer"]
+    assertion: Annotated[str, Field(min_length=1)]
+    workspace_id: ANY_TEXT = None
+    scope: ANY_TEXT = None
+    resource: ANY_TEXT = None
+    client_id: ANY_TEXT = None
 
 
 class RevocationForm(OAuthRequest):

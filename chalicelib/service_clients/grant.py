@@ -1,17 +1,19 @@
 """The `client_credentials` grant with a `private_key_jwt` assertion (RFC 6749 §4.4,
 RFC 7523 §2.2 and §3): a service client's workspace token, no secret stored or sent.
 
-One class, Authlib's shape: which requests it takes (`accepts`), their validation
-(`validate`: the assertion, then the scope, resource and lifetime asked), the token
-(`issue`). The assertion is judged in one straight sequence: its header (alg pinned to
-RS256 or ES256, never the header's word for which key), its unverified `iss` only to find the
-client (one GetItem), the client's key by `kid`, the signature with that key's algorithm, then
-`iss` = `sub` = the client, `aud` our issuer or the token endpoint, `exp` at most MAX_AHEAD
-ahead, and last its `jti`, spent once (so that a refused assertion spends nothing).
+The grant's domain half, Authlib's shape: `validate` (the assertion, then the scope, resource
+and lifetime asked), then `issue` (the token); the registry's class
+(`api/grants/client_credentials.py`) declares it and hands it the parameters. The assertion
+is judged in one straight sequence: its header (alg pinned to RS256 or ES256, never the
+header's word for which key), its unverified `iss` only to find the client (one GetItem), the
+client's key by `kid`, the signature with that key's algorithm, then `iss` = `sub` = the
+client, `aud` our issuer or the token endpoint, `exp` at most MAX_AHEAD ahead, and last its
+`jti`, spent once (so that a refused assertion spends nothing).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,16 +25,15 @@ from chalicelib.errors import OAuthError
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
 from chalicelib.logs import logger
-from chalicelib.service_clients.keys import ClientKeys
+from chalicelib.replays import Replays
 from chalicelib.service_clients.model import ALGORITHMS, ServiceClient
 from chalicelib.service_clients.store import ServiceClientStore
 from chalicelib.sessions.access_tokens import CLOCK_SKEW, TokenSigner
-from chalicelib.workloads.issuers import UnknownKey
+from chalicelib.workloads.issuers import IssuerKeys, UnknownKey
 
 if TYPE_CHECKING:
     from jwt import PyJWK
 
-GRANT_TYPE = "client_credentials"
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 MAX_AHEAD = 300  # seconds: an assertion expires at most this far ahead
 DEFAULT_LIFETIME = 900
@@ -57,7 +58,8 @@ class ClientCredentialsGrant:
     def __init__(
         self,
         clients: ServiceClientStore,
-        keys: ClientKeys,
+        replays: Replays,
+        keys: IssuerKeys,
         signer: TokenSigner,
         events: EventLog,
         clock: Clock,
@@ -65,6 +67,7 @@ class ClientCredentialsGrant:
         resources: tuple[McpResource, ...],
     ):
         self._clients = clients
+        self._replays = replays
         self._keys = keys
         self._signer = signer
         self._events = events
@@ -72,11 +75,7 @@ class ClientCredentialsGrant:
         self._issuer = issuer
         self._resources = resources
 
-    @staticmethod
-    def accepts(parameters: dict[str, str]) -> bool:
-        return parameters.get("grant_type") == GRANT_TYPE
-
-    def validate(self, parameters: dict[str, str]) -> ValidatedRequest:
+    def validate(self, parameters: Mapping[str, Any]) -> ValidatedRequest:
         if "client_secret" in parameters:
             raise refused("Service clients authenticate with private_key_jwt: send no secret.")
         if parameters.get("client_assertion_type") != ASSERTION_TYPE:
@@ -157,7 +156,8 @@ class ClientCredentialsGrant:
         if not isinstance(jti, str) or not 0 < len(jti) <= MAX_JTI:
             raise refused(f"client_assertion's jti must be a string of 1 to {MAX_JTI} characters.")
         # Last: a refused assertion spends no jti; kept until the assertion could not pass.
-        if not self._clients.spend_assertion(client.id, jti, int(expires) + CLOCK_SKEW, now):
+        spent_until = int(expires) + CLOCK_SKEW
+        if not self._replays.spend(client.id, jti, spent_until, self._clock.now()):
             raise refused("client_assertion was used before: its jti is single use.")
         return client
 
@@ -173,7 +173,8 @@ class ClientCredentialsGrant:
             jwk = candidates[0] if len(candidates) == 1 else None
         elif isinstance(kid, str) and kid and client.jwks_uri is not None:
             try:
-                jwk = self._keys.key(client.jwks_uri, kid)
+                # Cached per client and URI: at most one fetch per 30 s (issuers.py).
+                jwk = self._keys.key(client.id, kid, jwks_uri=client.jwks_uri)
             except UnknownKey:
                 jwk = None
         else:

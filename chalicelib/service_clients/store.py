@@ -4,7 +4,6 @@
                                     its tokens read (one strongly consistent GetItem)
   WS#<ws> / SCLIENTS                the workspace's client ids: a string set, the limit
   SCLIENT#<client id> / TOKENSEEN   until when its last `service_client.token_issued` stands
-  ASSERTION#<sha256> / JTI          a client assertion's `jti`, spent (kept until its `exp`)
 
 Creating: first a place in the workspace's set (`ADD`, on condition that the set holds fewer
 than the limit: two concurrent creations cannot both pass a count read as one below it), then
@@ -17,7 +16,6 @@ the set full gives such places back (`_reclaim`).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from datetime import datetime, timedelta
 from typing import Any
@@ -169,18 +167,6 @@ class ServiceClientStore:
         )
         self._give_back(client.workspace_id, client.id)  # idempotent: a retry repairs it
         return deleted
-
-    def spend_assertion(self, issuer: str, jti: str, expires: int, now: int) -> bool:
-        """Records a client assertion's `jti` as spent until `expires`: True the first time,
-        False when it was spent before (a replay). The condition is what makes it single use
-        when the same assertion arrives twice at once."""
-        digest = hashlib.sha256(f"{issuer}\0{jti}".encode()).hexdigest()
-        marker = to_item({"until": expires, TTL_ATTRIBUTE: expires})
-        marker.update(items.spent_assertion(digest))
-        # An item past its TTL may linger: a spent jti whose assertion expired is free again
-        # (its assertion is refused for its exp anyway).
-        spent = put(self._table, marker, f"{ABSENT} OR #until < :now", {"now": now})
-        return write_once(self._client, spent)
 
     def token_event_due(self, client: ServiceClient, now: datetime) -> bool:
         """True at most once per client and TOKEN_EVENT_WINDOW: the caller records the event.

@@ -555,7 +555,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Authorization code, refresh token and client credentials grants (RFC 6749) */
+        /** The token endpoint: every grant (authorization code, refresh, token exchange, JWT bearer, client credentials) */
         post: operations["oauthToken"];
         delete?: never;
         options?: never;
@@ -840,28 +840,6 @@ export interface components {
             redirect_uri: string;
             code_verifier: string;
             resource?: string;
-        } & {
-            [key: string]: unknown;
-        };
-        /**
-         * ClientCredentialsGrant
-         * @description RFC 6749 §4.4 for a service client, authenticated by a `private_key_jwt` assertion
-         *     (RFC 7523 §2.2); `resource` (RFC 8707) names an MCP resource served here.
-         */
-        ClientCredentialsGrant: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            grant_type: "client_credentials";
-            /** @constant */
-            client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
-            client_assertion: string;
-            client_id?: string;
-            scope?: string;
-            resource?: string;
-            /** @description Seconds, from 60 to 3600. */
-            expires_in?: string;
         } & {
             [key: string]: unknown;
         };
@@ -1424,7 +1402,7 @@ export interface components {
          * TokenForm
          * @description `POST /v1/oauth/token`'s form: one grant's, by its `grant_type`.
          */
-        TokenForm: components["schemas"]["AuthorizationCodeGrant"] | components["schemas"]["RefreshTokenGrant"] | components["schemas"]["ClientCredentialsGrant"];
+        TokenForm: components["schemas"]["AuthorizationCodeGrant"] | components["schemas"]["RefreshTokenGrant"];
         /**
          * TokenPair
          * @description A user token and its refresh token, as `/v1/auth/exchange` and `/refresh` answer.

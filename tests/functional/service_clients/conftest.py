@@ -16,7 +16,7 @@ from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
 from chalicelib.fetch import Fetched, FetchRefused
 from chalicelib.runtime import Services
-from chalicelib.service_clients.keys import ClientKeys
+from chalicelib.workloads.issuers import IssuerKeys
 from tests.functional.conftest import Answer, Api
 
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -74,7 +74,7 @@ class FakeJwksFetcher:
 @pytest.fixture
 def jwks_fetcher(services: Services) -> FakeJwksFetcher:
     fake = FakeJwksFetcher()
-    vars(services)["service_client_keys"] = ClientKeys(fake, now=lambda: fake.now)  # type: ignore[arg-type]
+    vars(services)["service_client_keys"] = IssuerKeys(fake, now=lambda: fake.now)  # type: ignore[arg-type]
     return fake
 
 
