@@ -48,6 +48,7 @@ from memory_sdk.models import (
     UserActor,
     UserSession,
 )
+from memory_sdk.service_client import ServiceClientCredentials, ServiceClientError
 from memory_sdk.workload import WorkloadIdentity, WorkloadIdentityError
 
 __version__ = "0.1.0"
@@ -87,6 +88,8 @@ __all__ = [
     "RequestTimeoutError",
     "RequestValidationError",  # deprecated alias of BadRequestError
     "ServerError",
+    "ServiceClientCredentials",
+    "ServiceClientError",
     "ServiceError",  # deprecated alias of ServerError
     "ServiceUnavailableError",
     "SessionsClient",
