@@ -1,11 +1,16 @@
-"""Service clients over real HTTP, driven by an independent client: the `mcp` SDK's own
-`PrivateKeyJWTOAuthProvider` (client_credentials with private_key_jwt). The owner registers
+"""Service clients over real HTTP, driven by independent clients: the Python `mcp` SDK's own
+`PrivateKeyJWTOAuthProvider` and the TypeScript MCP SDK's `PrivateKeyJwtProvider`
+(client_credentials with private_key_jwt). The owner registers
 the machine's public key; the SDK discovers this service from the MCP server's 401, signs its
 assertion for our issuer, gets a token for the MCP resource, and calls tools. Deleting the
 client refuses that very token at the resource on its next request."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -23,6 +28,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from tests.e2e.conftest import Stack
+from tests.e2e.node import installed
+
+MCP_SDK = Path(__file__).resolve().parent / "mcp_sdk"
 
 SCOPES_SUPPORTED = ["memory", "entities", "reasoning", "ontology", "skills"]
 
@@ -150,3 +158,56 @@ def test_a_service_client_token_works_at_the_routes_by_either_audience(
     assert answer.status_code == 200, answer.text
     assert (replayed.status_code, replayed.json()["error"]) == (401, "invalid_client")
     assert whoami.json()["credential"] == "service_client"
+
+
+def test_the_typescript_mcp_sdks_private_key_jwt_provider_calls_tools(stack: Stack) -> None:
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from jwt.algorithms import ECAlgorithm
+
+    folder = installed(MCP_SDK)
+    key = ec.generate_private_key(ec.SECP256R1())
+    public = ECAlgorithm.to_jwk(key.public_key(), as_dict=True)  # no kid: the SDK sends none
+    collection = f"/v1/workspaces/{stack.workspace_id}/service-clients"
+    created = stack.call(
+        "POST",
+        collection,
+        stack.token,
+        body={"name": "ts mcp sdk machine", "scopes": SCOPES_SUPPORTED, "jwks": {"keys": [public]}},
+    )
+    assert created.status_code == 201, created.text
+    client_id = created.json()["clientId"]
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ).decode()
+    env = {
+        **os.environ,
+        "MCP_RESOURCE": stack.info["mcpResource"],
+        "ISSUER": stack.endpoint,
+        "CLIENT_ID": client_id,
+        "PRIVATE_KEY_PEM": pem,
+        "SCOPE": " ".join(SCOPES_SUPPORTED),
+    }
+
+    ran = subprocess.run(
+        ["node", "client_credentials.mjs"], cwd=folder, env=env, capture_output=True,
+        text=True, timeout=60, check=False,
+    )
+    answer = json.loads(ran.stdout.strip().splitlines()[-1])
+    stack.call("DELETE", f"{collection}/{client_id}", stack.token)
+    after = httpx2.post(
+        stack.info["mcpResource"],
+        headers={
+            "Authorization": f"Bearer {answer.get('accessToken')}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        },
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        timeout=10,
+    )
+
+    assert ran.returncode == 0, answer
+    assert not answer["result"].get("isError"), answer["result"]
+    assert answer["refreshToken"] is None
+    assert after.status_code == 401  # its client is gone: refused at the resource
