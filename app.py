@@ -61,6 +61,7 @@ if _HANDLER not in (AUTHORIZER_HANDLER, "app.expiry_sweep", "app.webhook_deliver
         oauth,
         reference,
         secret_scanning,
+        service_clients,
         sessions,
         sign_ins,
         trust_policies,
@@ -77,6 +78,7 @@ if _HANDLER not in (AUTHORIZER_HANDLER, "app.expiry_sweep", "app.webhook_deliver
     app.register_blueprint(workspaces.blueprint)
     app.register_blueprint(trust_policies.blueprint)
     app.register_blueprint(webhooks.blueprint)
+    app.register_blueprint(service_clients.blueprint)
     app.register_blueprint(sessions.blueprint)
     app.register_blueprint(sign_ins.blueprint)
     app.register_blueprint(events.blueprint)

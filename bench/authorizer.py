@@ -118,6 +118,8 @@ SCENARIOS = (
     # Its sign-in and the membership in one BatchGetItem; the signature is checked locally.
     Scenario("user token", "UserToken", 1, _user_token),
     Scenario("workload", "Workload", 1, lambda svc, ws: _workload_token(svc, ws)),  # its policy
+    # A service client's token (client_credentials): its client's item, one GetItem.
+    Scenario("service client", "ServiceClient", 1, lambda svc, ws: _service_client_token(svc, ws)),
     Scenario("delegated", "Delegated", 1, lambda svc, ws: _delegated_token(svc, ws)),  # root+member
     # An MCP access token at its resource: its grant and the membership in one BatchGetItem.
     Scenario("mcp", "Mcp", 1, lambda svc, ws: _mcp_token(svc, ws), "/mcp/tools"),
@@ -224,6 +226,22 @@ def _workload_token(svc: Any, workspace_id: str) -> str:
              "act": {"sub": subject, "iss": policy.issuer}}
     return str(svc.signer.mint(workload_subject(policy.id, subject), extra=extra,
                                lifetime=900).token)
+
+
+def _service_client_token(svc: Any, workspace_id: str) -> str:
+    """A service client's token, as the client_credentials grant mints it."""
+    from chalicelib import ids
+    from chalicelib.service_clients.model import ServiceClient
+
+    now = svc.clock.now()
+    jwk = {"kty": "EC", "crv": "P-256", "x": "bench", "y": "bench", "kid": "k1", "alg": "ES256"}
+    client = ServiceClient(
+        ids.new_service_client_id(now), workspace_id, "bench", ("memory",), (jwk,), None, now,
+        OWNER,
+    )
+    svc.service_clients.create(client)
+    extra = {"client_id": client.id, "workspace_id": workspace_id, "scope": "memory"}
+    return str(svc.signer.mint(client.id, extra=extra, lifetime=900).token)
 
 
 def _delegated_token(svc: Any, workspace_id: str) -> str:

@@ -139,6 +139,9 @@ INVALID_WEBHOOK = Problem(
 INVALID_CREDENTIAL_LIST = Problem(
     400, "invalid_credentials_list", "credentials must be a list of 1 to 1,000 strings."
 )
+INVALID_SERVICE_CLIENT = Problem(
+    400, "invalid_service_client", "The service client is not valid (its detail says which field)."
+)
 INVALID_CATEGORY = Problem(400, "invalid_category", "category must be 'workspace' or 'admin'.")
 INVALID_SCOPE = Problem(
     400, "invalid_scope", "scopes must be a non-empty subset of the category's scopes."
@@ -274,6 +277,7 @@ PROBLEMS: dict[str, Problem] = {
         INVALID_TRUST_POLICY,
         INVALID_WEBHOOK,
         INVALID_CREDENTIAL_LIST,
+        INVALID_SERVICE_CLIENT,
         INVALID_SCOPE,
         INVALID_WORKSPACE_ID,
         INVALID_USER_ID,

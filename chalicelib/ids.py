@@ -21,6 +21,7 @@ USER_ID = re.compile(r"^usr_[0-9A-Za-z]{1,40}$")
 EVENT_ID = re.compile(rf"^evt_{_ULID}$")
 TRUST_POLICY_ID = re.compile(rf"^tp_{_ULID}$")
 WEBHOOK_ID = re.compile(rf"^whk_{_ULID}$")
+SERVICE_CLIENT_ID = re.compile(rf"^scl_{_ULID}$")
 
 
 def ulid(created_at: datetime) -> str:
@@ -94,6 +95,14 @@ def is_trust_policy_id(value: str) -> bool:
     return bool(TRUST_POLICY_ID.fullmatch(value))
 
 
+def new_service_client_id(created_at: datetime) -> str:
+    return "scl_" + ulid(created_at)
+
+
+def is_service_client_id(value: object) -> bool:
+    return isinstance(value, str) and bool(SERVICE_CLIENT_ID.fullmatch(value))
+
+
 def is_key_id(value: str) -> bool:
     return bool(KEY_ID.fullmatch(value))
 
@@ -116,3 +125,11 @@ def new_webhook_id(created_at: datetime) -> str:
 
 def is_webhook_id(value: str) -> bool:
     return bool(WEBHOOK_ID.fullmatch(value))
+def ulid_time(value: str) -> datetime:
+    """The creation time a ULID holds (its first 10 characters: milliseconds since 1970)."""
+    from datetime import UTC
+
+    ms = 0
+    for char in value[:10].upper():
+        ms = ms * 32 + _CROCKFORD.index(char)
+    return datetime.fromtimestamp(ms / 1000, UTC)

@@ -13,6 +13,9 @@
   WS#<wsId>            WHDLV#<webhookId>#<evtId>  one event's delivery to one subscription
   WHBACKLOG            <messageId>        a queue message the queue refused, until it takes it
   REVOKELIMIT#<address> WINDOW#<start>    public revocation requests from one address
+  WS#<wsId>            SCLIENTS           the workspace's service client ids (the limit's set)
+  SCLIENT#<clientId>   SCLIENT            a service client (private_key_jwt), found by its id
+  SCLIENT#<clientId>   TOKENSEEN          until when its last token_issued event stands
   USER#<userId>        WS#<wsId>          the same membership, as the member sees it
   USER#<userId>        EVT#<evtId>        an audit event of that user's log
   USER#<userId>        COUNTS             how many keys and workspaces the user has
@@ -30,6 +33,7 @@
   OAUTHCODE#<sha256>   CODE               an authorization code, by its hash
   DCRLIMIT#<address>   WINDOW#<start>     registrations from one address in one window
   IDEMPOTENCY#<sha256> IDEMPOTENCY        an Idempotency-Key's result
+  JTI#<sha256>         JTI                an assertion's `jti` once spent (its issuer's)
   USAGE#<keyId>        HOUR#<yyyy-mm-ddThh> a key's counted requests in one UTC hour
 
 Each function gives the key in DynamoDB's form (`table.key`); the prefixes are those the
@@ -132,6 +136,10 @@ def registration_window(address: str, start: int) -> Item:
     return key(f"DCRLIMIT#{address[:64]}", f"WINDOW#{start}")
 
 
+def spent_assertion(digest: str) -> Item:
+    return key(f"JTI#{digest}", "JTI")
+
+
 def idempotency_record(digest: str) -> Item:
     return key(f"IDEMPOTENCY#{digest}", "IDEMPOTENCY")
 
@@ -198,3 +206,15 @@ def backlog_message(message_id: str) -> Item:
 
 def revocation_window(address: str, start: int) -> Item:
     return key(f"REVOKELIMIT#{address[:64]}", f"WINDOW#{start}")
+
+
+def service_client(client_id: str) -> Item:
+    return key(f"SCLIENT#{client_id}", "SCLIENT")
+
+
+def service_clients_of(workspace_id: str) -> Item:
+    return key(workspace_pk(workspace_id), "SCLIENTS")
+
+
+def service_client_token_seen(client_id: str) -> Item:
+    return key(f"SCLIENT#{client_id}", "TOKENSEEN")

@@ -32,9 +32,13 @@ if TYPE_CHECKING:
     from chalicelib.oauth.login_provider import ProviderTransport
     from chalicelib.oauth.ratelimit import RegistrationLimit
     from chalicelib.oauth.service import OAuthService
+    from chalicelib.replays import Replays
     from chalicelib.scanning.github import PublishedKeys
     from chalicelib.scanning.revocation import PublicRevocation, RevocationLimit
     from chalicelib.scanning.service import LeakReports
+    from chalicelib.service_clients.grant import ClientCredentialsGrant
+    from chalicelib.service_clients.service import ServiceClientService
+    from chalicelib.service_clients.store import ServiceClientStore
     from chalicelib.sessions.access_tokens import SigningKeys, TokenSigner, TokenVerifier
     from chalicelib.sessions.delegation import Delegator
     from chalicelib.sessions.openid import IdTokenVerifier
@@ -383,6 +387,13 @@ class Services:
         )
 
     @cached_property
+    def replays(self) -> Replays:
+        """Single-use assertion ids (`jti`) of every jwt-bearer and client assertion."""
+        from chalicelib.replays import Replays
+
+        return Replays(self.dynamodb, self.settings.table_name)
+
+    @cached_property
     def trust_policies(self) -> TrustPolicyStore:
         from chalicelib.workloads.store import TrustPolicyStore
 
@@ -403,6 +414,46 @@ class Services:
         )
 
     @cached_property
+    def service_clients(self) -> ServiceClientStore:
+        from chalicelib.service_clients.model import LIMIT
+        from chalicelib.service_clients.store import ServiceClientStore
+
+        return ServiceClientStore(self.dynamodb, self.settings.table_name, LIMIT)
+
+    @cached_property
+    def service_client_service(self) -> ServiceClientService:
+        from chalicelib.service_clients.service import ServiceClientService
+
+        return ServiceClientService(
+            self.service_clients,
+            self.workspace_store,
+            self.event_log,
+            self.clock,
+            self.settings.local_mode,
+        )
+
+    @cached_property
+    def service_client_keys(self) -> IssuerKeys:
+        from chalicelib.workloads.issuers import IssuerKeys, jwks_fetcher
+
+        return IssuerKeys(jwks_fetcher(self.settings.local_mode))
+
+    @cached_property
+    def client_credentials_grant(self) -> ClientCredentialsGrant:
+        from chalicelib.service_clients.grant import ClientCredentialsGrant
+
+        return ClientCredentialsGrant(
+            self.service_clients,
+            self.replays,
+            self.service_client_keys,
+            self.signer,
+            self.event_log,
+            self.clock,
+            self.settings.issuer,
+            self.settings.mcp_resources,
+        )
+
+    @cached_property
     def workload_issuer_keys(self) -> IssuerKeys:
         from chalicelib.workloads.issuers import IssuerKeys, jwks_fetcher
 
@@ -418,6 +469,7 @@ class Services:
             self.signer,
             self.event_log,
             self.clock,
+            self.replays,
         )
 
 

@@ -13,7 +13,11 @@ from chalicelib.records import Record, field
 # `delegated` token (minted from a key, a user token or another delegated token) and a
 # `workload` token (exchanged for a platform's identity token under a trust policy) act as a
 # workspace key bound to their workspace with exactly their scopes.
-CredentialKind = Literal["user_token", "api_key", "mcp_token", "delegated", "workload"]
+# A `service_client` token (client_credentials with private_key_jwt) acts the same way, and
+# ends when its client is deleted.
+CredentialKind = Literal[
+    "user_token", "api_key", "mcp_token", "delegated", "workload", "service_client"
+]
 
 # RFC 6750 §3: a 401 names the scheme, and says `invalid_token` when a credential was sent.
 REALM = 'Bearer realm="svc"'

@@ -50,6 +50,7 @@ from chalicelib.oauth.service import (
 )
 from chalicelib.scanning import github, revocation
 from chalicelib.scanning.github import MAX_TOKENS as MAX_REPORTED_TOKENS
+from chalicelib.service_clients import model as service_clients
 from chalicelib.sessions import sign_ins
 from chalicelib.webhooks import model as hooks
 from chalicelib.workloads import model as trust
@@ -112,6 +113,7 @@ def _id(prefix: str, nullable: bool = False) -> dict[str, Any]:
 KEY_ID = _id("key")
 WORKSPACE_ID = _id("ws")
 TRUST_POLICY_ID = _id("tp")
+SERVICE_CLIENT_ID = _id("scl")
 GRANT_ID = {"type": "string", "pattern": "^[0-9A-HJKMNP-TV-Z]{26}$"}  # a ULID: an MCP grant
 SESSION_ID = {**GRANT_ID, "examples": ["01JD7Q2X9V3K5M8N1P4R6T0W2Y"]}  # a ULID: a sign-in
 USER_ID = {"type": "string", "pattern": "^usr_[0-9A-Za-z]{1,40}$", "examples": ["usr_01JQ0000"]}
@@ -539,7 +541,10 @@ class Principal(Resource):
     credential: Annotated[
         str,
         WithJsonSchema(
-            {"type": "string", "enum": ["user_token", "api_key", "delegated", "workload"]}
+            {
+                "type": "string",
+                "enum": ["user_token", "api_key", "delegated", "workload", "service_client"],
+            }
         ),
     ]
     key_id: Annotated[str | None, WithJsonSchema(_id("key", nullable=True))]
@@ -1083,6 +1088,108 @@ class CredentialsReceived(Resource):
         int, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 1000,
                              "description": "How many strings the report held."})
     ]
+
+
+# -- service clients ----------------------------------------------------------------------
+
+_PUBLIC_JWK = {
+    "type": "object",
+    "required": ["kty"],
+    "properties": {
+        "kty": {"enum": ["RSA", "EC"]},
+        "alg": {"enum": list(service_clients.ALGORITHMS)},
+        "kid": {"type": "string", "minLength": 1, "maxLength": 255},
+        "use": {"const": "sig"},
+        "crv": {"const": "P-256"},
+    },
+    "not": {"anyOf": [{"required": [m]} for m in sorted(service_clients.PRIVATE_MEMBERS)]},
+    "description": "A public RS256 (RSA, at least 2048 bits) or ES256 (EC P-256) key.",
+}
+
+
+class NewServiceClient(Request):
+    """What registers a service client (docs/guides/service-clients.md): its public keys
+    (`jwks`) or where it publishes them (`jwksUri`), exactly one of the two."""
+
+    name: Annotated[Name, Invalid(errors.INVALID_NAME)]
+    scopes: Annotated[
+        list[str],
+        Invalid(errors.INVALID_SCOPE, "scopes must be a list of strings."),
+        WithJsonSchema(
+            {
+                "type": "array",
+                "minItems": 1,
+                "uniqueItems": True,
+                "items": {"type": "string", "enum": list(DATA_PLANE_SCOPES)},
+                "description": "A subset of the workspace-key scopes.",
+            }
+        ),
+    ]
+    jwks: Annotated[
+        dict[str, Any] | None,
+        Invalid(errors.INVALID_SERVICE_CLIENT, "jwks must be a JWK Set (an object)."),
+        WithJsonSchema(
+            {
+                "type": "object",
+                "required": ["keys"],
+                "properties": {
+                    "keys": {
+                        "type": "array",
+                        "minItems": 1,
+                        "maxItems": service_clients.MAX_KEYS,
+                        "items": _PUBLIC_JWK,
+                    }
+                },
+                "description": f"1 to {service_clients.MAX_KEYS} public keys (RFC 7517).",
+            }
+        ),
+    ] = None
+    jwks_uri: Annotated[
+        str | None,
+        Invalid(errors.INVALID_SERVICE_CLIENT, "jwksUri must be a string."),
+        WithJsonSchema(
+            {
+                "type": "string",
+                "maxLength": service_clients.MAX_URI,
+                "pattern": "^https://",
+                "examples": ["https://machines.example.com/jwks.json"],
+                "description": "Where the client publishes its keys: https, a host name (never "
+                "an IP address); fetched at most once per 30 seconds.",
+            }
+        ),
+    ] = None
+
+
+class ServiceClient(Resource):
+    client_id: Annotated[str, WithJsonSchema(SERVICE_CLIENT_ID)]
+    workspace_id: WorkspaceId
+    name: str
+    scopes: Scopes
+    jwks: dict[str, Any] | None
+    jwks_uri: str | None
+    token_endpoint: str
+    created_at: Time
+    created_by: UserId
+
+    @classmethod
+    def of(cls, client: service_clients.ServiceClient, issuer: str) -> ServiceClient:
+        return cls.model_validate(
+            {
+                "client_id": client.id,
+                "workspace_id": client.workspace_id,
+                "name": client.name,
+                "scopes": list(client.scopes),
+                "jwks": None if client.jwks is None else {"keys": list(client.jwks)},
+                "jwks_uri": client.jwks_uri,
+                "token_endpoint": issuer + "/v1/oauth/token",
+                "created_at": rfc3339(client.created_at),
+                "created_by": client.created_by,
+            }
+        )
+
+
+class ServiceClientList(Resource):
+    service_clients: list[ServiceClient]
 
 
 # -- audit events --------------------------------------------------------------------------
@@ -1671,6 +1778,7 @@ class ConsentForm(BrowserStep):
 # -- the MCP token endpoint: one form per grant, told apart by grant_type -----------------
 
 CODE_GRANT = "authorization_code"
+CLIENT_CREDENTIALS_GRANT = "client_credentials"
 TOKEN_GRANTS = (CODE_GRANT, REFRESH_GRANT)
 
 
@@ -1696,6 +1804,29 @@ class RefreshTokenGrant(OAuthRequest):
     scope: ANY_TEXT = None
 
 
+class ClientCredentialsForm(OAuthRequest):
+    """RFC 6749 §4.4 for a service client, authenticated by a `private_key_jwt` assertion
+    (RFC 7523 §2.2); `resource` (RFC 8707) names an MCP resource served here."""
+
+    grant_type: Literal["client_credentials"]
+    client_assertion_type: Literal["urn:ietf:params:oauth:client-assertion-type:jwt-bearer"]
+    client_assertion: Annotated[str, Field(min_length=1)]
+    client_id: ANY_TEXT = None
+    scope: ANY_TEXT = None
+    resource: ANY_TEXT = None
+    expires_in: Annotated[
+        str | None,
+        WithJsonSchema(
+            {
+                "type": "string",
+                "pattern": "^[0-9]+$",
+                "default": "900",
+                "description": "Seconds, from 60 to 3600.",
+            }
+        ),
+    ] = None
+
+
 class TokenForm(
     RootModel[
         Annotated[AuthorizationCodeGrant | RefreshTokenGrant, Field(discriminator="grant_type")]
@@ -1716,9 +1847,28 @@ class TokenForm(
                 raise Refused(errors.OAUTH_INVALID_REQUEST, "client_id is required.")
             if data.get("grant_type") not in TOKEN_GRANTS:
                 raise Refused(
-                    errors.UNSUPPORTED_GRANT_TYPE, "Use authorization_code or refresh_token."
+                    errors.UNSUPPORTED_GRANT_TYPE,
+                    "This grant_type is not served: see grant_types_supported in the metadata.",
                 )
         return data
+
+
+JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"  # RFC 7523 §2.1
+ID_JAG_TYPE = "oauth-id-jag+jwt"  # an Identity Assertion JWT Authorization Grant's `typ`
+ID_JAG_PROFILE = "urn:ietf:params:oauth:grant-profile:id-jag"
+
+
+# The fields in the order the endpoint checks them (the first refused answers).
+class JwtBearerForm(OAuthRequest):
+    """RFC 7523 §2.1: a workload's JWT (judged by the workspace's trust policies) or an
+    enterprise IdP's ID-JAG (its `typ` oauth-id-jag+jwt), for a token of one workspace."""
+
+    grant_type: Literal["urn:ietf:params:oauth:grant-type:jwt-bearer"]
+    assertion: Annotated[str, Field(min_length=1)]
+    workspace_id: ANY_TEXT = None
+    scope: ANY_TEXT = None
+    resource: ANY_TEXT = None
+    client_id: ANY_TEXT = None
 
 
 class RevocationForm(OAuthRequest):

@@ -29,13 +29,13 @@ from chalicelib.api import (
     models,
     oauth,
     secret_scanning,
+    service_clients,
     sessions,
     sign_ins,
     trust_policies,
     webhooks,
     workspaces,
 )
-from chalicelib.api.models import GRANT_ID, KEY_ID, TRUST_POLICY_ID, USER_ID_OR_EMAIL, WORKSPACE_ID
 from chalicelib.api.operations import HTML, Answer, Operation, Public
 from chalicelib.errors import Problem
 
@@ -170,14 +170,18 @@ def parameter(name: str) -> Schema:
 
 # -- the declared operations (api/operations.py) -----------------------------------------
 
-ROUTES = (keys, events, identity, sign_ins, workspaces, trust_policies, webhooks, connected_apps)
+ROUTES = (
+    keys, events, identity, sign_ins, workspaces, trust_policies, service_clients, webhooks,
+    connected_apps,
+)
 DECLARED: tuple[Operation, ...] = tuple(op for r in ROUTES for op in r.blueprint.operations)
 PATH_PARAMETERS: dict[str, tuple[str, Schema]] = {  # name: (component, schema)
-    "key_id": ("KeyId", KEY_ID),
-    "workspace_id": ("WorkspaceId", WORKSPACE_ID),
-    "user_id": ("UserIdOrEmail", USER_ID_OR_EMAIL),
-    "policy_id": ("TrustPolicyId", TRUST_POLICY_ID),
-    "grant_id": ("GrantId", GRANT_ID),
+    "key_id": ("KeyId", models.KEY_ID),
+    "workspace_id": ("WorkspaceId", models.WORKSPACE_ID),
+    "user_id": ("UserIdOrEmail", models.USER_ID_OR_EMAIL),
+    "policy_id": ("TrustPolicyId", models.TRUST_POLICY_ID),
+    "client_id": ("ServiceClientId", models.SERVICE_CLIENT_ID),
+    "grant_id": ("GrantId", models.GRANT_ID),
     "session_id": ("SessionId", models.SESSION_ID),
     "webhook_id": ("WebhookId", models.WEBHOOK_ID),
     "delivery_id": ("DeliveryId", models.DELIVERY_ID),
@@ -408,14 +412,14 @@ def components() -> Schema:
                 "in": "header",
                 "description": "The workspace of an admin key or a user token (a workspace key "
                 "is bound to its own and may only name that one); empty: none.",
-                "schema": {"anyOf": [WORKSPACE_ID, {"type": "string", "maxLength": 0}]},
+                "schema": {"anyOf": [models.WORKSPACE_ID, {"type": "string", "maxLength": 0}]},
             },
             "WorkspaceQuery": {
                 "name": "workspace_id",
                 "in": "query",
                 "description": "Older clients' spelling of X-Workspace-Id (empty: none).",
                 "deprecated": True,
-                "schema": {"anyOf": [WORKSPACE_ID, {"type": "string", "maxLength": 0}]},
+                "schema": {"anyOf": [models.WORKSPACE_ID, {"type": "string", "maxLength": 0}]},
             },
             "IdempotencyKey": {
                 "name": "Idempotency-Key",
@@ -486,13 +490,11 @@ errors); each code is explained at `/docs/errors`. Every path also answers CORS 
 
 def document(server_url: str | None = None) -> Schema:
     paths: dict[str, Schema] = {**declared_paths(), **public_paths()}
-    found: Schema = {
+    return {
         "openapi": "3.1.0",
         "info": {"title": "memory-auth", "version": "1", "description": DESCRIPTION},
         "tags": [{"name": tag} for tag in TAGS],
         "paths": dict(sorted(paths.items())),
         "components": components(),
+        **({"servers": [{"url": server_url}]} if server_url else {}),
     }
-    if server_url:
-        found["servers"] = [{"url": server_url}]
-    return found

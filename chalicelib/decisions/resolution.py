@@ -18,6 +18,9 @@ What each credential's one round trip reads:
   the very next request;
 - a workload token (a `policy` claim): its trust policy (one GetItem), so deleting the policy
   refuses it on the very next request; no membership (a workload is not a user);
+- a service client's token (a `client_id` of `scl_…`, here or at an MCP resource): its
+  client's item (one GetItem), so deleting the client refuses it on the very next request;
+  no membership (a machine is not a member);
 - a delegated token whose root is a key: that key's record and the owner's membership of
   the token's workspace (a revoked root or a removed member refuses it on the next request);
   one whose root is a user: that user's sign-in (`sid`) and the membership.
@@ -244,6 +247,10 @@ class Resolver:
             )
         except TokenRejected as rejected:
             return EXPIRED if rejected.expired else INVALID
+        if ids.is_service_client_id(claims.get("client_id")):
+            # Here or at an MCP resource alike: its audience was checked above.
+            judged = self._judge_service_client_token(claims, workspace_id, origin)
+            return judged if isinstance(judged, Refusal) else (*judged, None)
         if resource is not None:
             judged = self._judge_mcp_token(claims, workspace_id, origin)
             return judged if isinstance(judged, Refusal) else (*judged, None)
@@ -422,6 +429,38 @@ class Resolver:
             origin=origin,
         )
         return principal, True  # no membership applies: a workload is not a user
+
+    def _judge_service_client_token(
+        self, claims: dict[str, Any], workspace_id: str | None, origin: Origin | None
+    ) -> tuple[Principal, bool | None] | Refusal:
+        """A service client's token (client_credentials): bound to its workspace like a
+        workspace key, with its scopes as the client holds them now; the client's item is
+        read (one GetItem), so deleting the client refuses its tokens on the next request."""
+        client_id, bound, scope = (
+            claims.get(name) for name in ("client_id", "workspace_id", "scope")
+        )
+        if not isinstance(bound, str) or not isinstance(scope, str) or claims["sub"] != client_id:
+            return INVALID  # signed by us, yet not a service client's token
+        if not ids.is_workspace_id(bound):
+            return INVALID
+        assert isinstance(client_id, str)  # is_service_client_id said so
+        found = self._workspaces.read(items.service_client(client_id))
+        if found is None or found.get("workspaceId") != bound:
+            return REVOKED  # the owner deleted the client: its tokens stop on the next request
+        if workspace_id is not None and workspace_id != bound:
+            return INVALID_WORKSPACE_ID if not ids.is_workspace_id(workspace_id) else MISMATCH
+        principal = Principal(
+            user_id=client_id,
+            credential="service_client",
+            # Never more than the client holds now.
+            scopes=frozenset(scope.split()) & frozenset(found.get("scopes") or ()),
+            workspace_id=bound,
+            client_id=client_id,
+            token_id=str(claims.get("jti") or "") or None,
+            origin=origin,
+            expires_at=_expiry(claims),
+        )
+        return principal, True  # no membership applies: a machine is not a member
 
     def _check_membership(self, principal: Principal, member: bool | None) -> Principal | Refusal:
         """Rule 3: the caller (the key's owner) must be a member of the resolved workspace.

@@ -36,6 +36,9 @@ WEBHOOK_UPDATED = "webhook.updated"
 WEBHOOK_SECRET_ROTATED = "webhook.secret_rotated"
 WEBHOOK_DELETED = "webhook.deleted"
 WEBHOOK_DISABLED = "webhook.disabled"
+SERVICE_CLIENT_CREATED = "service_client.created"
+SERVICE_CLIENT_DELETED = "service_client.deleted"
+SERVICE_CLIENT_TOKEN_ISSUED = "service_client.token_issued"
 TYPES = (
     KEY_CREATED,
     KEY_REVEALED,
@@ -60,12 +63,16 @@ TYPES = (
     WEBHOOK_SECRET_ROTATED,
     WEBHOOK_DELETED,
     WEBHOOK_DISABLED,
+    SERVICE_CLIENT_CREATED,
+    SERVICE_CLIENT_DELETED,
+    SERVICE_CLIENT_TOKEN_ISSUED,
 )
 
 # The actors that are not a caller.
 EXPIRY = "expiry"
 SECRET_SCANNING = "github-secret-scanning"
 WORKLOAD_IDENTITY = "workload-identity"  # a workload's exchange (its sub is in the data)
+SERVICE_CLIENT = "service-client"  # a service client's token (its id is in the data)
 REFRESH_TOKEN_REUSE = "refresh-token-reuse"  # a reused refresh token ended its sign-in
 WEBHOOKS = "webhooks"  # a subscription disabled after failing for three days
 CREDENTIAL_REVOCATION = "credential-revocation"  # POST /v1/auth/credentials/revoke

@@ -38,6 +38,25 @@ export interface NewTrustPolicy {
   maxLifetimeSeconds?: number;
 }
 
+export interface ServiceClient {
+  clientId: string;
+  workspaceId: string;
+  name: string;
+  scopes: string[];
+  jwks: { keys: Record<string, unknown>[] } | null;
+  jwksUri: string | null;
+  tokenEndpoint: string;
+  createdAt: string;
+  createdBy: string;
+}
+
+export interface NewServiceClient {
+  name: string;
+  scopes: string[];
+  jwks?: { keys: unknown[] };
+  jwksUri?: string;
+}
+
 export class Api {
   readonly #endpoint: string;
   readonly #token: TokenProvider;
@@ -83,6 +102,21 @@ export class Api {
   async createTrustPolicy(workspaceId: string, policy: NewTrustPolicy): Promise<TrustPolicy> {
     const path = `/v1/workspaces/${encodeURIComponent(workspaceId)}/trust-policies`;
     return (await this.#send("POST", path, policy)) as TrustPolicy;
+  }
+
+  async listServiceClients(workspaceId: string): Promise<ServiceClient[]> {
+    const path = `/v1/workspaces/${encodeURIComponent(workspaceId)}/service-clients`;
+    return ((await this.#send("GET", path)) as { serviceClients: ServiceClient[] }).serviceClients;
+  }
+
+  async createServiceClient(workspaceId: string, client: NewServiceClient): Promise<ServiceClient> {
+    const path = `/v1/workspaces/${encodeURIComponent(workspaceId)}/service-clients`;
+    return (await this.#send("POST", path, client)) as ServiceClient;
+  }
+
+  async deleteServiceClient(workspaceId: string, clientId: string): Promise<void> {
+    const path = `/v1/workspaces/${encodeURIComponent(workspaceId)}/service-clients/${encodeURIComponent(clientId)}`;
+    await this.#send("DELETE", path);
   }
 
   async deleteTrustPolicy(workspaceId: string, policyId: string): Promise<void> {

@@ -11,6 +11,7 @@ import { saveTokens } from "./storage.js";
 import { renderActivity } from "./views/activity.js";
 import { renderConnectedApps } from "./views/connected.js";
 import { renderKeys } from "./views/keys.js";
+import { renderServiceClients } from "./views/service-clients.js";
 import { renderSessions } from "./views/sessions.js";
 import { renderTrustPolicies } from "./views/trust.js";
 import { renderWorkspaces } from "./views/workspaces.js";
@@ -21,6 +22,7 @@ export const SECTIONS = [
   { id: "activity", title: "Activity", render: renderActivity },
   { id: "apps", title: "Connected apps", render: renderConnectedApps },
   { id: "trust", title: "Trust policies", render: renderTrustPolicies },
+  { id: "machines", title: "Service clients", render: renderServiceClients },
   { id: "sessions", title: "Sessions", render: renderSessions },
 ] as const;
 

@@ -131,6 +131,9 @@ const EVENT_NAMES: Readonly<Record<string, string>> = {
   "member.added": "Member added",
   "member.removed": "Member removed",
   "session.revoked": "Sign-in ended",
+  "service_client.created": "Service client registered",
+  "service_client.deleted": "Service client deleted",
+  "service_client.token_issued": "Service client got a token",
 };
 
 export const EVENT_TYPES: readonly string[] = Object.keys(EVENT_NAMES);

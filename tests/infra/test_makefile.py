@@ -17,7 +17,7 @@ MAKEFILE = (PROJECT_DIR / "Makefile").read_text()
 # Tools a running service never imports: `make run` must not wait for them. (cfn-lint comes
 # with moto's server, httpx with mcp: the local stack installs them all the same.)
 DEVELOPMENT_ONLY = {"ruff", "mypy", "pytest", "schemathesis", "playwright", "hypothesis"}
-NODE_PACKAGES = ["sdks/typescript", "dashboard", "tests/e2e/oidc"]
+NODE_PACKAGES = ["sdks/typescript", "dashboard", "tests/e2e/oidc", "tests/e2e/mcp_sdk"]
 
 
 def make(*arguments: str, env: dict[str, str] | None = None) -> str:

@@ -108,6 +108,15 @@ export function renderActivity(app: App, main: HTMLElement): void {
         return typeof data["name"] === "string" ? `named “${data["name"]}”` : "";
       case "session.revoked":
         return SIGN_IN_ENDINGS[String(data["reason"])] ?? "";
+      case "service_client.created":
+      case "service_client.deleted":
+      case "service_client.token_issued": {
+        const name = typeof data["name"] === "string" ? `“${data["name"]}”` : "a machine";
+        const id = typeof data["clientId"] === "string" ? ` (${data["clientId"]})` : "";
+        if (event.type === "service_client.token_issued") return `${name}${id}, at most once an hour`;
+        const scopes = Array.isArray(data["scopes"]) ? `, scopes: ${data["scopes"].join(", ")}` : "";
+        return `${name}${id}${scopes}`;
+      }
       default:
         return "";
     }

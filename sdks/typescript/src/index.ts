@@ -6,6 +6,7 @@ export type { ClientOptions } from "./client.js";
 export { AuthClient, SessionsClient, delegatedTokenProvider } from "./auth.js";
 export type { DelegateOptions, DelegatedToken } from "./auth.js";
 export { WorkspacesClient } from "./workspaces.js";
+export type { NewServiceClient, ServiceClient } from "./workspaces.js";
 export { Session, DEFAULT_REFRESH_MARGIN_MS } from "./session.js";
 export type { SessionOptions, SessionTokens, TokenRefresher } from "./session.js";
 export type { FetchFunction, FetchResponse, TokenContext, TokenProvider } from "./transport.js";
@@ -81,3 +82,11 @@ export {
   verifyWebhook,
 } from "./webhooks.js";
 export type { VerifyWebhookOptions } from "./webhooks.js";
+export {
+  CLIENT_ASSERTION_TYPE,
+  SERVICE_CLIENT_REFRESH_MARGIN_MS,
+  ServiceClientCredentials,
+  ServiceClientError,
+  thumbprint,
+} from "./service-client.js";
+export type { ServiceClientOptions } from "./service-client.js";

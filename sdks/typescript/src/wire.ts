@@ -575,7 +575,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Authorization code and refresh token grants (RFC 6749) */
+        /** The token endpoint: every grant (authorization code, refresh, token exchange, JWT bearer, client credentials) */
         post: operations["oauthToken"];
         delete?: never;
         options?: never;
@@ -631,6 +631,42 @@ export interface paths {
         post?: never;
         /** Remove a member by user id or verified email (owner only) */
         delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace_id}/service-clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A workspace's service clients, in creation order (owner only) */
+        get: operations["listServiceClients"];
+        put?: never;
+        /** Register a service client with its public keys (owner only) */
+        post: operations["createServiceClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{workspace_id}/service-clients/{client_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A service client (owner only) */
+        get: operations["getServiceClient"];
+        put?: never;
+        post?: never;
+        /** Delete a service client: its tokens stop working on their next request */
+        delete: operations["deleteServiceClient"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1014,7 +1050,7 @@ export interface components {
             /** @example evt_01JQ0000000000000000000000 */
             eventId: string;
             /** @enum {string} */
-            eventType: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled";
+            eventType: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled" | "service_client.created" | "service_client.deleted" | "service_client.token_issued";
             /** @enum {string} */
             state: "pending" | "delivered" | "failed";
             attempts: number;
@@ -1040,7 +1076,7 @@ export interface components {
             /** @example evt_01JQ0000000000000000000000 */
             id: string;
             /** @enum {string} */
-            type: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled";
+            type: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled" | "service_client.created" | "service_client.deleted" | "service_client.token_issued";
             /**
              * Format: date-time
              * @example 2026-11-21T12:00:00Z
@@ -1215,6 +1251,39 @@ export interface components {
             requestsPerDay?: number | null;
         };
         /**
+         * NewServiceClient
+         * @description What registers a service client (docs/guides/service-clients.md): its public keys
+         *     (`jwks`) or where it publishes them (`jwksUri`), exactly one of the two.
+         */
+        NewServiceClient: {
+            /**
+             * @description 1 to 100 characters after trimming; no control characters.
+             * @example Research
+             */
+            name: string;
+            /** @description A subset of the workspace-key scopes. */
+            scopes: ("memory" | "entities" | "reasoning" | "ontology" | "skills")[];
+            /** @description 1 to 5 public keys (RFC 7517). */
+            jwks?: {
+                keys: {
+                    /** @enum {unknown} */
+                    kty: "RSA" | "EC";
+                    /** @enum {unknown} */
+                    alg?: "RS256" | "ES256";
+                    kid?: string;
+                    /** @constant */
+                    use?: "sig";
+                    /** @constant */
+                    crv?: "P-256";
+                }[];
+            };
+            /**
+             * @description Where the client publishes its keys: https, a host name (never an IP address); fetched at most once per 30 seconds.
+             * @example https://machines.example.com/jwks.json
+             */
+            jwksUri?: string;
+        };
+        /**
          * NewTrustPolicy
          * @description What creates a trust policy (docs/guides/workload-identity.md).
          */
@@ -1273,7 +1342,7 @@ export interface components {
              *       "key.revoked"
              *     ]
              */
-            events: ("*" | "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled")[];
+            events: ("*" | "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled" | "service_client.created" | "service_client.deleted" | "service_client.token_issued")[];
             /**
              * @description 1 to 100 characters after trimming; no control characters.
              * @example alerts to #security
@@ -1314,7 +1383,7 @@ export interface components {
             /** @example usr_01JQ0000 */
             userId: string;
             /** @enum {string} */
-            credential: "user_token" | "api_key" | "delegated" | "workload";
+            credential: "user_token" | "api_key" | "delegated" | "workload" | "service_client";
             /** @example key_01JQ0000000000000000000000 */
             keyId: string | null;
             /** @enum {string|null} */
@@ -1360,12 +1429,12 @@ export interface components {
              * @description Stable: safe to branch on.
              * @enum {string}
              */
-            code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_credentials_list" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_webhook" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
+            code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_credentials_list" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_service_client" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_webhook" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
             /**
              * @description The same value as `code`, for clients that read an `error` member (as RFC 6749 errors have).
              * @enum {string}
              */
-            error: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_credentials_list" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_webhook" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
+            error: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_credentials_list" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_service_client" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_webhook" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
         };
         /** RefreshForm */
         RefreshForm: {
@@ -1436,6 +1505,31 @@ export interface components {
              * @default 0
              */
             gracePeriodSeconds?: number;
+        };
+        /** ServiceClient */
+        ServiceClient: {
+            /** @example scl_01JQ0000000000000000000000 */
+            clientId: string;
+            /** @example ws_01JQ0000000000000000000000 */
+            workspaceId: string;
+            name: string;
+            scopes: ("memory" | "entities" | "reasoning" | "ontology" | "skills" | "workspace:admin")[];
+            jwks: {
+                [key: string]: unknown;
+            } | null;
+            jwksUri: string | null;
+            tokenEndpoint: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T12:00:00Z
+             */
+            createdAt: string;
+            /** @example usr_01JQ0000 */
+            createdBy: string;
+        };
+        /** ServiceClientList */
+        ServiceClientList: {
+            serviceClients: components["schemas"]["ServiceClient"][];
         };
         /** Session */
         Session: {
@@ -1574,7 +1668,7 @@ export interface components {
              *       "key.revoked"
              *     ]
              */
-            events: ("*" | "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled")[];
+            events: ("*" | "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled" | "service_client.created" | "service_client.deleted" | "service_client.token_issued")[];
             enabled: boolean;
             /**
              * @description 1 to 100 characters after trimming; no control characters.
@@ -1620,7 +1714,7 @@ export interface components {
              *       "key.revoked"
              *     ]
              */
-            events?: ("*" | "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled")[];
+            events?: ("*" | "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled" | "service_client.created" | "service_client.deleted" | "service_client.token_issued")[];
             /** @description false: nothing is delivered. */
             enabled?: boolean;
         };
@@ -1645,7 +1739,7 @@ export interface components {
              *       "key.revoked"
              *     ]
              */
-            events: ("*" | "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled")[];
+            events: ("*" | "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled" | "service_client.created" | "service_client.deleted" | "service_client.token_issued")[];
             enabled: boolean;
             /**
              * @description 1 to 100 characters after trimming; no control characters.
@@ -1741,6 +1835,7 @@ export interface components {
         WorkspaceId: string;
         UserIdOrEmail: string;
         TrustPolicyId: string;
+        ServiceClientId: string;
         GrantId: string;
         SessionId: string;
         WebhookId: string;
@@ -2985,7 +3080,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
-                type?: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled";
+                type?: "key.created" | "key.revealed" | "key.rotated" | "key.revoked" | "key.updated" | "key.expiring" | "key.expired" | "key.leaked" | "key.quota_exceeded" | "workspace.created" | "member.added" | "member.removed" | "trust_policy.created" | "trust_policy.deleted" | "workload.exchanged" | "grant.created" | "grant.revoked" | "session.revoked" | "webhook.created" | "webhook.updated" | "webhook.secret_rotated" | "webhook.deleted" | "webhook.disabled" | "service_client.created" | "service_client.deleted" | "service_client.token_issued";
                 keyId?: string;
                 /**
                  * @deprecated
@@ -4181,7 +4276,7 @@ export interface operations {
                     } & components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Clients here are public: no client secret. To a request with an `Authorization` header, with `WWW-Authenticate` naming its scheme (RFC 6749 §5.2). */
+            /** @description Clients here are public: no client secret. To a request with an `Authorization` header, with `WWW-Authenticate` naming its scheme (RFC 6749 §5.2). A service client's `client_assertion` refused (signature, audience, expiry, a replayed `jti`, an unknown or deleted client). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4254,7 +4349,7 @@ export interface operations {
                     } & components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Clients here are public: no client secret. To a request with an `Authorization` header, with `WWW-Authenticate` naming its scheme (RFC 6749 §5.2). */
+            /** @description Clients here are public: no client secret. To a request with an `Authorization` header, with `WWW-Authenticate` naming its scheme (RFC 6749 §5.2). A service client's `client_assertion` refused (signature, audience, expiry, a replayed `jti`, an unknown or deleted client). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4758,6 +4853,391 @@ export interface operations {
                     "application/problem+json": {
                         /** @enum {unknown} */
                         code?: "owner_cannot_leave";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listServiceClients: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                workspace_id: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clients. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceClientList"];
+                };
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_workspace_id`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_workspace_id" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `owner_required`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "owner_required" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createServiceClient: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                workspace_id: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewServiceClient"];
+            };
+        };
+        responses: {
+            /** @description The client: its `clientId` is the `iss` and `sub` of its assertions. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceClient"];
+                };
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_json`, `invalid_name`, `invalid_request`, `invalid_scope`, `invalid_service_client`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_json" | "invalid_name" | "invalid_request" | "invalid_scope" | "invalid_service_client" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `owner_required`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "owner_required" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description A limit of this stage was reached. Codes: `limit_reached`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "limit_reached";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 16 KiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description Send application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getServiceClient: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                workspace_id: components["parameters"]["WorkspaceId"];
+                client_id: components["parameters"]["ServiceClientId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceClient"];
+                };
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_workspace_id`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_workspace_id" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `owner_required`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "owner_required" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "dependency_unavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteServiceClient: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceHeader"];
+            };
+            path: {
+                workspace_id: components["parameters"]["WorkspaceId"];
+                client_id: components["parameters"]["ServiceClientId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. No body and no Content-Type. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_workspace_id`, `unknown_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_workspace_id" | "unknown_parameter";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No usable credential. Codes: `expired_credentials`, `invalid_credentials`, `missing_credentials`, `revoked_credentials`. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "expired_credentials" | "invalid_credentials" | "missing_credentials" | "revoked_credentials";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential may not make this request. Codes: `insufficient_scope`, `ip_not_allowed`, `not_a_member`, `owner_required`, `workspace_mismatch`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "insufficient_scope" | "ip_not_allowed" | "not_a_member" | "owner_required" | "workspace_mismatch";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
                     } & components["schemas"]["Problem"];
                 };
             };

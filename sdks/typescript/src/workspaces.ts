@@ -20,6 +20,14 @@ function membersPath(workspaceId: string, userIdOrEmail?: string): string {
   return userIdOrEmail === undefined ? base : `${base}/${segment(userIdOrEmail, "userIdOrEmail")}`;
 }
 
+function serviceClientsPath(workspaceId: string, clientId?: string): string {
+  const base = `${WORKSPACES}/${segment(workspaceId, "workspaceId")}/service-clients`;
+  return clientId === undefined ? base : `${base}/${segment(clientId, "clientId")}`;
+}
+
+export type NewServiceClient = WireSchemas["NewServiceClient"];
+export type ServiceClient = WireSchemas["ServiceClient"];
+
 export class WorkspacesClient {
   readonly #transport: Transport;
 
@@ -85,6 +93,49 @@ export class WorkspacesClient {
     await this.#transport.request({
       method: "DELETE",
       path: membersPath(workspaceId, userIdOrEmail),
+      authenticated: true,
+    });
+  }
+
+  /**
+   * Registers a machine in a workspace the caller owns, with its public keys (`jwks`) or
+   * where it publishes them (`jwksUri`): its `clientId` is what ServiceClientCredentials
+   * signs as. At most 20 per workspace (ConflictError, `limit_reached`).
+   */
+  async createServiceClient(workspaceId: string, client: NewServiceClient): Promise<ServiceClient> {
+    const answer = await this.#transport.request({
+      method: "POST",
+      path: serviceClientsPath(workspaceId),
+      body: client,
+      authenticated: true,
+    });
+    return answer.body as ServiceClient;
+  }
+
+  /** A workspace's service clients, in creation order (owner only). */
+  async listServiceClients(workspaceId: string): Promise<ServiceClient[]> {
+    const answer = await this.#transport.request({
+      method: "GET",
+      path: serviceClientsPath(workspaceId),
+      authenticated: true,
+    });
+    return (answer.body as WireSchemas["ServiceClientList"]).serviceClients;
+  }
+
+  async getServiceClient(workspaceId: string, clientId: string): Promise<ServiceClient> {
+    const answer = await this.#transport.request({
+      method: "GET",
+      path: serviceClientsPath(workspaceId, clientId),
+      authenticated: true,
+    });
+    return answer.body as ServiceClient;
+  }
+
+  /** Deletes a service client: its tokens are refused on their next request. */
+  async deleteServiceClient(workspaceId: string, clientId: string): Promise<void> {
+    await this.#transport.request({
+      method: "DELETE",
+      path: serviceClientsPath(workspaceId, clientId),
       authenticated: true,
     });
   }

@@ -250,6 +250,33 @@ def test_a_workload_token_reads_its_trust_policy_once_and_no_membership(
     assert sent == ["GetItem"]
 
 
+def test_a_service_client_token_reads_its_client_once_and_no_membership(
+    api: Api, alice: str, authorize: Invoke, sent: list[str]
+) -> None:
+    """Issue 36: one GetItem (the client's item); a machine is not a member."""
+    from chalicelib import ids
+    from chalicelib.service_clients.model import ServiceClient
+
+    ws = api.workspace(alice)
+    now = api.services.clock.now()
+    jwk = {"kty": "EC", "crv": "P-256", "x": "x", "y": "y", "kid": "k1", "alg": "ES256"}
+    client = ServiceClient(
+        ids.new_service_client_id(now), ws, "sync", ("memory",), (jwk,), None, now, "usr_alice"
+    )
+    api.services.service_clients.create(client)
+    extra = {"client_id": client.id, "workspace_id": ws, "scope": "memory"}
+    token = api.services.signer.mint(client.id, extra=extra, lifetime=600).token
+    event = request_event(MEMORY, bearer(token), ws)
+    authorize(event)  # a container's first decision also fetches the signing keys (KMS)
+    sent.clear()
+
+    answer = authorize(event)
+
+    assert effect(answer) == "Allow"
+    assert answer["context"]["credential"] == "service_client"
+    assert sent == ["GetItem"]
+
+
 # -- revocation and removal stay effective on the very next request -----------------------
 
 

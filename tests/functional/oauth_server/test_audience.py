@@ -275,7 +275,7 @@ def test_authorization_server_metadata(mcp: Mcp) -> None:
     assert body["revocation_endpoint"] == ISSUER + "/v1/oauth/revoke"
     assert body["jwks_uri"] == ISSUER + "/.well-known/jwks.json"
     assert body["code_challenge_methods_supported"] == ["S256"]
-    assert body["token_endpoint_auth_methods_supported"] == ["none"]
+    assert body["token_endpoint_auth_methods_supported"] == ["none", "private_key_jwt"]
     assert body["client_id_metadata_document_supported"] is True
     assert body["authorization_response_iss_parameter_supported"] is True
     assert body["scopes_supported"] == [

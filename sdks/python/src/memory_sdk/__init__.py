@@ -50,6 +50,7 @@ from memory_sdk.models import (
 )
 from memory_sdk.webhooks import WebhookVerificationError
 from memory_sdk.webhooks import verify as verify_webhook
+from memory_sdk.service_client import ServiceClientCredentials, ServiceClientError
 from memory_sdk.workload import WorkloadIdentity, WorkloadIdentityError
 
 __version__ = "0.1.0"
@@ -89,6 +90,8 @@ __all__ = [
     "RequestTimeoutError",
     "RequestValidationError",  # deprecated alias of BadRequestError
     "ServerError",
+    "ServiceClientCredentials",
+    "ServiceClientError",
     "ServiceError",  # deprecated alias of ServerError
     "ServiceUnavailableError",
     "SessionsClient",

@@ -14,7 +14,7 @@ from pydantic.alias_generators import to_camel
 
 KeyCategory = Literal["workspace", "admin"]
 KeyStatus = Literal["active", "revoked", "expired"]
-CredentialKind = Literal["user_token", "api_key", "delegated", "workload"]
+CredentialKind = Literal["user_token", "api_key", "delegated", "workload", "service_client"]
 ActorCredential = Literal["user_token", "api_key"]  # who may change something (events)
 # The event types the service records today. `AuditEvent.type` stays a plain string, so that
 # a type added later parses too.
@@ -42,6 +42,9 @@ EventType = Literal[
     "webhook.secret_rotated",
     "webhook.deleted",
     "webhook.disabled",
+    "service_client.created",
+    "service_client.deleted",
+    "service_client.token_issued",
 ]
 
 

@@ -1,0 +1,126 @@
+"""Managing a workspace's service clients: owner only, at most LIMIT, each valid."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import errors, ids
+from chalicelib.access.principal import Principal
+from chalicelib.access.scopes import DATA_PLANE_SCOPES, ordered
+from chalicelib.clock import Clock
+from chalicelib.events import model as events
+from chalicelib.events.log import EventLog
+from chalicelib.service_clients.model import (
+    InvalidServiceClient,
+    ServiceClient,
+    check_jwks,
+    check_jwks_uri,
+)
+from chalicelib.service_clients.store import LimitReached, ServiceClientStore
+from chalicelib.workspaces.model import Workspace
+from chalicelib.workspaces.store import WorkspaceStore
+
+SCOPES_RULE = (
+    "scopes must be a non-empty subset of the workspace-key scopes: "
+    + ", ".join(DATA_PLANE_SCOPES)
+    + "."
+)
+NOT_FOUND = "No service client with this id in this workspace."
+
+
+class ServiceClientService:
+    def __init__(
+        self,
+        clients: ServiceClientStore,
+        workspaces: WorkspaceStore,
+        events: EventLog,
+        clock: Clock,
+        local_mode: bool,
+    ):
+        self._clients = clients
+        self._workspaces = workspaces
+        self._events = events
+        self._clock = clock
+        self._local_mode = local_mode
+
+    def owned(self, principal: Principal, workspace_id: str) -> Workspace:
+        """The workspace, if the caller owns it: a member gets 403 `owner_required`, anyone
+        else 404 (whether a workspace exists is not theirs to learn)."""
+        if not ids.is_workspace_id(workspace_id) or not self._workspaces.is_member(
+            workspace_id, principal.user_id
+        ):
+            raise errors.NOT_FOUND.error("No such workspace.")
+        workspace = self._workspaces.get(workspace_id)
+        if workspace is None:
+            raise errors.NOT_FOUND.error("No such workspace.")
+        if workspace.owner_id != principal.user_id:
+            raise errors.OWNER_REQUIRED.error("Only the workspace owner manages service clients.")
+        return workspace
+
+    def create(self, principal: Principal, workspace: Workspace, body: Any) -> ServiceClient:
+        """`body`: the request's fields (`api/models.NewServiceClient`), checked here."""
+        if (body.jwks is None) == (body.jwks_uri is None):
+            raise errors.INVALID_SERVICE_CLIENT.error("Send exactly one of jwks and jwksUri.")
+        try:
+            jwks = check_jwks(body.jwks) if body.jwks is not None else None
+            uri = check_jwks_uri(body.jwks_uri, self._local_mode) if body.jwks_uri else None
+        except InvalidServiceClient as invalid:
+            raise errors.INVALID_SERVICE_CLIENT.error(str(invalid)) from None
+        scopes = body.scopes
+        if (
+            not scopes
+            or len(set(scopes)) != len(scopes)
+            or not set(scopes) <= set(DATA_PLANE_SCOPES)
+        ):
+            raise errors.INVALID_SCOPE.error(SCOPES_RULE)
+        now = self._clock.now()
+        client = ServiceClient(
+            id=ids.new_service_client_id(now),
+            workspace_id=workspace.id,
+            name=body.name,
+            scopes=tuple(ordered(scopes)),
+            jwks=jwks,
+            jwks_uri=uri,
+            created_at=now,
+            created_by=principal.user_id,
+        )
+        try:
+            self._clients.create(client)
+        except LimitReached as full:
+            raise errors.LIMIT_REACHED.error(
+                f"At most {full.limit} service clients per workspace: delete one first."
+            ) from None
+        # After the commit point, on its own (no transaction spans the two).
+        self._events.record(
+            self._events.by(
+                principal,
+                events.SERVICE_CLIENT_CREATED,
+                workspace.owner_id,
+                workspace_id=workspace.id,
+                data={"clientId": client.id, "name": client.name, "scopes": list(client.scopes)},
+            )
+        )
+        return client
+
+    def list(self, workspace: Workspace) -> list[ServiceClient]:
+        return self._clients.list(workspace.id)
+
+    def get(self, workspace: Workspace, client_id: str) -> ServiceClient:
+        client = self._clients.get(client_id) if ids.is_service_client_id(client_id) else None
+        if client is None or client.workspace_id != workspace.id:
+            raise errors.NOT_FOUND.error(NOT_FOUND)
+        return client
+
+    def delete(self, principal: Principal, workspace: Workspace, client_id: str) -> None:
+        client = self.get(workspace, client_id)
+        if not self._clients.delete(client):
+            raise errors.NOT_FOUND.error(NOT_FOUND)
+        self._events.record(
+            self._events.by(
+                principal,
+                events.SERVICE_CLIENT_DELETED,
+                workspace.owner_id,
+                workspace_id=workspace.id,
+                data={"clientId": client.id, "name": client.name},
+            )
+        )

@@ -1,0 +1,196 @@
+"""Service clients in a real browser at 1280 and 390 px: the owner registers a machine with a
+pasted JWK Set or a JWKS URI, sees it listed, deletes it after a confirmation (its token is
+refused on its next request); a pasted private key is refused with the service's words; the
+empty, error and outage states; the new events in words in Activity; axe-core with zero
+findings on every state and dialog."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+import jwt
+import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
+from jwt.algorithms import ECAlgorithm
+from playwright.sync_api import Locator, expect
+
+from tests.browser.conftest import Person, Stack
+from tests.browser.test_keys import create_workspace
+from tests.browser.test_page import axe_violations
+from tests.browser.test_people import WIDTHS, no_sideways_scroll, unique
+from tests.browser.test_sessions import answer
+
+SERVICE_CLIENTS = re.compile(r".*/v1/workspaces/[^/]+/service-clients$")
+ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+
+
+def open_service_clients(person: Person) -> Locator:
+    page = person.page
+    page.get_by_role("link", name="Service clients").click()
+    expect(page.get_by_role("heading", name="Service clients", level=1)).to_be_visible()
+    expect(page.locator("main [aria-busy='true']")).to_have_count(0)
+    return page.locator("tr[data-client-id]")
+
+
+def key_pair() -> tuple[Any, dict[str, Any]]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    public = {**ECAlgorithm.to_jwk(key.public_key(), as_dict=True), "kid": "k1"}
+    return key, public
+
+
+def machine_token(stack: Stack, client_id: str, key: Any) -> str:
+    now = int(time.time())
+    claims = {"iss": client_id, "sub": client_id, "aud": stack.endpoint, "iat": now,
+              "exp": now + 60, "jti": f"browser-{now}-{client_id}"}
+    assertion = jwt.encode(claims, key, algorithm="ES256", headers={"kid": "k1"})
+    answered = stack.http.post(
+        "/v1/oauth/token",
+        data={"grant_type": "client_credentials", "client_assertion_type": ASSERTION_TYPE,
+              "client_assertion": assertion},
+    )
+    assert answered.status_code == 200, answered.text
+    return str(answered.json()["access_token"])
+
+
+@pytest.mark.parametrize("width", ["desktop", "phone"])
+def test_the_owner_registers_lists_and_deletes_a_service_client(
+    people, stack: Stack, width: str
+) -> None:
+    person: Person = people(f"machines-{width}", viewport=WIDTHS[width])
+    person.sign_in(unique("owner"))
+    page = person.page
+    open_service_clients(person)
+    expect(page.get_by_role("heading", name="No workspace of yours")).to_be_visible()
+    workspace_id = create_workspace(person, "Machines")
+    open_service_clients(person)
+    expect(page.get_by_role("heading", name="No service clients yet")).to_be_visible()
+    person.screenshot(f"service-clients-empty-{width}")
+
+    key, public = key_pair()
+    page.get_by_role("button", name="Register service client").click()
+    dialog = person.dialog(re.compile("^Register a service client"))
+    dialog.get_by_label("Name").fill("nightly sync")
+    private = {**public, "d": ECAlgorithm.to_jwk(key, as_dict=True)["d"]}
+    dialog.get_by_label("JWK Set (public keys only)").fill(json.dumps({"keys": [private]}))
+    dialog.get_by_role("button", name="Register").click()
+    expect(dialog.get_by_role("alert")).to_contain_text("register the public key only")
+    person.screenshot(f"service-clients-private-key-refused-{width}")
+    dialog.get_by_label("JWK Set (public keys only)").fill(json.dumps({"keys": [public]}))
+    dialog.get_by_label("entities").check()
+    no_sideways_scroll(person)
+    person.screenshot(f"service-clients-register-{width}")
+    dialog.get_by_role("button", name="Register").click()
+
+    rows = page.locator("tr[data-client-id]")
+    expect(rows).to_have_count(1)
+    expect(rows).to_contain_text("nightly sync")
+    expect(rows).to_contain_text("1 key registered")
+    expect(rows).to_contain_text("memory, entities")
+    client_id = rows.get_attribute("data-client-id")
+    assert client_id is not None and client_id.startswith("scl_")
+    token = machine_token(stack, client_id, key)
+    assert stack.call("GET", "/v1/auth/whoami", token).status_code == 200
+
+    page.get_by_role("button", name="Register service client").click()
+    dialog = person.dialog(re.compile("^Register a service client"))
+    dialog.get_by_label("Name").fill("published keys")
+    dialog.get_by_label("A JWKS URI").check()
+    dialog.get_by_label("JWKS URI", exact=True).fill("https://machines.example.com/jwks.json")
+    dialog.get_by_role("button", name="Register").click()
+    expect(rows).to_have_count(2)
+    expect(rows.nth(1)).to_contain_text("published at https://machines.example.com/jwks.json")
+    no_sideways_scroll(person)
+    person.screenshot(f"service-clients-list-{width}")
+
+    rows.first.get_by_role("button", name="Delete").click()
+    confirm = page.get_by_role("alertdialog")
+    expect(confirm).to_contain_text("refused from their next request")
+    person.screenshot(f"service-clients-delete-confirmation-{width}")
+    confirm.get_by_role("button", name="Delete service client").click()
+    expect(rows).to_have_count(1)
+
+    refused = stack.call("GET", "/v1/auth/whoami", token)
+    assert (refused.status_code, refused.json()["code"]) == (401, "revoked_credentials")
+    listed = stack.call(
+        "GET", f"/v1/workspaces/{workspace_id}/service-clients", person.access_token()
+    ).json()["serviceClients"]
+    assert [c["name"] for c in listed] == ["published keys"]
+
+    page.get_by_role("link", name="Activity").click()
+    activity = page.locator("main")
+    expect(activity).to_contain_text("Service client registered")
+    expect(activity).to_contain_text("Service client deleted")
+    expect(activity).to_contain_text("Service client got a token")
+    expect(activity).to_contain_text("“nightly sync”")
+    person.screenshot(f"service-clients-activity-{width}")
+    assert person.csp_violations() == []
+
+
+def test_the_error_and_outage_states_say_what_happened_and_offer_a_retry(
+    people, stack: Stack
+) -> None:
+    person: Person = people("machines-states", viewport=WIDTHS["phone"])
+    person.sign_in(unique("states"))
+    page = person.page
+    create_workspace(person, "Machines")
+
+    outage = {"code": "dependency_unavailable", "status": 503,
+              "detail": "A dependency is unavailable; retry later."}
+    page.route(SERVICE_CLIENTS, answer(503, outage))
+    open_service_clients(person)
+    alert = page.locator("main").get_by_role("alert")
+    expect(alert).to_contain_text("The service is having trouble right now.")
+    person.screenshot("service-clients-outage")
+    page.unroute(SERVICE_CLIENTS)
+    alert.get_by_role("button", name="Try again").click()
+    expect(page.get_by_role("heading", name="No service clients yet")).to_be_visible()
+
+    page.get_by_role("button", name="Register service client").click()
+    dialog = person.dialog(re.compile("^Register a service client"))
+    dialog.get_by_label("Name").fill("broken")
+    dialog.get_by_label("JWK Set (public keys only)").fill("not json")
+    dialog.get_by_role("button", name="Register").click()
+    expect(dialog.get_by_role("alert")).to_contain_text("is not JSON")
+    person.screenshot("service-clients-error")
+    assert person.csp_violations() == []
+
+
+@pytest.mark.parametrize("width", ["desktop", "phone"])
+def test_no_accessibility_findings_on_the_service_clients_section(
+    people, stack: Stack, width: str
+) -> None:
+    person: Person = people(f"machines-axe-{width}", viewport=WIDTHS[width], bypass_csp=True)
+    person.sign_in(unique("axe-machines"), name="Ada Lovelace")
+    page = person.page
+    found: dict[str, list[dict[str, Any]]] = {}
+
+    open_service_clients(person)
+    expect(page.get_by_role("heading", name="No workspace of yours")).to_be_visible()
+    found["no workspace"] = axe_violations(person)
+    create_workspace(person, "Machines")
+    open_service_clients(person)
+    expect(page.get_by_role("heading", name="No service clients yet")).to_be_visible()
+    found["empty"] = axe_violations(person)
+    page.get_by_role("button", name="Register service client").click()
+    dialog = person.dialog(re.compile("^Register a service client"))
+    found["register dialog"] = axe_violations(person)
+    dialog.get_by_label("Name").fill("machine")
+    dialog.get_by_label("JWK Set (public keys only)").fill(json.dumps({"keys": [key_pair()[1]]}))
+    dialog.get_by_role("button", name="Register").click()
+    rows = page.locator("tr[data-client-id]")
+    expect(rows).to_have_count(1)
+    found["list"] = axe_violations(person)
+    rows.get_by_role("button", name="Delete").click()
+    found["delete confirmation"] = axe_violations(person)
+    page.get_by_role("alertdialog").get_by_role("button", name="Cancel").click()
+    page.route(SERVICE_CLIENTS, answer(503, {"code": "dependency_unavailable", "status": 503}))
+    page.get_by_role("link", name="API keys").click()
+    page.get_by_role("link", name="Service clients").click()
+    expect(page.locator("main").get_by_role("button", name="Try again")).to_be_visible()
+    found["outage"] = axe_violations(person)
+    print(f"axe-core, {width}: {len(found)} screens, findings: {found}")
+
+    assert {screen: v for screen, v in found.items() if v} == {}
