@@ -16,6 +16,7 @@ from chalice.test import Client
 
 from chalicelib import runtime
 from chalicelib.config import EnterpriseIdp
+from chalicelib.decisions.authorizer import Unauthorized
 from chalicelib.sessions.openid import Identity
 from chalicelib.workloads.issuers import IssuerKeys
 from tests.fixtures.events import bearer, request_event
@@ -280,3 +281,20 @@ def test_the_metadata_lists_every_grant_and_the_id_jag_profile(mcp: Mcp) -> None
     assert body["authorization_grant_profiles_supported"] == [
         "urn:ietf:params:oauth:grant-profile:id-jag"
     ]
+
+
+def test_revoking_an_id_jag_token_refuses_it_on_the_next_request(
+    mcp: Mcp, idp: WorkloadIssuer, authorize: Invoke
+) -> None:
+    member(mcp)
+    access = grant(mcp, id_jag(idp, mcp.register()["client_id"])).json["access_token"]
+    allowed = authorize(request_event("/mcp", bearer(access)))
+
+    revoked = mcp.api.call(
+        "POST", "/v1/oauth/revoke", raw=urlencode({"token": access}).encode(), headers=FORM
+    )
+
+    assert allowed["policyDocument"]["Statement"][0]["Effect"] == "Allow"
+    assert revoked.status == 200
+    with pytest.raises(Unauthorized):
+        authorize(request_event("/mcp", bearer(access)))
