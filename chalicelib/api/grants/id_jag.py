@@ -29,7 +29,7 @@ from chalicelib.oauth.service import parse_scope
 from chalicelib.runtime import services
 from chalicelib.sessions.access_tokens import CLOCK_SKEW
 from chalicelib.sessions.openid import Identity
-from chalicelib.workloads.issuers import ALGORITHMS, UnknownKey
+from chalicelib.workloads.issuers import ALGORITHMS, UnknownKey, UnusableKey
 
 MAX_AHEAD = 300  # seconds: the furthest an ID-JAG's exp may be
 REQUIRED = ["iss", "sub", "aud", "exp", "iat", "jti", "client_id", "resource"]
@@ -65,14 +65,14 @@ def verified(assertion: str) -> Vouched:
     algorithm, kid = header.get("alg"), header.get("kid")
     if algorithm not in ALGORITHMS or not isinstance(kid, str) or not kid:
         raise refused("The ID-JAG is not signed with RS256 or ES256 and a key id (kid).")
+    keys = services().workload_issuer_keys
     try:
-        jwk = services().workload_issuer_keys.key(idp.issuer, kid, idp.jwks_uri)
+        key = keys.verification_key(idp.issuer, kid, algorithm, idp.jwks_uri)
     except UnknownKey:
         raise refused("The ID-JAG's signing key is not published by its issuer.") from None
-    if jwk.get("kty") != ALGORITHMS[algorithm] or jwk.get("alg", algorithm) != algorithm:
-        raise refused("The ID-JAG's algorithm does not match its key.")
+    except UnusableKey:
+        raise refused("The ID-JAG's algorithm does not match its key.") from None
     try:
-        key = jwt.PyJWK(jwk, algorithm).key
         claims: dict[str, Any] = jwt.decode(
             assertion,
             key=key,
