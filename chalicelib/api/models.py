@@ -1871,6 +1871,18 @@ class JwtBearerForm(OAuthRequest):
     client_id: ANY_TEXT = None
 
 
+class TokenEndpointForm(
+    RootModel[
+        Annotated[
+            AuthorizationCodeGrant | RefreshTokenGrant | TokenExchangeForm | JwtBearerForm,
+            Field(discriminator="grant_type"),
+        ]
+    ]
+):
+    """`POST /v1/oauth/token`'s form: one grant's, by its `grant_type` (the grants of
+    `grant_types_supported`)."""
+
+
 class RevocationForm(OAuthRequest):
     """RFC 7009."""
 

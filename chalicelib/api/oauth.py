@@ -34,6 +34,7 @@ from chalicelib.api.grants.endpoint import serve
 from chalicelib.api.operations import (
     FORM,
     HTML,
+    OAUTH_TOO_LARGE,
     Answer,
     Operations,
     oauth_errors,
@@ -82,12 +83,7 @@ TOKEN_FAILURES = (
         problems=(errors.INVALID_CLIENT,),
         oauth=True,
     ),
-    Answer(
-        413,
-        "The body is larger than 16 KiB.",
-        problems=(errors.OAUTH_PAYLOAD_TOO_LARGE,),
-        oauth=True,
-    ),
+    OAUTH_TOO_LARGE,
     LATER,
 )
 NOT_SERVED = Answer(404, "No protected resource is served here.", problems=(errors.NOT_FOUND,))
@@ -440,15 +436,18 @@ def client_authentication_refused(authorization: str) -> Response:
     answers=(
         Answer(
             200,
-            "An access token for the resource, and a refresh token if the client's "
-            "`grant_types` include `refresh_token`.",
+            "The grant's token: for the authorization code and refresh grants an access "
+            "token for the resource, and a refresh token if the client's `grant_types` "
+            "include `refresh_token`; for an ID-JAG (JWT bearer) an access token for its "
+            "resource, no refresh token; for token exchange and a workload's JWT bearer "
+            "assertion, the workspace token `/v1/auth/exchange` answers.",
             models.AccessToken,
             headers={"Cache-Control": "CacheControlNoStore"},
         ),
         *TOKEN_FAILURES,
     ),
     content_types=edge.ANY_MEDIA_TYPE,
-    body={FORM: models.TokenForm},
+    body={FORM: models.TokenEndpointForm},
 )
 def token() -> Response:
     request = blueprint.current_request

@@ -361,6 +361,11 @@ class Answer:
     headers: Mapping[str, str] = field(default_factory=dict)
 
 
+OAUTH_TOO_LARGE = Answer(
+    413, "The body is larger than 16 KiB.", problems=(errors.OAUTH_PAYLOAD_TOO_LARGE,), oauth=True
+)
+
+
 @dataclass(frozen=True)
 class Public:
     """A route without a bearer credential that keeps an edge of its own (the token endpoints,

@@ -13,9 +13,16 @@ from pydantic import BaseModel
 
 from chalicelib import errors
 from chalicelib.api import edge, models
-from chalicelib.api.grants.endpoint import TOKEN_HEADERS, serve
+from chalicelib.api.grants.endpoint import TOKEN_HEADERS, token_endpoint
 from chalicelib.api.grants.registry import EXCHANGE_PATH, REFRESH_PATH
-from chalicelib.api.operations import FORM, Answer, Operations, oauth_errors, token_request
+from chalicelib.api.operations import (
+    FORM,
+    OAUTH_TOO_LARGE,
+    Answer,
+    Operations,
+    oauth_errors,
+    token_request,
+)
 from chalicelib.runtime import services
 
 blueprint = Operations(__name__)
@@ -40,12 +47,7 @@ ANSWERS = (
         ),
         oauth=True,
     ),
-    Answer(
-        413,
-        "The body is larger than 16 KiB.",
-        problems=(errors.OAUTH_PAYLOAD_TOO_LARGE,),
-        oauth=True,
-    ),
+    OAUTH_TOO_LARGE,
     Answer(415, "Send JSON or an OAuth form.", problems=(errors.UNSUPPORTED_MEDIA_TYPE,)),
     Answer(
         503,
@@ -102,35 +104,28 @@ REFRESH_BODY: dict[str, type[BaseModel]] = {
 }
 
 
-@blueprint.public(
-    "POST",
+# Served by the token exchange grants (`grants/token_exchange.py`) and the login refresh
+# grant (`grants/refresh.py`); a JSON request without grant_type names the endpoint's.
+token_endpoint(
+    blueprint,
     EXCHANGE_PATH,
-    content_types=[edge.JSON, FORM],
+    EXCHANGE_BODY,
+    models.TOKEN_EXCHANGE_GRANT,
     name="exchange",
     summary="Trade an ID token for a user token, or a credential for a delegated token",
     tag="Login",
     answers=EXCHANGE_ANSWERS,
-    body=EXCHANGE_BODY,
 )
-def exchange() -> Response:
-    """Served by the token exchange grants (`grants/token_exchange.py`)."""
-    request = blueprint.current_request
-    return serve(request, EXCHANGE_PATH, EXCHANGE_BODY, models.TOKEN_EXCHANGE_GRANT)
-
-
-@blueprint.public(
-    "POST",
+token_endpoint(
+    blueprint,
     REFRESH_PATH,
-    content_types=[edge.JSON, FORM],
+    REFRESH_BODY,
+    models.REFRESH_GRANT,
     name="refresh",
     summary="Trade a refresh token for a new pair",
     tag="Login",
     answers=ANSWERS,
-    body=REFRESH_BODY,
 )
-def refresh() -> Response:
-    """Served by the login refresh grant (`grants/refresh.py`)."""
-    return serve(blueprint.current_request, REFRESH_PATH, REFRESH_BODY, models.REFRESH_GRANT)
 
 
 REVOKE_BODY: dict[str, type[BaseModel]] = {

@@ -8,6 +8,7 @@ serves is refused by) and, for JSON, the grant a request without `grant_type` na
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from chalice import Response
 from chalice.app import Request
@@ -18,6 +19,7 @@ from chalicelib.api import edge
 from chalicelib.api.grants.registry import TokenRequest, find
 from chalicelib.api.operations import (
     FORM,
+    Operations,
     oauth_errors,
     oauth_validated,
     query_names,
@@ -54,3 +56,20 @@ def serve(
     if issued.user_id is not None:
         logs.identify_actor(issued.user_id)
     return edge.json_response(dict(issued.body), headers=TOKEN_HEADERS, secret=True)
+
+
+def token_endpoint(
+    blueprint: Operations,
+    path: str,
+    body: Mapping[str, type[BaseModel]],
+    default_grant_type: str,
+    **declared: Any,
+) -> None:
+    """Declares `POST path` (JSON and form), served by `serve`: one view for every token
+    endpoint of this kind (`/v1/auth/exchange`, `/v1/auth/refresh`)."""
+
+    def view() -> Response:
+        return serve(blueprint.current_request, path, body, default_grant_type)
+
+    view.__name__ = str(declared["name"])
+    blueprint.public("POST", path, content_types=list(body), body=body, **declared)(view)

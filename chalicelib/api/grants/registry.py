@@ -31,9 +31,11 @@ How a grant is declared and registered (adding one is one class and one line):
    (the model's first refused field answers, before `validate` runs). A dependency failure
    raised anywhere is 503 `temporarily_unavailable` (`operations.oauth_errors`).
 
-2. Declare the module in `DECLARED` below. The registry imports the declared modules on
-   first use (none loads onto the authorizer's cold start), and the metadata's
-   `grant_types_supported` lists every grant `POST /v1/oauth/token` serves.
+2. Declare the module in `DECLARED` below, and add the grant's form model to
+   `models.TokenEndpointForm` (what the OpenAPI document says the token endpoint takes).
+   The registry imports the declared modules on first use (none loads onto the
+   authorizer's cold start), and the metadata's `grant_types_supported` lists every grant
+   `POST /v1/oauth/token` serves.
 
 Single-use assertion ids (`jti`, RFC 7523 §3): `services().replays.spend(iss, jti, exp, now)`
 (`chalicelib/replays.py`), one conditional put: False for a replay.
