@@ -112,11 +112,16 @@ export function words(text: string): HTMLElement {
   return wrapper;
 }
 
+/** A part of a token longer than this may break inside. */
+const TOKEN_PART = 40;
+
 /** A token such as a trust subject (`repo:acme/agents:ref:refs/heads/main`) that wraps only
  * after its separators (: / @ . = ,), never mid-name. */
 export function token(text: string): HTMLElement {
   const code = h("code", { class: "token" });
-  for (const part of text.split(/(?<=[:/@.=,])/)) append(code, part, h("wbr"));
+  for (const part of text.split(/(?<=[:/@.=,])/)) {
+    append(code, [...part].length > TOKEN_PART ? part : h("span", { class: "part" }, part), h("wbr"));
+  }
   code.lastChild?.remove();
   return code;
 }
