@@ -4,17 +4,15 @@ tokens never at an MCP resource. Plus discovery, registration and revocation."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from copy import replace
 from typing import Any
 
 import pytest
-from chalice.test import Client
 
-from chalicelib import runtime
 from chalicelib.decisions.authorizer import Unauthorized
 from tests.fixtures.events import bearer, request_event
-from tests.functional.conftest import ISSUER, another_container
+from tests.functional.conftest import ISSUER, Invoke, authorizer
 from tests.functional.oauth_server.conftest import (
     CALLBACK,
     FORM,
@@ -26,25 +24,13 @@ from tests.functional.oauth_server.conftest import (
     pkce,
 )
 
-Invoke = Callable[[dict[str, Any]], dict[str, Any]]
 METADATA = "https://memory.test.example/.well-known/oauth-protected-resource/mcp"
 FIVE = "memory entities reasoning ontology skills"  # the resource's scopes_supported
 
 
 @pytest.fixture
 def authorize(mcp: Mcp) -> Iterator[Invoke]:
-    from app import app
-
-    own = another_container(mcp.services)
-
-    def invoke(event: dict[str, Any]) -> dict[str, Any]:
-        runtime.use(own)
-        try:
-            return dict(client.lambda_.invoke("authorizer", event).payload)
-        finally:
-            runtime.use(mcp.services)
-
-    with Client(app) as client:
+    with authorizer(mcp.services) as invoke:
         yield invoke
 
 
