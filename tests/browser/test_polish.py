@@ -55,6 +55,14 @@ def test_activity_names_trust_policy_events_with_the_policys_name_and_filters_ev
     policy = created.json()["id"]
     deleted = stack.call("DELETE", f"/v1/workspaces/{workspace}/trust-policies/{policy}", token)
     assert deleted.status_code == 204
+    key = stack.call(
+        "POST", "/v1/auth/api-keys", token,
+        body={"label": "patched", "category": "workspace", "workspaceId": workspace},
+    ).json()
+    patched = stack.call(
+        "PATCH", f"/v1/auth/api-keys/{key['id']}", token, body={"allowedCidrs": ["10.0.0.0/8"]}
+    )
+    assert patched.status_code == 200, patched.text
     page = person.page
     page.get_by_role("link", name="Activity").click()
 
@@ -66,7 +74,11 @@ def test_activity_names_trust_policy_events_with_the_policys_name_and_filters_ev
     expect(page.locator('tr[data-event-type="trust_policy.deleted"]')).to_contain_text(
         "Trust policy deleted"
     )
+    expect(page.locator('tr[data-event-type="key.updated"]')).to_contain_text(
+        "changed: allowed addresses"
+    )
     expect(page.locator("main table")).not_to_contain_text("trust_policy")
+    expect(page.locator("main table")).not_to_contain_text("allowedCidrs")
     options = page.locator("#event-type option").evaluate_all("(os) => os.map((o) => o.value)")
     assert set(options) == {"", *TYPES}
     labels = page.locator("#event-type option").all_inner_texts()

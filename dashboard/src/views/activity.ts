@@ -19,6 +19,13 @@ const SIGN_IN_ENDINGS: Readonly<Record<string, string>> = {
   reuse_detected: "a used refresh token was presented again",
 };
 
+/** A `key.updated` event's changed fields, in words. */
+const CHANGED_FIELDS: Readonly<Record<string, string>> = {
+  label: "label",
+  allowedCidrs: "allowed addresses",
+  requestsPerDay: "daily quota",
+};
+
 /** An actor as services that name people answer: with the person's email and name. */
 type Actor = { userId?: string; credential?: string; keyId?: string | null; email?: string | null; name?: string | null; system?: string };
 
@@ -108,7 +115,7 @@ export function renderActivity(app: App, main: HTMLElement): void {
       case "key.created":
         return typeof data["label"] === "string" ? `labelled “${data["label"]}”` : "";
       case "key.updated":
-        return Array.isArray(data["changed"]) ? `changed: ${data["changed"].join(", ")}` : "";
+        return Array.isArray(data["changed"]) ? `changed: ${data["changed"].map((field) => CHANGED_FIELDS[String(field)] ?? String(field)).join(", ")}` : "";
       case "workspace.created":
         return typeof data["name"] === "string" ? `named “${data["name"]}”` : "";
       case "session.revoked":
