@@ -51,7 +51,7 @@ UV_COMPILE := $(UV) pip compile --quiet --upgrade --generate-hashes \
 .PHONY: help venv run test lint test-unit test-functional test-e2e test-interop test-python \
         test-sdk-python test-sdk-typescript test-infra test-contract bench load package deploy \
         import-legacy clean dashboard chromium test-dashboard lock node-version \
-        docs api-reference
+        docs docs-serve api-reference
 
 help:
 	@echo "Targets:"
@@ -83,7 +83,9 @@ help:
 	@echo "  make dashboard           build the dashboard's static files (npm)"
 	@echo "  make chromium            install Debian's chromium for the browser tests (root)"
 	@echo "  make test-dashboard      the dashboard's unit and browser tests"
-	@echo "  make docs                the docs site into site/ (MkDocs, strict: a broken link fails)"
+	@echo "  make docs                the docs site into site/ (MkDocs, strict: a broken link fails),"
+	@echo "                           browsable from disk; its tools in build/docs (requirements-docs.txt)"
+	@echo "  make docs-serve          the docs site on http://127.0.0.1:8008 (DOCS_PORT), rebuilt on edits"
 	@echo "  make api-reference       write docs/reference/api.md from the OpenAPI document"
 	@echo "  make venv                the virtualenv with every tool (.venv), from the hashed locks"
 	@echo "  make lock                compile requirements*.in into the locks (requirements*.txt: every"
@@ -265,11 +267,31 @@ load: venv
 
 # The docs site: the API reference page must be what the OpenAPI document gives (written by
 # `make api-reference`), then MkDocs builds strictly (mkdocs.yml). No service, no dashboard.
-docs: venv
+# The docs tools (MkDocs, Material) in a virtualenv of their own, from their hashed lock:
+# building the docs installs nothing into .venv (which a running `make run` uses). The API
+# reference's check needs only the service's packages, which `make run` installs.
+DOCS_VENV := build/docs
+DOCS_STAMP := $(DOCS_VENV)/.installed-$(shell cat requirements-docs.txt | cksum | cut -d' ' -f1)
+DOCS_PORT ?= 8008
+
+$(DOCS_STAMP): requirements-docs.txt
+	@test -n "$(PYTHON)" || { echo "make: Python $(PYTHON_VERSION) is needed (see make venv)"; exit 1; }
+	@echo "==> installing the docs tools (requirements-docs.txt, hashes checked) in $(DOCS_VENV)"
+	@test -x $(DOCS_VENV)/bin/python || $(PYTHON) -m venv $(DOCS_VENV)
+	$(DOCS_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-docs.txt
+	@rm -f $(DOCS_VENV)/.installed-*
+	@touch $(DOCS_STAMP)
+
+docs: $(LOCAL_STAMP) $(DOCS_STAMP)
 	@echo "==> the docs site: the API reference against the OpenAPI document, then mkdocs build --strict"
 	$(BIN)/python -m tools.openapi build/openapi.json
 	$(BIN)/python -m tools.api_reference build/openapi.json --check
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs build --strict --quiet
+	@echo "==> site/index.html (open it from disk), or: make docs-serve"
+
+# The site on http://127.0.0.1:$(DOCS_PORT), rebuilt as the docs are edited.
+docs-serve: docs
+	NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs serve --strict -a 127.0.0.1:$(DOCS_PORT)
 
 api-reference: venv
 	$(BIN)/python -m tools.openapi build/openapi.json
@@ -290,11 +312,12 @@ $(UV): requirements-lock.txt
 # Lambda's lock first; the development lock is held to it, and the local stack's to that
 # (a subset of it), so that the three agree on every version they share.
 lock: $(UV)
-	@echo "==> compiling the locks: requirements.in (Lambda), requirements-dev.in, requirements-local.in"
+	@echo "==> compiling the locks: requirements.in (Lambda), requirements-dev.in, requirements-local.in, requirements-docs.in"
 	$(UV_COMPILE) requirements-lock.in -o requirements-lock.txt
 	$(UV_COMPILE) requirements.in -o requirements.txt
 	$(UV_COMPILE) requirements-dev.in -c requirements.txt -o requirements-dev.txt
 	$(UV_COMPILE) requirements-local.in -c requirements-dev.txt -o requirements-local.txt
+	$(UV_COMPILE) requirements-docs.in -c requirements-dev.txt -o requirements-docs.txt
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache build dist site chalicelib/dashboard/static

@@ -325,7 +325,7 @@ PROBLEMS: dict[str, Problem] = {
 # -- RFC 6749 errors (the token endpoints: exchange, refresh) -------------------------------
 
 OAUTH_INVALID_REQUEST = Problem(400, "invalid_request", "The token request is not valid.")
-UNSUPPORTED_GRANT_TYPE = Problem(400, "unsupported_grant_type", "This grant_type is not served.")
+UNSUPPORTED_GRANT_TYPE = Problem(400, "unsupported_grant_type", "This grant type is not served.")
 INVALID_TARGET = Problem(400, "invalid_target", "The audience or resource is not served here.")
 INVALID_GRANT = Problem(400, "invalid_grant", "The grant is not valid.")
 # The service's own 413 on a token endpoint, in the RFC 6749 shape.
@@ -338,10 +338,14 @@ TEMPORARILY_UNAVAILABLE = Problem(
 # revocation endpoints, and the errors it redirects back to a client with.
 INVALID_CLIENT = Problem(401, "invalid_client", "Clients here are public: send no secret.")
 UNAUTHORIZED_CLIENT = Problem(
-    400, "unauthorized_client", "This client may not use this grant type (its grant_types)."
+    400, "unauthorized_client", "This client did not register this grant type."
 )
-OAUTH_INVALID_SCOPE = Problem(400, "invalid_scope", "scope may only hold scopes_supported.")
-UNSUPPORTED_RESPONSE_TYPE = Problem(400, "unsupported_response_type", "response_type must be code.")
+OAUTH_INVALID_SCOPE = Problem(
+    400, "invalid_scope", "The scope asks for something this server does not grant."
+)
+UNSUPPORTED_RESPONSE_TYPE = Problem(
+    400, "unsupported_response_type", "Only the authorization code flow is served here."
+)
 ACCESS_DENIED = Problem(400, "access_denied", "The user or the login provider refused.")
 SERVER_ERROR = Problem(500, "server_error", "Sign-in is not configured.")
 INVALID_REDIRECT_URI = Problem(400, "invalid_redirect_uri", "A redirect URI is not allowed.")

@@ -52,6 +52,12 @@ def is_label_character(char: str) -> bool:
     return char not in _BIDI_CONTROLS and unicodedata.category(char) not in ("Cc", "Cs")
 
 
+def is_label_text(text: str) -> bool:
+    """The one rule for what a person reads as a name: key labels, workspace names, a
+    person's name from an ID token, an MCP client's `client_name`."""
+    return all(map(is_label_character, text))
+
+
 def clean_text(value: Any) -> str:
     """A label or a name as stored: trimmed, 1 to 100 characters, no control characters
     (`is_label_character`).
@@ -65,7 +71,7 @@ def clean_text(value: Any) -> str:
     text = value.strip()
     if not 1 <= len(text) <= MAX_TEXT_LENGTH:
         raise InvalidText(f"must be 1 to {MAX_TEXT_LENGTH} characters")
-    if not all(map(is_label_character, text)):
+    if not is_label_text(text):
         raise InvalidText("must not contain control characters")
     return text
 

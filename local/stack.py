@@ -357,10 +357,11 @@ A development user ({info["userId"]}) with a workspace ({info["workspaceId"]}) i
 MEMORY_LOCAL_TOKEN is its user token, valid for one hour. Create a first admin key, then
 call whoami with it:
 
-  curl -s -X POST $MEMORY_ENDPOINT/v1/auth/api-keys \\
+  curl -s -w '\\n' -X POST $MEMORY_ENDPOINT/v1/auth/api-keys \\
        -H "Authorization: Bearer $MEMORY_LOCAL_TOKEN" -H 'Content-Type: application/json' \\
        -d '{{"label": "my first key"}}'
-  curl -s $MEMORY_ENDPOINT/v1/auth/whoami -H "Authorization: Bearer <the key from above>"
+  curl -s -w '\\n' $MEMORY_ENDPOINT/v1/auth/whoami \\
+       -H "Authorization: Bearer <the key from above>"
 
 Sign in as anyone in three steps (ID token -> exchange -> call):
 
@@ -368,11 +369,13 @@ Sign in as anyone in three steps (ID token -> exchange -> call):
        -d '{{"sub": "alice", "email": "alice@example.com"}}' | {read.format("id_token")})
   TOKEN=$(curl -s -X POST {endpoint}/v1/auth/exchange -H 'Content-Type: application/json' \\
        -d "{{\\"id_token\\": \\"$ID_TOKEN\\"}}" | {read.format("access_token")})
-  curl -s {endpoint}/v1/auth/whoami -H "Authorization: Bearer $TOKEN"
+  curl -s -w '\\n' {endpoint}/v1/auth/whoami -H "Authorization: Bearer $TOKEN"
 
 Development MCP server, protected by this service's OAuth (its authorization server):
   {info["mcpResource"]}
-A headless client in 30 lines: python examples/mcp_client.py (it signs in as `developer`).
+A headless client in 30 lines (it signs in as `developer`):
+
+  .venv/bin/python examples/mcp_client.py
 
 Report a key as leaked, signed like GitHub (development signer on {info["scanSignerEndpoint"]}):
 
@@ -382,15 +385,17 @@ Workload identity (a CI job, no secret): trust the development issuer, mint a wo
 token there, exchange it (docs/guides/workload-identity.md):
 
   WS={info["workspaceId"]}
-  curl -s -X POST {endpoint}/v1/workspaces/$WS/trust-policies \
-       -H "Authorization: Bearer $MEMORY_LOCAL_TOKEN" -H 'Content-Type: application/json' \
+  curl -s -w '\\n' -X POST {endpoint}/v1/workspaces/$WS/trust-policies \\
+       -H "Authorization: Bearer $MEMORY_LOCAL_TOKEN" \\
+       -H 'Content-Type: application/json' \\
        -d '{{"name": "ci", "issuer": "{idp}", "audience": "memory-service",
             "subject": "repo:acme/agents:*", "scopes": ["memory"]}}'
-  WL=$(curl -s -X POST {idp}/workload-token -H 'Content-Type: application/json' \
-       -d '{{"sub": "repo:acme/agents:ref:refs/heads/main", "aud": "memory-service"}}' \
+  WL=$(curl -s -X POST {idp}/workload-token -H 'Content-Type: application/json' \\
+       -d '{{"sub": "repo:acme/agents:ref:refs/heads/main", "aud": "memory-service"}}' \\
        | {read.format("token")})
-  curl -s {endpoint}/v1/auth/exchange -d subject_token="$WL" -d workspace_id=$WS \
-       -d grant_type=urn:ietf:params:oauth:grant-type:token-exchange \
+  curl -s -w '\\n' {endpoint}/v1/auth/exchange \\
+       -d subject_token="$WL" -d workspace_id=$WS \\
+       -d grant_type=urn:ietf:params:oauth:grant-type:token-exchange \\
        -d subject_token_type=urn:ietf:params:oauth:token-type:jwt
 
 Press Ctrl-C to stop everything.

@@ -10,6 +10,7 @@ current):
 from __future__ import annotations
 
 from chalicelib.api.reference import anchor, error_entries
+from chalicelib.api.remedies import REMEDIES
 from chalicelib.errors import TITLES
 from infra.template import PROJECT_DIR
 
@@ -29,7 +30,9 @@ def render() -> str:
         "`/v1/auth/refresh`) answer RFC 6749 errors, `{\"error\", \"error_description\"}`, listed",
         "last. The full contract: `GET /openapi.json`.",
         "",
-        "This file is written by `python -m tools.error_docs` from `chalicelib/errors.py`.",
+        "Each entry gives the status, the `detail` the service sends, and what to do about it.",
+        "This file is written by `python -m tools.error_docs` from `chalicelib/errors.py` and",
+        "`chalicelib/api/remedies.py`.",
         "",
     ]
     for shape, entry in error_entries():
@@ -39,6 +42,8 @@ def render() -> str:
             f"## `{entry.code}`{suffix}",
             "",
             f"{entry.status} {TITLES.get(entry.status, 'Error')}. {entry.detail}",
+            "",
+            f"**What to do:** {REMEDIES[anchor(shape, entry.code)]}",
             "",
         ]
     return "\n".join(lines)

@@ -35,9 +35,24 @@ def parse_cidrs(values: Any) -> tuple[str, ...]:
         try:
             network = ipaddress.ip_network(value.strip(), strict=True)
         except ValueError:
-            raise InvalidCidr(f"{value[:64]!r} is not an IPv4 or IPv6 CIDR.") from None
+            raise InvalidCidr(_not_a_network(value.strip())) from None
         found[str(network)] = None
     return tuple(found)
+
+
+def _not_a_network(value: str) -> str:
+    """Why `value` is no network: its host bits set (naming the network it is inside), or
+    not a CIDR at all."""
+    import ipaddress
+
+    try:
+        widened = ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        return f"{value!r} is not an IPv4 or IPv6 CIDR (such as 203.0.113.0/24)."
+    return (
+        f"{value!r} has host bits set: write its network, {widened}, "
+        f"or the single address {value.split('/')[0]}."
+    )
 
 
 def allows(cidrs: Sequence[str], source_ip: str | None) -> bool:

@@ -111,3 +111,21 @@ def dashboard_file(name: str) -> Response:
         status_code=200,
         headers=_headers(login, {"Content-Type": edge.JSON, "Cache-Control": "no-cache"}),
     )
+
+
+@blueprint.public(
+    "HEAD",
+    PAGE,
+    name="dashboardHead",
+    summary="The dashboard page's headers (a link checker's or a monitor's request)",
+    tag="Dashboard",
+    answers=(
+        Answer(200, "The page's headers, without its body.", HTML),
+        Answer(301, "To the dashboard's page (Location).", headers={"Location": "Location"}),
+        MISSING,
+    ),
+)
+def dashboard_head() -> Response:
+    """HEAD answers as GET does, without the body (RFC 9110 §9.3.2)."""
+    answer = dashboard_page()
+    return Response(body="", status_code=answer.status_code, headers=answer.headers)

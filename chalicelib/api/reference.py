@@ -11,6 +11,7 @@ from chalice import Response
 from chalicelib import errors
 from chalicelib.api import edge, openapi
 from chalicelib.api.openapi import Schema
+from chalicelib.api.remedies import REMEDIES
 from chalicelib.runtime import services
 
 blueprint = edge.Routes(__name__)
@@ -51,6 +52,11 @@ def anchor(shape: str, code: str) -> str:
     return code if shape == "problem" else f"oauth-{code}"
 
 
+def remedy(shape: str, code: str) -> str:
+    """What the caller does about an error (`remedies.REMEDIES`), in plain text."""
+    return REMEDIES.get(anchor(shape, code), "")
+
+
 def errors_page() -> str:
     rows = []
     for shape, entry in error_entries():
@@ -59,7 +65,8 @@ def errors_page() -> str:
             f'<section id="{anchor(shape, entry.code)}"><h2><code>{html.escape(entry.code)}'
             f"</code></h2><p>{entry.status} {html.escape(title)}"
             f"{' (RFC 6749 error, token endpoints)' if shape == 'oauth' else ''}</p>"
-            f"<p>{html.escape(entry.detail)}</p></section>"
+            f"<p>{html.escape(entry.detail)}</p>"
+            f"<p>What to do: {html.escape(remedy(shape, entry.code))}</p></section>"
         )
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'

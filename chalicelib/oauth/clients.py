@@ -23,7 +23,7 @@ from chalicelib.clock import epoch, rfc3339
 from chalicelib.errors import INVALID_REDIRECT_URI as _REDIRECT
 from chalicelib.fetch import FetchRefused
 from chalicelib.hosts import ADDRESS_RULE, names_an_address
-from chalicelib.strict_parsing import is_printable
+from chalicelib.strict_parsing import is_label_text, is_printable
 from chalicelib.table import TTL_ATTRIBUTE, get_consistent, put, to_item, update, write
 
 REGISTERED_PREFIX = "cli_"
@@ -142,11 +142,12 @@ def check_redirect_uris(value: Any) -> tuple[str, ...]:
 
 def client_name(value: Any) -> str | None:
     """A name to show on the consent page, or None. Nothing verifies it: it is shown as
-    the client's claim, next to the host it redirects to."""
+    the client's claim, next to the host it redirects to. The label rule of key labels and
+    workspace names (`is_label_text`): a joined emoji is a name's."""
     if not isinstance(value, str):
         return None
     name = value.strip()
-    if not 0 < len(name) <= MAX_NAME_LENGTH or not is_printable(name):
+    if not 0 < len(name) <= MAX_NAME_LENGTH or not is_label_text(name):
         return None
     return name
 

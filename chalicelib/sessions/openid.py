@@ -25,7 +25,7 @@ from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.logs import logger
 from chalicelib.sessions.access_tokens import ALGORITHM, CLOCK_SKEW
-from chalicelib.strict_parsing import is_printable
+from chalicelib.strict_parsing import is_label_text, is_printable
 
 if TYPE_CHECKING:
     from jwt import PyJWKClient
@@ -37,6 +37,8 @@ JWKS_TIMEOUT = 3.0  # seconds; an authorizer-style budget, then 503
 MAX_SUBJECT_LENGTH = 255  # OpenID Connect Core §2: `sub` is at most 255 ASCII characters
 MAX_EMAIL_LENGTH = 320
 MAX_NAME_LENGTH = 200
+
+
 @dataclass(frozen=True)
 class Identity:
     """Who an ID token says signed in: the (issuer, subject) pair and what we keep of them."""
@@ -71,9 +73,11 @@ def remote_jwks_client(issuer: TrustedIssuer) -> PyJWKClient:
     )
 
 
-def _optional_text(claims: dict[str, Any], name: str, max_length: int) -> str | None:
+def _optional_text(
+    claims: dict[str, Any], name: str, max_length: int, allowed: Callable[[str], bool]
+) -> str | None:
     value = claims.get(name)
-    if isinstance(value, str) and 0 < len(value.strip()) <= max_length and is_printable(value):
+    if isinstance(value, str) and 0 < len(value.strip()) <= max_length and allowed(value):
         return value.strip()
     return None
 
@@ -188,7 +192,9 @@ class IdTokenVerifier:
         return Identity(
             issuer=trusted.issuer,
             subject=subject,
-            email=_optional_text(claims, "email", MAX_EMAIL_LENGTH),
+            email=_optional_text(claims, "email", MAX_EMAIL_LENGTH, is_printable),
             email_verified=verified if isinstance(verified, bool) else None,
-            name=_optional_text(claims, "name", MAX_NAME_LENGTH),
+            # A person's name follows the label rule: joiners are part of names
+            # ("پریسا نیک‌نام", "Hal 👩‍💻").
+            name=_optional_text(claims, "name", MAX_NAME_LENGTH, is_label_text),
         )

@@ -233,7 +233,7 @@ class WorkloadExchange:
             policy.created_by,
             events.system(events.WORKLOAD_IDENTITY),
             workspace_id=policy.workspace_id,
-            data={"policyId": policy.id, "sub": subject, "iss": policy.issuer},
+            data={"policyId": policy.id, "name": policy.name, "sub": subject, "iss": policy.issuer},
         )
         now = self._clock.now()
         if self._policies.record_exchange(policy, subject, now, self._events.member(event)):

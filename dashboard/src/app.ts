@@ -2,12 +2,12 @@
 // the section links, and the section on show. One MemoryClient does every API call; its
 // tokens come from the SDK's Session, which refreshes them before they expire.
 
-import { MemoryClient, Session, type Principal, type SessionTokens, type Workspace } from "memory-sdk";
+import { ApiError, MemoryClient, NotFoundError, Session, type Principal, type SessionTokens, type Workspace } from "memory-sdk";
 
 import { Api } from "./api.js";
 import { announce, h, replace } from "./dom.js";
-import { ANSWER_BUDGET_MS, PROGRESS_AFTER_MS, problemText, signInAgain, TimedOut } from "./format.js";
-import { saveTokens } from "./storage.js";
+import { ANSWER_BUDGET_MS, PROGRESS_AFTER_MS, problemText, sessionEnded, signInAgain, TimedOut } from "./format.js";
+import { loadChoice, saveChoice, saveTokens } from "./storage.js";
 import { renderActivity } from "./views/activity.js";
 import { renderConnectedApps } from "./views/connected.js";
 import { renderKeys } from "./views/keys.js";
@@ -74,6 +74,8 @@ export class App {
 
   async start(): Promise<void> {
     this.me = await this.call(() => this.client.auth.whoami());
+    // The switcher's last choice in this tab, kept across a reload (if still one of theirs).
+    this.current = loadChoice();
     await this.loadWorkspaces();
     this.#renderShell();
     window.addEventListener("hashchange", this.#onHashChange);
@@ -102,8 +104,9 @@ export class App {
       return await Promise.race([work(), timedOut]);
     } catch (error) {
       if (this.#session.ended && !this.#stopped) {
-        this.#signOut(signInAgain(`Your session has ended: ${problemText(error)}`));
+        this.#signOut(signInAgain(sessionEnded(problemText(error))));
       }
+      if (this.#lostWorkspace(error)) void this.#recheckWorkspace();
       throw error;
     } finally {
       window.clearTimeout(progress);
@@ -119,8 +122,40 @@ export class App {
 
   async loadWorkspaces(): Promise<void> {
     this.workspaces = await this.call(() => this.client.workspaces.listWorkspaces());
-    if (this.current !== null && !this.workspaces.some((w) => w.id === this.current)) this.current = null;
+    if (this.current !== null && !this.workspaces.some((w) => w.id === this.current)) this.#setCurrent(null);
     this.#fillSwitcher();
+  }
+
+  #setCurrent(workspaceId: string | null): void {
+    this.current = workspaceId;
+    saveChoice(workspaceId);
+  }
+
+  /** A refusal that may mean the chosen workspace is no longer this person's: not a member
+   * (403), or not found (404) while a workspace is chosen. */
+  #lostWorkspace(error: unknown): boolean {
+    if (this.current === null || this.#rechecking) return false;
+    return error instanceof NotFoundError || (error instanceof ApiError && error.code === "not_a_member");
+  }
+
+  #rechecking = false;
+
+  /** Lists the workspaces again after such a refusal: one this person was removed from
+   * leaves the switcher, and the section is drawn again without its stale actions. */
+  async #recheckWorkspace(): Promise<void> {
+    const chosen = this.current;
+    this.#rechecking = true;
+    try {
+      await this.loadWorkspaces();
+    } catch {
+      return;
+    } finally {
+      this.#rechecking = false;
+    }
+    if (chosen !== null && this.current === null) {
+      announce("You no longer have access to that workspace: showing every workspace.");
+      this.show();
+    }
   }
 
   /** How to name a person: their name, else their email, else their user id. */
@@ -135,13 +170,13 @@ export class App {
 
   /** Chooses a workspace in the switcher without drawing the section again. */
   pick(workspaceId: string | null): void {
-    this.current = workspaceId;
+    this.#setCurrent(workspaceId);
     if (this.#switcher !== undefined) this.#switcher.value = workspaceId ?? "";
   }
 
   /** Chooses a workspace in the switcher (and shows the section again for it). */
   choose(workspaceId: string | null): void {
-    this.current = workspaceId;
+    this.#setCurrent(workspaceId);
     if (this.#switcher !== undefined) this.#switcher.value = workspaceId ?? "";
     this.show();
   }
@@ -152,16 +187,23 @@ export class App {
     replace(
       switcher,
       h("option", { value: "" }, "All workspaces"),
-      ...this.workspaces.map((w) => h("option", { value: w.id }, w.name)),
+      ...this.workspaces.map((w) => h("option", { value: w.id }, this.#switcherName(w))),
     );
     switcher.value = this.current ?? "";
+  }
+
+  /** A workspace as the switcher lists it: its name, and its id too when another of the
+   * person's workspaces has the same name. */
+  #switcherName(workspace: Workspace): string {
+    const same = this.workspaces.filter((w) => w.name === workspace.name).length;
+    return same > 1 ? `${workspace.name} (${workspace.id})` : workspace.name;
   }
 
   #renderShell(): void {
     const me = this.me;
     const switcher = h("select", { id: "workspace-switcher" });
     switcher.addEventListener("change", () => {
-      this.current = switcher.value === "" ? null : switcher.value;
+      this.#setCurrent(switcher.value === "" ? null : switcher.value);
       announce(`Showing ${this.current === null ? "every workspace" : this.workspaceName(this.current)}.`);
       this.show();
     });
@@ -234,7 +276,14 @@ export class App {
       else link.removeAttribute("aria-current");
     }
     document.title = `${section.title} · memory-auth dashboard`;
+    // Drawn again from inside (a link such as "Create a workspace", a form's submit), the
+    // focus would fall to <body>: it goes to the section's own first stop instead.
+    const focused = document.activeElement;
+    const fromInside = focused !== null && focused !== document.body && main.contains(focused);
     replace(main);
     section.render(this, main);
+    if (fromInside && (document.activeElement === null || document.activeElement === document.body)) {
+      (main.querySelector<HTMLElement>("[data-arrival-focus]") ?? main).focus();
+    }
   }
 }

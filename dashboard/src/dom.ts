@@ -88,10 +88,57 @@ export function errorArea(): { element: HTMLElement; show(message: string, retry
         append(element, " ", again);
       }
       element.hidden = false;
+      // On a phone the error may sit below the fold (under the keyboard): bring it on view.
+      if (element.isConnected) element.scrollIntoView({ block: "nearest" });
     },
     clear() {
       element.textContent = "";
       element.hidden = true;
     },
   };
+}
+
+/** Longer words than this may break anywhere (a pasted token); shorter ones stay whole. */
+const WHOLE_WORD = 24;
+
+/** A label or name whose words wrap whole ("Ångström" never becomes "Ångstr/öm" in a
+ * narrow column); only a word longer than WHOLE_WORD may break inside. */
+export function words(text: string): HTMLElement {
+  const wrapper = h("span", { class: "words" });
+  text.split(/(\s+)/).forEach((part) => {
+    if (part === "") return;
+    append(wrapper, /\s/.test(part) || [...part].length > WHOLE_WORD ? part : h("span", { class: "word" }, part));
+  });
+  return wrapper;
+}
+
+/** A part of a token longer than this may break inside. */
+const TOKEN_PART = 40;
+
+/** A token such as a trust subject (`repo:acme/agents:ref:refs/heads/main`) that wraps only
+ * after its separators (: / @ . = ,), never mid-name. */
+export function token(text: string): HTMLElement {
+  const code = h("code", { class: "token" });
+  for (const part of text.split(/(?<=[:/@.=,])/)) {
+    append(code, [...part].length > TOKEN_PART ? part : h("span", { class: "part" }, part), h("wbr"));
+  }
+  code.lastChild?.remove();
+  return code;
+}
+
+/** Marks a form control refused: aria-invalid, and on view (a phone's keyboard may hide
+ * the error below the fold), with the focus. `clearInvalid` undoes it. */
+export function markInvalid(control: HTMLElement, message?: HTMLElement): void {
+  control.setAttribute("aria-invalid", "true");
+  if (message !== undefined && message.id === "") message.id = uid("error");
+  if (message !== undefined) {
+    const described = (control.getAttribute("aria-describedby") ?? "").split(" ").filter((id) => id !== "" && id !== message.id);
+    control.setAttribute("aria-describedby", [...described, message.id].join(" "));
+  }
+  control.focus({ preventScroll: true });
+  (message ?? control).scrollIntoView({ block: "center" });
+}
+
+export function clearInvalid(control: HTMLElement): void {
+  control.removeAttribute("aria-invalid");
 }

@@ -1,6 +1,6 @@
 // How values read on the page. Pure functions: the unit tests run them in Node.
 
-import { ApiError, NetworkError, OAuthError } from "memory-sdk";
+import { ApiError, NetworkError, OAuthError, type EventType } from "memory-sdk";
 
 export const DAY_MS = 86_400_000;
 /** Inside this, an active key is marked "expires soon" (the service warns 7 days ahead). */
@@ -9,11 +9,16 @@ export const EXPIRES_SOON_MS = 7 * DAY_MS;
 export interface Expiring {
   status: string;
   expiresAt: string;
+  createdAt?: string;
 }
 
+/** An active key within EXPIRES_SOON_MS of its expiry, or within the last half of its
+ * lifetime when that is shorter: a fresh 7-day key is not yet "expires soon". */
 export function expiresSoon(key: Expiring, now: number = Date.now()): boolean {
   const expires = Date.parse(key.expiresAt);
-  return key.status === "active" && Number.isFinite(expires) && expires - now <= EXPIRES_SOON_MS;
+  const created = key.createdAt === undefined ? Number.NaN : Date.parse(key.createdAt);
+  const window = Number.isFinite(created) ? Math.min(EXPIRES_SOON_MS, (expires - created) / 2) : EXPIRES_SOON_MS;
+  return key.status === "active" && Number.isFinite(expires) && expires - now <= window;
 }
 
 /** When a key was last used, as shown: its last use is recorded to 5 minutes (rounded
@@ -50,7 +55,6 @@ const PROBLEM_MESSAGES: Readonly<Record<string, string>> = {
   invalid_user_id: "Enter the email they sign in with, or their user id (usr_…).",
   invalid_label: "The label cannot be used: keep it to 1–100 characters, without control characters or text-direction marks.",
   invalid_name: "The name cannot be used: keep it to 1–100 characters, without control characters or text-direction marks.",
-  invalid_cidr: "An allowed address is not an IPv4 or IPv6 network (such as 203.0.113.0/24).",
   invalid_lifetime: "The lifetime must be a whole number of days from 1 to 90.",
   key_not_active: "Only an active key can be rotated.",
   key_revoked: "This key has been revoked: it can no longer be changed or revealed.",
@@ -100,7 +104,8 @@ export function problemText(error: unknown): string {
   }
   if (error instanceof ApiError) {
     const known = PROBLEM_MESSAGES[error.code];
-    if (error.code === "limit_reached" && error.detail) return softened(error.detail);
+    // These details name the limit, or the address and what to write instead.
+    if ((error.code === "limit_reached" || error.code === "invalid_cidr") && error.detail) return softened(error.detail);
     if (known !== undefined) return known;
     return error.detail ? softened(error.detail) : `The service refused this (${error.code}).`;
   }
@@ -117,7 +122,10 @@ export function signInAgain(reason: string): string {
   return `${stripped} Sign in again.`.trim();
 }
 
-const EVENT_NAMES: Readonly<Record<string, string>> = {
+/** Every event type the service records, in words: typed by the API's own list of types
+ * (the SDK's EventType, generated from the service), so a type added there fails the build
+ * until it has words here; the Activity filter lists these. */
+const EVENT_NAMES: Readonly<Record<EventType, string>> = {
   "key.created": "Key created",
   "key.revealed": "Key revealed",
   "key.rotated": "Key rotated",
@@ -130,16 +138,37 @@ const EVENT_NAMES: Readonly<Record<string, string>> = {
   "workspace.created": "Workspace created",
   "member.added": "Member added",
   "member.removed": "Member removed",
+  "trust_policy.created": "Trust policy created",
+  "trust_policy.deleted": "Trust policy deleted",
+  "workload.exchanged": "Workload signed in with a trust policy",
+  "grant.created": "App connected",
+  "grant.revoked": "App disconnected",
   "session.revoked": "Sign-in ended",
   "service_client.created": "Service client registered",
   "service_client.deleted": "Service client deleted",
   "service_client.token_issued": "Service client got a token",
+  "webhook.created": "Webhook added",
+  "webhook.updated": "Webhook changed",
+  "webhook.secret_rotated": "Webhook signing secret rotated",
+  "webhook.deleted": "Webhook deleted",
+  "webhook.disabled": "Webhook disabled after 3 days of failures",
 };
 
 export const EVENT_TYPES: readonly string[] = Object.keys(EVENT_NAMES);
 
+/** An event type in words; one this page does not know yet reads as words too
+ * ("webhook.created": "Webhook created"), never as a raw code. */
 export function eventName(type: string): string {
-  return EVENT_NAMES[type] ?? type;
+  const known = (EVENT_NAMES as Readonly<Record<string, string>>)[type];
+  if (known !== undefined) return known;
+  const [subject = type, verb = ""] = type.split(".", 2);
+  const words = `${subject.replace(/_/g, " ")} ${verb.replace(/_/g, " ")}`.trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Why the session ended, said once: "Your session has ended: …" unless the reason says it. */
+export function sessionEnded(reason: string): string {
+  return /\bsession\b/i.test(reason) ? reason : `Your session has ended: ${reason}`;
 }
 
 // Browsers first by the token that tells them apart (Edge and Opera also say Chrome; Chrome

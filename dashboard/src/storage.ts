@@ -9,6 +9,7 @@ import type { PendingSignIn } from "./pkce.js";
 const PREFIX = "memory-dashboard.";
 const TOKENS = `${PREFIX}tokens`;
 const PENDING = `${PREFIX}pending-sign-in`;
+const CHOICE = `${PREFIX}workspace`;
 
 function read(name: string): unknown {
   const text = sessionStorage.getItem(name);
@@ -49,6 +50,16 @@ export function takePending(): PendingSignIn | null {
   sessionStorage.removeItem(PENDING);
   // One kept by an older page (before the provider's metadata was kept too) is not usable.
   return value !== null && typeof value.verifier === "string" && typeof value.server?.issuer === "string" ? value : null;
+}
+
+/** The workspace switcher's choice (a workspace id; null: every workspace), for a reload. */
+export function saveChoice(workspaceId: string | null): void {
+  if (workspaceId === null) sessionStorage.removeItem(CHOICE);
+  else sessionStorage.setItem(CHOICE, workspaceId);
+}
+
+export function loadChoice(): string | null {
+  return sessionStorage.getItem(CHOICE);
 }
 
 /** Everything this page ever stored in the tab. */

@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 
 import { ApiError, NetworkError, NotFoundError } from "memory-sdk";
 
-import { DAY_MS, expiresSoon, lastUsedShown, problemText, signInAgain } from "../src/format.js";
+import { DAY_MS, eventName, EVENT_TYPES, expiresSoon, lastUsedShown, problemText, sessionEnded, signInAgain } from "../src/format.js";
 import { cidrList, newKeyRequest, rotateRequest, updateRequest, type NewKeyForm } from "../src/requests.js";
 
 const FORM: NewKeyForm = {
@@ -83,6 +83,34 @@ describe("what the page shows", () => {
     assert.equal(expiresSoon({ status: "active", expiresAt: at(7) }, now), true);
     assert.equal(expiresSoon({ status: "active", expiresAt: at(7.1) }, now), false);
     assert.equal(expiresSoon({ status: "revoked", expiresAt: at(1) }, now), false);
+  });
+
+  it("a fresh 7-day key is not 'expires soon': the window is at most half the key's lifetime", () => {
+    assert.equal(expiresSoon({ status: "active", createdAt: at(0), expiresAt: at(7) }, now), false);
+    assert.equal(expiresSoon({ status: "active", createdAt: at(-4), expiresAt: at(3) }, now), true);
+    assert.equal(expiresSoon({ status: "active", createdAt: at(-80), expiresAt: at(6.9) }, now), true);
+    assert.equal(expiresSoon({ status: "active", createdAt: at(-80), expiresAt: at(7.1) }, now), false);
+  });
+
+  it("names every event type in words, and an unknown one too, never as a raw code", () => {
+    for (const type of ["trust_policy.created", "trust_policy.deleted", "workload.exchanged", "grant.created", "grant.revoked", "session.revoked"]) {
+      assert.ok(EVENT_TYPES.includes(type), type);
+    }
+    for (const type of [...EVENT_TYPES, "future_thing.came_about"]) {
+      assert.doesNotMatch(eventName(type), /[._]/, type);
+    }
+    assert.equal(eventName("future_thing.came_about"), "Future thing came about");
+  });
+
+  it("says the session ended once", () => {
+    assert.equal(sessionEnded("Your session has ended."), "Your session has ended.");
+    assert.equal(signInAgain(sessionEnded("Your session has ended.")), "Your session has ended. Sign in again.");
+    assert.equal(sessionEnded("The key was revoked."), "Your session has ended: The key was revoked.");
+  });
+
+  it("an invalid CIDR reads as the service's detail, which names the host bits", () => {
+    const detail = "'10.0.0.1/24' has host bits set: write its network, 10.0.0.0/24, or the single address 10.0.0.1.";
+    assert.equal(problemText(new ApiError({ status: 400, code: "invalid_cidr", detail })), detail);
   });
 
   it("an error reads as the service's detail, else what happened", () => {

@@ -6,7 +6,7 @@ Configuration comes from the environment:
     MEMORY_ENDPOINT      the service, e.g. http://127.0.0.1:8000 for `make run`
     MEMORY_API_KEY       the server's workspace key (svc_…), bound to one workspace
 
-    python examples/delegation/browser_token.py
+    .venv/bin/python examples/delegation/browser_token.py
 
 A browser would receive only the token (over the page's own session, never in a URL); it
 expires in 5 minutes, carries the read scopes only, and stops working on the next request

@@ -6,7 +6,7 @@ Configuration comes from the environment:
     MEMORY_ENDPOINT      the service, e.g. http://127.0.0.1:8000 for `make run`
     MEMORY_API_KEY       the agent's workspace key (svc_…)
 
-    python examples/delegation/sub_agent_token.py
+    .venv/bin/python examples/delegation/sub_agent_token.py
 
 Nothing secret is printed.
 """

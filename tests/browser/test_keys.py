@@ -189,7 +189,8 @@ def test_a_chosen_lifetime_is_sent_and_the_answer_shown(people, stack: Stack) ->
     expect(create.get_by_role("alert")).to_contain_text("from 1 to 90")
 
     # What the service answers a chosen lifetime decides what the page must show: the key,
-    # marked "expires soon", or the refusal's detail from a service without lifetimes.
+    # (not yet "expires soon": that is the last half of a short lifetime), or the refusal's
+    # detail from a service without lifetimes.
     probe = stack.call(
         "POST",
         "/v1/auth/api-keys",
@@ -200,7 +201,8 @@ def test_a_chosen_lifetime_is_sent_and_the_answer_shown(people, stack: Stack) ->
     create.get_by_role("button", name="Create key").click()
     if probe.status_code == 201:
         copy_secret(owner, "Your new API key", "short-lived-key-once")
-        expect(key_row(owner, "short lived")).to_contain_text("expires soon")
+        expect(key_row(owner, "short lived")).to_be_visible()
+        expect(key_row(owner, "short lived").locator(".badge.soon")).to_have_count(0)
     else:
         expect(create.get_by_role("alert")).to_have_text(probe.json()["detail"])
 
@@ -218,16 +220,23 @@ def test_a_slow_answer_to_an_earlier_filter_never_overwrites_the_newer_one(peopl
     copy_secret(owner, "Your new API key", "key-created-for-filters")
     expect(key_row(owner, "filtered worker")).to_have_count(1)
 
-    # The answer to "revoked" is held back until the answer to "active" has been shown.
-    def slow_revoked(route: Any) -> None:
-        page.wait_for_timeout(1500)
-        route.continue_()
+    # The answer to "revoked" is held back until the answer to "active" has been shown, then
+    # let go; the page has handled it once nothing is pending (its progress is hidden again).
+    held: list[Any] = []
 
-    page.route(re.compile(r".*/v1/auth/api-keys\?.*status=revoked.*"), slow_revoked)
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    revoked = re.compile(r".*/v1/auth/api-keys\?.*status=revoked.*")
+    page.route(revoked, hold)
     page.get_by_label("Status").select_option("revoked")
     page.get_by_label("Status").select_option("active")
     expect(key_row(owner, "filtered worker")).to_have_count(1)
-    page.wait_for_timeout(2500)  # the held-back answer arrives meanwhile, and is dropped
+    expect(page.locator("#progress")).to_be_visible()  # the "revoked" answer, still held
+    assert len(held) == 1
+    with page.expect_response(revoked):
+        held[0].continue_()
+    expect(page.locator("#progress")).to_be_hidden()  # ...arrived, and was handled
 
     expect(key_row(owner, "filtered worker")).to_have_count(1)
     expect(page.get_by_text("No revoked keys")).to_have_count(0)

@@ -137,7 +137,7 @@ def test_connected_apps_lists_grants_and_disconnects_after_a_confirmation(
     hostile = rows.filter(has_text=LONG_WORD)
     expect(hostile).to_contain_text(workspace_name)
     expect(hostile).to_contain_text("memory")
-    expect(hostile).to_contain_text("not since it connected")
+    expect(hostile).to_contain_text("no refresh yet")
     no_sideways_scroll(person)
     person.screenshot(f"apps-list-{width}")
 

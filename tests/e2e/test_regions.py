@@ -12,11 +12,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -217,8 +217,9 @@ def test_one_region_stopped_leaves_two_serving_every_change_in_force_in_both(
     first, east, west = stopping
     earlier = workspace_key(first, "made before the stop")
 
-    os.kill(first.info["regions"][0]["pid"], signal.SIGTERM)
-    wait_until_refused(first)
+    stop_and_wait(first.info["regions"][0]["pid"])
+    with pytest.raises(httpx.ConnectError):  # its process is gone, and its port with it
+        httpx.get(first.endpoint + WHOAMI, timeout=2)
 
     assert [whoami(r, first.token) for r in (east, west)] == [200, 200]
     assert [gate(r, earlier["key"]) for r in (east, west)] == [200, 200]
@@ -228,18 +229,17 @@ def test_one_region_stopped_leaves_two_serving_every_change_in_force_in_both(
     assert [gate(r, earlier["key"]) for r in (east, west)] == [401, 401]
 
 
-def wait_until_refused(region: Stack) -> None:
-    """Until the Region's API refuses connections (its process has exited)."""
-    deadline = time.monotonic() + STOP_SECONDS
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(region.endpoint + WHOAMI, timeout=2)
-        except httpx.ConnectError:
-            return
-        except (httpx.ReadError, httpx.RemoteProtocolError):
-            pass  # it closed this connection on its way out; the next one is refused
-        time.sleep(0.1)
-    pytest.fail(f"the Region on {region.endpoint} still serves after SIGTERM")
+def stop_and_wait(pid: int) -> None:
+    """SIGTERM to a Region's process, then wait for its exit: the process's pidfd becomes
+    readable when it exits (an event, not a poll), opened first so that the pid cannot be
+    another process's by then."""
+    handle = os.pidfd_open(pid)
+    try:
+        os.kill(pid, signal.SIGTERM)
+        exited, _, _ = select.select([handle], [], [], STOP_SECONDS)
+    finally:
+        os.close(handle)
+    assert exited, f"the Region's process {pid} still runs {STOP_SECONDS} s after SIGTERM"
 
 
 def preflight(*arguments: str, environment: dict[str, str] | None = None) -> list[str]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -178,6 +179,35 @@ def another_container(services: Services) -> Services:
         sqs=services.sqs,
     )
     return other
+
+
+# The data-plane authorizer's function invoked with an API Gateway event: its answer.
+Invoke = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+@contextmanager
+def authorizer(services: Services) -> Iterator[Invoke]:
+    """Invokes the authorizer's function as Lambda would: in a container of its own
+    (`another_container`), the test's services back in place after each call."""
+    from app import app
+
+    own = another_container(services)
+
+    def invoke(event: dict[str, Any]) -> dict[str, Any]:
+        runtime.use(own)
+        try:
+            return dict(client.lambda_.invoke("authorizer", event).payload)
+        finally:
+            runtime.use(services)
+
+    with Client(app) as client:
+        yield invoke
+
+
+@pytest.fixture
+def authorize(services: Services) -> Iterator[Invoke]:
+    with authorizer(services) as invoke:
+        yield invoke
 
 
 @dataclass

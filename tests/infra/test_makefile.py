@@ -147,8 +147,8 @@ def test_lock_compiles_each_in_file_with_hashes_for_lambdas_platform(tmp_path: P
     compiles = [line for line in planned.splitlines() if " pip compile " in line]
     outputs = sorted(re.findall(r" -o (\S+)", "\n".join(compiles)))
     assert outputs == [
-        "requirements-dev.txt", "requirements-local.txt", "requirements-lock.txt",
-        "requirements.txt",
+        "requirements-dev.txt", "requirements-docs.txt", "requirements-local.txt",
+        "requirements-lock.txt", "requirements.txt",
     ]
     for line in compiles:
         assert "--generate-hashes" in line
@@ -156,6 +156,18 @@ def test_lock_compiles_each_in_file_with_hashes_for_lambdas_platform(tmp_path: P
     # The development lock is held to the Lambda's, the local one to the development one.
     assert "requirements-dev.in -c requirements.txt" in planned
     assert "requirements-local.in -c requirements-dev.txt" in planned
+    assert "requirements-docs.in -c requirements-dev.txt" in planned
+
+
+def test_docs_build_with_tools_of_their_own_not_in_the_services_virtualenv(
+    tmp_path: Path,
+) -> None:
+    planned = make("-n", "-B", "docs", f"DOCS_VENV={tmp_path / 'docs'}")
+
+    assert f"{tmp_path / 'docs'}/bin/python -m pip install" in planned
+    assert "-r requirements-docs.txt" in planned
+    assert "-r requirements-dev.txt" not in planned
+    assert f"{tmp_path / 'docs'}/bin/mkdocs build --strict" in planned
 
 
 def fake_node(directory: Path, version: str) -> dict[str, str]:

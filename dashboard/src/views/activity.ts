@@ -6,7 +6,7 @@ import type { ApiKey, AuditEvent } from "memory-sdk";
 import { NotFoundError } from "memory-sdk";
 
 import type { App } from "../app.js";
-import { append, errorArea, h, replace } from "../dom.js";
+import { append, errorArea, h, replace, words } from "../dom.js";
 import { dateTime, eventName, EVENT_TYPES, problemText } from "../format.js";
 
 const PAGE_SIZE = 25;
@@ -17,6 +17,13 @@ const SIGN_IN_ENDINGS: Readonly<Record<string, string>> = {
   ended: "from the Sessions list",
   everywhere: "by Sign out everywhere",
   reuse_detected: "a used refresh token was presented again",
+};
+
+/** A `key.updated` event's changed fields, in words. */
+const CHANGED_FIELDS: Readonly<Record<string, string>> = {
+  label: "label",
+  allowedCidrs: "allowed addresses",
+  requestsPerDay: "daily quota",
 };
 
 /** An actor as services that name people answer: with the person's email and name. */
@@ -93,6 +100,11 @@ export function renderActivity(app: App, main: HTMLElement): void {
       if (name !== null && email !== null) return `${name} (${email})`;
       return name ?? email ?? "someone whose name is not known";
     };
+    // A trust policy by its name (recorded with the event since names are), else its id.
+    const policy = (): string => {
+      if (typeof data["name"] === "string") return `trust policy “${data["name"]}”`;
+      return typeof data["policyId"] === "string" ? `trust policy ${data["policyId"]}` : "a trust policy";
+    };
     switch (event.type) {
       case "member.added":
         return `${person()} joined`;
@@ -103,11 +115,17 @@ export function renderActivity(app: App, main: HTMLElement): void {
       case "key.created":
         return typeof data["label"] === "string" ? `labelled “${data["label"]}”` : "";
       case "key.updated":
-        return Array.isArray(data["changed"]) ? `changed: ${data["changed"].join(", ")}` : "";
+        return Array.isArray(data["changed"]) ? `changed: ${data["changed"].map((field) => CHANGED_FIELDS[String(field)] ?? String(field)).join(", ")}` : "";
       case "workspace.created":
         return typeof data["name"] === "string" ? `named “${data["name"]}”` : "";
       case "session.revoked":
         return SIGN_IN_ENDINGS[String(data["reason"])] ?? "";
+      case "webhook.created":
+      case "webhook.updated":
+      case "webhook.secret_rotated":
+      case "webhook.deleted":
+      case "webhook.disabled":
+        return typeof data["url"] === "string" ? `to ${data["url"]}` : "";
       case "service_client.created":
       case "service_client.deleted":
       case "service_client.token_issued": {
@@ -117,6 +135,24 @@ export function renderActivity(app: App, main: HTMLElement): void {
         const scopes = Array.isArray(data["scopes"]) ? `, scopes: ${data["scopes"].join(", ")}` : "";
         return `${name}${id}${scopes}`;
       }
+      case "key.expiring":
+      case "key.expired":
+        return typeof data["label"] === "string" ? `“${data["label"]}”` : "";
+      case "key.leaked":
+        return typeof data["url"] === "string" && data["url"] !== "" ? `found published at ${data["url"]}` : "found published";
+      case "key.quota_exceeded":
+        return typeof data["requestsPerDay"] === "number" ? `${data["requestsPerDay"].toLocaleString("en")} requests a day` : "";
+      case "trust_policy.created": {
+        const subject = typeof data["subject"] === "string" ? `, for ${data["subject"]}` : "";
+        return `${policy()}${subject}`;
+      }
+      case "trust_policy.deleted":
+        return policy();
+      case "workload.exchanged":
+        return typeof data["sub"] === "string" ? `${data["sub"]} with ${policy()}` : policy();
+      case "grant.created":
+      case "grant.revoked":
+        return typeof data["clientName"] === "string" ? `“${data["clientName"]}”` : typeof data["clientId"] === "string" ? data["clientId"] : "";
       default:
         return "";
     }
@@ -193,7 +229,7 @@ export function renderActivity(app: App, main: HTMLElement): void {
               "tr",
               { "data-event-type": event.type },
               h("td", { "data-label": "When" }, h("time", { datetime: event.occurredAt }, dateTime(event.occurredAt))),
-              h("th", { scope: "row", "data-label": "Event", class: "label" }, eventName(event.type), said === "" ? null : h("span", { class: "detail block" }, said)),
+              h("th", { scope: "row", "data-label": "Event", class: "label" }, words(eventName(event.type)), said === "" ? null : h("span", { class: "detail block" }, words(said))),
               h("td", { "data-label": "Key", class: "label" }, keyName(event.keyId)),
               h("td", { "data-label": "Workspace", class: "label" }, app.workspaceName(event.workspaceId)),
               h("td", { "data-label": "By", class: "label" }, actor(event)),
@@ -205,5 +241,9 @@ export function renderActivity(app: App, main: HTMLElement): void {
     );
   }
 
-  void loadKeys().then(() => load(true));
+  // Side by side: the events do not wait for the labels (each call has the answer budget,
+  // so the screen gives up after one budget, not two).
+  void Promise.all([loadKeys(), load(true)]).then(() => {
+    if (events.length > 0) draw();
+  });
 }

@@ -73,7 +73,7 @@ export function renderConnectedApps(app: App, main: HTMLElement): void {
         h(
           "thead",
           {},
-          h("tr", {}, ...["App", "Workspace", "Scopes", "Connected", "Last used", "Actions"].map((t) => h("th", { scope: "col" }, t))),
+          h("tr", {}, ...["App", "Workspace", "Scopes", "Connected", "Last refreshed", "Actions"].map((t) => h("th", { scope: "col" }, t))),
         ),
         h("tbody", {}, ...grants.map(row)),
       ),
@@ -100,8 +100,10 @@ export function renderConnectedApps(app: App, main: HTMLElement): void {
       h("td", { "data-label": "Connected" }, h("time", { datetime: grant.createdAt }, dateTime(grant.createdAt))),
       h(
         "td",
-        { "data-label": "Last used" },
-        grant.lastUsedAt === null ? "not since it connected" : h("time", { datetime: grant.lastUsedAt }, dateTime(grant.lastUsedAt)),
+        { "data-label": "Last refreshed" },
+        grant.lastUsedAt === null
+          ? "no refresh yet"
+          : h("span", {}, h("time", { datetime: grant.lastUsedAt }, dateTime(grant.lastUsedAt)), h("span", { class: "hint block" }, "its last token refresh")),
       ),
       h("td", { "data-label": "Actions", class: "row-actions" }, disconnect),
     );

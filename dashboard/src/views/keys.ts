@@ -6,7 +6,7 @@ import type { ApiKey, ApiKeyWithSecret, KeyStatus } from "memory-sdk";
 import type { App } from "../app.js";
 import { confirmAction, formDialog, showSecret } from "../dialogs.js";
 import { quotaInput, quotaText, QUOTA_HINT, showUsage } from "./usage.js";
-import { announce, append, errorArea, field, h, replace, uid } from "../dom.js";
+import { announce, append, errorArea, field, h, replace, uid, words } from "../dom.js";
 import { dateTime, expiresSoon, GRACE_CHOICES, lastUsedShown, problemText } from "../format.js";
 import {
   ADMIN_SCOPE,
@@ -209,7 +209,8 @@ export function renderKeys(app: App, main: HTMLElement): void {
 
   function emptyState(): HTMLElement {
     if (status !== "") {
-      return h("div", { class: "empty" }, h("p", {}, `No ${status} keys in ${where}.`));
+      const scope = app.current === null ? "in any workspace" : `in ${where}`;
+      return h("div", { class: "empty" }, h("p", {}, `No ${status} keys ${scope}.`));
     }
     if (app.workspaces.length === 0) {
       const admin = h("button", { type: "button", class: "secondary" }, "Create an admin key");
@@ -260,7 +261,7 @@ export function renderKeys(app: App, main: HTMLElement): void {
     if (key.requestsPerDay !== null && key.requestsPerDay !== undefined) {
       append(statusCell, h("span", { class: "hint block" }, `quota ${quotaText(key.requestsPerDay).replace(/^(\S+) requests a day$/, "$1 a day")}`));
     }
-    const label = h("th", { scope: "row", "data-label": "Label", tabindex: "-1", class: "label" }, key.label);
+    const label = h("th", { scope: "row", "data-label": "Label", tabindex: "-1", class: "label" }, words(key.label));
     if (key.replacedBy !== null) {
       append(label, h("span", { class: "pair" }, "replaced by ", jumpTo(key.replacedBy, keyName(key.replacedBy))));
     }

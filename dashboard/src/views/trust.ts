@@ -7,7 +7,7 @@ import type { Workspace } from "memory-sdk";
 import type { NewTrustPolicy, TrustPolicy } from "../api.js";
 import type { App } from "../app.js";
 import { confirmAction, formDialog } from "../dialogs.js";
-import { announce, append, errorArea, field, h, replace, uid } from "../dom.js";
+import { announce, append, errorArea, field, h, replace, token, uid, words } from "../dom.js";
 import { dateTime, problemText } from "../format.js";
 import { DATA_PLANE_SCOPES, subjectMatches, subjectPreview, subjectProblem, trustPolicyRequest } from "../requests.js";
 
@@ -154,10 +154,10 @@ export function renderTrustPolicies(app: App, main: HTMLElement): void {
     return h(
       "tr",
       { "data-policy-id": policy.id },
-      h("th", { scope: "row", "data-label": "Name", class: "label" }, policy.name),
+      h("th", { scope: "row", "data-label": "Name", class: "label" }, words(policy.name)),
       h("td", { "data-label": "Issuer", class: "wrap" }, policy.issuer),
       h("td", { "data-label": "Audience", class: "wrap" }, policy.audience),
-      h("td", { "data-label": "Subject", class: "wrap" }, h("code", {}, policy.subject)),
+      h("td", { "data-label": "Subject", class: "wrap" }, token(policy.subject)),
       h("td", { "data-label": "Claims", class: "wrap" }, claims.length === 0 ? "none" : claims.map(([k, v]) => `${k} = ${v}`).join(", ")),
       h("td", { "data-label": "Scopes" }, policy.scopes.join(", ")),
       h("td", { "data-label": "Token lifetime" }, `${Math.round(policy.maxLifetimeSeconds / 60)} min`),

@@ -4,18 +4,23 @@ import type { Member as WireMember, Workspace } from "memory-sdk";
 
 import type { App } from "../app.js";
 import { confirmAction } from "../dialogs.js";
-import { announce, append, errorArea, field, h, replace } from "../dom.js";
+import { announce, append, clearInvalid, errorArea, field, h, markInvalid, replace, words } from "../dom.js";
 import { dateTime, problemText } from "../format.js";
 
 /** A member as services that name people answer: with their email and name. */
 type Member = WireMember & { email?: string | null; name?: string | null };
+
+/** Set when a workspace was just created: the section drawn for it moves the focus to its
+ * members (the form that had it is drawn again). */
+let arriveAtMembers = false;
 
 export function renderWorkspaces(app: App, main: HTMLElement): void {
   const errors = errorArea();
   const list = h("div", { class: "list" });
   const members = h("section", { class: "members", "aria-labelledby": "members-title" });
 
-  const name = h("input", { type: "text", maxlength: 100, required: true, autocomplete: "off" });
+  // Where "Create a workspace" (the keys' empty state) lands.
+  const name = h("input", { type: "text", maxlength: 100, required: true, autocomplete: "off", "data-arrival-focus": true });
   const createErrors = errorArea();
   const create = h(
     "form",
@@ -27,9 +32,10 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
   create.addEventListener("submit", (event) => {
     event.preventDefault();
     createErrors.clear();
+    clearInvalid(name);
     if (name.value.trim() === "") {
       createErrors.show("Give the workspace a name, such as your team's or project's.");
-      name.focus();
+      markInvalid(name, createErrors.element);
       return;
     }
     app
@@ -38,9 +44,13 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
         name.value = "";
         await app.loadWorkspaces();
         announce(`Workspace ${workspace.name} created.`);
+        arriveAtMembers = true;
         app.choose(workspace.id);
       })
-      .catch((error: unknown) => createErrors.show(problemText(error)));
+      .catch((error: unknown) => {
+        createErrors.show(problemText(error));
+        markInvalid(name, createErrors.element);
+      });
   });
 
   append(
@@ -87,7 +97,9 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
       ),
     );
     const shown = app.workspaces.find((w) => w.id === app.current) ?? app.workspaces[0];
-    if (shown !== undefined) void showMembers(shown);
+    const arriving = arriveAtMembers;
+    arriveAtMembers = false;
+    if (shown !== undefined) void showMembers(shown, arriving);
   }
 
   function row(workspace: Workspace): HTMLTableRowElement {
@@ -103,7 +115,7 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
     return h(
       "tr",
       { "data-workspace-id": workspace.id, class: workspace.id === app.current ? "selected" : null },
-      h("th", { scope: "row", "data-label": "Name", class: "label" }, workspace.name),
+      h("th", { scope: "row", "data-label": "Name", class: "label" }, words(workspace.name)),
       h("td", { "data-label": "Id" }, h("code", {}, workspace.id)),
       h("td", { "data-label": "Your role" }, workspace.role ?? "member"),
       h("td", { "data-label": "Created" }, h("time", { datetime: workspace.createdAt }, dateTime(workspace.createdAt))),
@@ -171,7 +183,7 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
             h(
               "th",
               { scope: "row", "data-label": "Person", class: "label" },
-              h("span", { class: "person" }, app.personName(member)),
+              h("span", { class: "person" }, words(app.personName(member))),
               you,
               email !== null && member.name != null ? h("span", { class: "email block" }, email) : null,
               member.name == null && email == null ? h("span", { class: "hint block" }, "No name or email known yet") : null,
@@ -200,6 +212,9 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
 
   function addForm(workspace: Workspace, memberErrors: ReturnType<typeof errorArea>, refresh: () => void): HTMLElement {
     const userId = h("input", { type: "text", required: true, autocomplete: "off", spellcheck: "false", placeholder: "name@example.com" });
+    // What was added, on the page (not only announced): the list below may be long.
+    const added = h("p", { class: "notice added", role: "status" });
+    added.hidden = true;
     const form = h(
       "form",
       { class: "inline-form", "aria-label": `Add a member to ${workspace.name}` },
@@ -209,24 +224,31 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
         "The email they sign in with (they must have signed in to this dashboard once), or their user id.",
       ),
       h("button", { type: "submit", class: "primary" }, "Add member"),
+      added,
     );
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       memberErrors.clear();
+      clearInvalid(userId);
+      added.hidden = true;
       const id = userId.value.trim();
       if (id === "") {
         memberErrors.show("Enter the email they sign in with.");
-        userId.focus();
+        markInvalid(userId, memberErrors.element);
         return;
       }
       app
         .call(() => app.client.workspaces.addMember(workspace.id, id))
-        .then((added: Member) => {
+        .then((member: Member) => {
           userId.value = "";
-          announce(`${app.personName(added)} added to ${workspace.name}.`);
+          added.textContent = `${app.personName(member)} was added to ${workspace.name}.`;
+          added.hidden = false;
           refresh();
         })
-        .catch((error: unknown) => memberErrors.show(problemText(error)));
+        .catch((error: unknown) => {
+          memberErrors.show(problemText(error));
+          markInvalid(userId, memberErrors.element);
+        });
     });
     return form;
   }
@@ -253,8 +275,12 @@ export function renderWorkspaces(app: App, main: HTMLElement): void {
     }
   }
 
-  app
-    .loadWorkspaces()
-    .then(draw)
-    .catch((error: unknown) => errors.show(problemText(error)));
+  function load(): void {
+    errors.clear();
+    app
+      .loadWorkspaces()
+      .then(draw)
+      .catch((error: unknown) => errors.show(problemText(error), load));
+  }
+  load();
 }

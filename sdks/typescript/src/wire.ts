@@ -102,7 +102,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The dashboard page's headers (a link checker's or a monitor's request) */
+        head: operations["dashboardHead"];
         patch?: never;
         trace?: never;
     };
@@ -2050,6 +2051,46 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The dashboard's page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description To the dashboard's page (Location). */
+            301: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such file (or the dashboard is not built). Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    dashboardHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page's headers, without its body. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -86,6 +86,15 @@ def test_the_page_has_a_strict_policy_that_lets_it_call_only_the_api_and_the_pro
     assert directives(answer)["connect-src"] == f"'self' {ISSUER}"
 
 
+def test_head_of_the_page_is_200_with_its_headers_and_no_body(login: Api) -> None:
+    answer = login.call("HEAD", "/dashboard/")
+
+    assert answer.status == 200
+    assert answer.body == b""
+    assert answer.headers["Content-Type"] == "text/html; charset=utf-8"
+    assert_page_headers(answer)
+
+
 @pytest.mark.parametrize(
     ("name", "content_type"),
     [

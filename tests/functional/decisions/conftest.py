@@ -2,35 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from typing import Any
 
-import pytest
-from chalice.test import Client
+# The `authorize` fixture (the function in its own container) is tests/functional/conftest.py's.
+from tests.functional.conftest import Invoke
 
-from chalicelib import runtime
-from chalicelib.runtime import Services
-from tests.functional.conftest import another_container
+__all__ = ["Invoke", "effect"]
 
-Invoke = Callable[[dict[str, Any]], dict[str, Any]]
-
-
-@pytest.fixture
-def authorize(services: Services) -> Iterator[Invoke]:
-    """Invokes the authorizer's function as Lambda would: in its own container."""
-    from app import app
-
-    own = another_container(services)
-
-    def invoke(event: dict[str, Any]) -> dict[str, Any]:
-        runtime.use(own)
-        try:
-            return dict(client.lambda_.invoke("authorizer", event).payload)
-        finally:
-            runtime.use(services)
-
-    with Client(app) as client:
-        yield invoke
 
 
 def effect(answer: dict[str, Any]) -> str:

@@ -3,17 +3,14 @@ request's source address) and by the data-plane authorizer (`requestContext.iden
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from chalice.local import LambdaEventConverter
-from chalice.test import Client
 
-from chalicelib import runtime
-from chalicelib.runtime import Services
 from tests.fixtures.events import bearer, request_event
-from tests.functional.conftest import Api, another_container
+from tests.functional.conftest import Api
 
 KEYS = "/v1/auth/api-keys"
 WHOAMI = "/v1/auth/whoami"
@@ -30,22 +27,6 @@ def source(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
 
     return use
 
-
-@pytest.fixture
-def authorize(services: Services) -> Iterator[Callable[[dict[str, Any]], dict[str, Any]]]:
-    from app import app
-
-    own = another_container(services)
-
-    def invoke(event: dict[str, Any]) -> dict[str, Any]:
-        runtime.use(own)
-        try:
-            return dict(client.lambda_.invoke("authorizer", event).payload)
-        finally:
-            runtime.use(services)
-
-    with Client(app) as client:
-        yield invoke
 
 
 def effect(answer: dict[str, Any]) -> tuple[str, dict[str, Any]]:

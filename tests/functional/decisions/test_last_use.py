@@ -4,13 +4,11 @@ own short-timeout client, never failing the request."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from chalice.test import Client
 
-from chalicelib import runtime
 from chalicelib.clock import FrozenClock, parse_rfc3339
 from chalicelib.keys.model import last_used_window
 from chalicelib.runtime import Services
@@ -41,22 +39,6 @@ def credential_update(write: dict[str, Any]) -> dict[str, Any]:
     """The write of a usage flush to the credential item (lastUsedAt)."""
     return write
 
-
-@pytest.fixture
-def authorize(services: Services) -> Iterator[Callable[[dict[str, Any]], dict[str, Any]]]:
-    from app import app
-
-    own = another_container(services)
-
-    def invoke(event: dict[str, Any]) -> dict[str, Any]:
-        runtime.use(own)
-        try:
-            return dict(client.lambda_.invoke("authorizer", event).payload)
-        finally:
-            runtime.use(services)
-
-    with Client(app) as client:
-        yield invoke
 
 
 def last_used(api: Api, credential: str, key_id: str) -> str | None:

@@ -4,14 +4,11 @@ anyway; back at UTC midnight; `key.quota_exceeded` once per key and day."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from chalice.test import Client
 
-from chalicelib import runtime
 from chalicelib.clock import FrozenClock
 from chalicelib.runtime import Services
 from tests.fixtures.events import bearer, request_event
@@ -23,23 +20,6 @@ WHOAMI = "/v1/auth/whoami"
 EVENTS = "/v1/auth/events"
 EVENING = datetime(2026, 11, 24, 23, 0, tzinfo=UTC)
 
-
-@pytest.fixture
-def authorize(services: Services) -> Iterator[Invoke]:
-    """The authorizer's function in its own container (as tests/functional/decisions)."""
-    from app import app
-
-    own = another_container(services)
-
-    def invoke(event: dict[str, Any]) -> dict[str, Any]:
-        runtime.use(own)
-        try:
-            return dict(client.lambda_.invoke("authorizer", event).payload)
-        finally:
-            runtime.use(services)
-
-    with Client(app) as client:
-        yield invoke
 
 
 @pytest.fixture

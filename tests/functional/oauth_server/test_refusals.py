@@ -10,6 +10,7 @@ import jwt
 import pytest
 
 from tests.functional.conftest import ISSUER
+from tests.functional.oauth import assert_oauth_error
 from tests.functional.oauth_server.conftest import (
     CALLBACK,
     CIMD_URL,
@@ -347,18 +348,12 @@ def issued_code(mcp: Mcp, subject: str) -> tuple[str, str, str]:
     return client_id, Browser(mcp).code_for(client_id, challenge, subject=subject), verifier
 
 
-def assert_oauth_error(answer: object, error: str, status: int = 400) -> None:
-    assert answer.status == status, answer.body  # type: ignore[attr-defined]
-    assert answer.json["error"] == error  # type: ignore[attr-defined]
-    assert answer.headers["Cache-Control"] == "no-store"  # type: ignore[attr-defined]
-
-
 def test_a_wrong_verifier_is_invalid_grant_and_spends_the_code(mcp: Mcp) -> None:
     client_id, code, verifier = issued_code(mcp, "kate")
     wrong = mcp.token(code_grant(client_id, code, pkce()[0]))
     right_afterwards = mcp.token(code_grant(client_id, code, verifier))
-    assert_oauth_error(wrong, "invalid_grant")
-    assert_oauth_error(right_afterwards, "invalid_grant")
+    assert_oauth_error(wrong, 400, "invalid_grant")
+    assert_oauth_error(right_afterwards, 400, "invalid_grant")
 
 
 @pytest.mark.parametrize(
@@ -374,7 +369,7 @@ def test_a_code_is_bound_to_its_client_redirect_and_resource(
     mcp: Mcp, overrides: dict[str, str], error: str
 ) -> None:
     client_id, code, verifier = issued_code(mcp, "leo")
-    assert_oauth_error(mcp.token(code_grant(client_id, code, verifier, **overrides)), error)
+    assert_oauth_error(mcp.token(code_grant(client_id, code, verifier, **overrides)), 400, error)
 
 
 def test_a_reused_code_revokes_what_it_issued(mcp: Mcp) -> None:
@@ -388,15 +383,15 @@ def test_a_reused_code_revokes_what_it_issued(mcp: Mcp) -> None:
          "client_id": client_id}
     )
 
-    assert_oauth_error(again, "invalid_grant")
+    assert_oauth_error(again, 400, "invalid_grant")
     assert "revoked" in again.json["error_description"]
-    assert_oauth_error(refresh, "invalid_grant")
+    assert_oauth_error(refresh, 400, "invalid_grant")
 
 
 def test_a_code_expires_after_60_seconds(mcp: Mcp) -> None:
     client_id, code, verifier = issued_code(mcp, "ned")
     mcp.services.clock.advance(seconds=61)  # type: ignore[attr-defined]
-    assert_oauth_error(mcp.token(code_grant(client_id, code, verifier)), "invalid_grant")
+    assert_oauth_error(mcp.token(code_grant(client_id, code, verifier)), 400, "invalid_grant")
 
 
 @pytest.mark.parametrize(
@@ -412,7 +407,7 @@ def test_a_code_expires_after_60_seconds(mcp: Mcp) -> None:
 def test_malformed_token_requests(
     mcp: Mcp, fields: dict[str, str], error: str, status: int
 ) -> None:
-    assert_oauth_error(mcp.token(fields), error, status)
+    assert_oauth_error(mcp.token(fields), status, error)
 
 
 def test_a_refresh_token_is_bound_to_its_client_and_resource(mcp: Mcp) -> None:
@@ -425,9 +420,9 @@ def test_a_refresh_token_is_bound_to_its_client_and_resource(mcp: Mcp) -> None:
     wider = mcp.token({**refresh, "client_id": client_id, "scope": "memory workspace:admin"})
     narrower = mcp.token({**refresh, "client_id": client_id, "scope": "memory"})
 
-    assert_oauth_error(other_client, "invalid_grant")
-    assert_oauth_error(other_resource, "invalid_target")
-    assert_oauth_error(wider, "invalid_scope")
+    assert_oauth_error(other_client, 400, "invalid_grant")
+    assert_oauth_error(other_resource, 400, "invalid_target")
+    assert_oauth_error(wider, 400, "invalid_scope")
     assert narrower.status == 200 and narrower.json["scope"] == "memory"
 
 
@@ -446,8 +441,8 @@ def test_an_mcp_refresh_token_is_refused_by_the_login_refresh_and_vice_versa(mcp
          "client_id": client_id}
     )
 
-    assert_oauth_error(at_login, "invalid_grant")
-    assert_oauth_error(at_oauth, "invalid_grant")
+    assert_oauth_error(at_login, 400, "invalid_grant")
+    assert_oauth_error(at_oauth, 400, "invalid_grant")
 
 
 # -- grant_types: refresh tokens only for clients that ask for them (RFC 7591 §2) -----------
@@ -485,7 +480,7 @@ def test_a_refresh_by_a_client_whose_grant_types_lack_refresh_token_is_unauthori
          "client_id": client_id}
     )
 
-    assert_oauth_error(answer, "unauthorized_client")
+    assert_oauth_error(answer, 400, "unauthorized_client")
 
 
 # -- what real MCP clients meet ------------------------------------------------------------
@@ -503,7 +498,7 @@ def test_invalid_client_to_an_authorization_header_carries_www_authenticate(
         headers={**FORM, "Authorization": f"{scheme} " + "c2VjcmV0" "OnNlY3JldA=="},
     )
 
-    assert_oauth_error(answer, "invalid_client", 401)
+    assert_oauth_error(answer, 401, "invalid_client")
     assert answer.headers["WWW-Authenticate"] == f'{scheme} realm="{ISSUER}"'
 
 
@@ -515,8 +510,8 @@ def test_a_code_presented_again_after_a_refused_redemption_says_it_was_spent(
 
     again = mcp.token(code_grant(client_id, code, verifier))
 
-    assert_oauth_error(wrong, "invalid_grant")
-    assert_oauth_error(again, "invalid_grant")
+    assert_oauth_error(wrong, 400, "invalid_grant")
+    assert_oauth_error(again, 400, "invalid_grant")
     assert "revoked" not in again.json["error_description"]
     assert "refused request" in again.json["error_description"]
 

@@ -497,5 +497,6 @@ def test_an_exchange_is_an_audit_event_at_most_once_per_workload_per_five_minute
     subjects = sorted(e["data"]["sub"] for e in found)
     assert subjects == sorted([REPO_SUBJECT, REPO_SUBJECT, "repo:acme/agents:ref:refs/heads/dev"])
     assert {e["data"]["policyId"] for e in found} == {policy["id"]}
+    assert {e["data"]["name"] for e in found} == {policy["name"]}  # Activity names the policy
     assert {e["data"]["iss"] for e in found} == {GITHUB}
     assert found[0]["actor"] == {"system": "workload-identity"}

@@ -12,12 +12,11 @@ from chalicelib.access.principal import Principal, Refusal
 from chalicelib.runtime import Services
 from tests.fixtures.events import bearer, request_event
 from tests.functional.conftest import Api
-from tests.functional.decisions.conftest import Invoke, authorize, effect
+from tests.functional.decisions.conftest import Invoke, effect
 from tests.functional.workloads.conftest import create_policy, exchange
 from tests.workload_issuer import GITHUB, REPO_SUBJECT, WorkloadIssuer
 
 pytestmark = pytest.mark.usefixtures("fetcher")
-__all__ = ["authorize"]  # the authorizer's function, invoked as Lambda would
 
 
 @pytest.fixture

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 from chalicelib import errors
-from chalicelib.api.reference import errors_page
+from chalicelib.api.reference import anchor, error_entries, errors_page
+from chalicelib.api.remedies import REMEDIES
 from tools.error_docs import ERRORS_MD, render
 
 
@@ -28,3 +29,12 @@ def test_every_problem_type_is_the_served_page() -> None:
     body = errors.NOT_FOUND.error().body()
 
     assert body["type"] == "/docs/errors#not_found"
+
+
+def test_every_error_says_what_to_do_beyond_its_detail() -> None:
+    entries = {anchor(shape, entry.code): entry for shape, entry in error_entries()}
+
+    assert set(REMEDIES) == set(entries), "each code needs a remedy in chalicelib/api/remedies.py"
+    for key, entry in entries.items():
+        assert REMEDIES[key] and REMEDIES[key] != entry.detail
+        assert f"**What to do:** {REMEDIES[key]}" in ERRORS_MD.read_text()

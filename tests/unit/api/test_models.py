@@ -67,7 +67,17 @@ def test_a_refused_key_field_answers_its_catalogue_code(
 def test_a_cidr_refusal_names_the_value() -> None:
     error = refused(models.NewApiKey, {"label": "x", "allowedCidrs": ["nonsense"]})
 
-    assert error.detail == "'nonsense' is not an IPv4 or IPv6 CIDR."
+    assert error.detail == "'nonsense' is not an IPv4 or IPv6 CIDR (such as 203.0.113.0/24)."
+
+
+def test_a_cidr_with_host_bits_set_is_refused_naming_its_network() -> None:
+    error = refused(models.NewApiKey, {"label": "x", "allowedCidrs": ["10.0.0.1/24"]})
+
+    assert (error.status, error.code) == (400, "invalid_cidr")
+    assert error.detail == (
+        "'10.0.0.1/24' has host bits set: write its network, 10.0.0.0/24, "
+        "or the single address 10.0.0.1."
+    )
 
 
 def test_both_spellings_of_the_same_workspace_are_one_workspace() -> None:

@@ -232,7 +232,11 @@ AUTHORIZATION = {
             "invalid_request",
             "state is too long.",
         ),
-        ({"response_type": None}, "unsupported_response_type", "response_type must be code."),
+        (
+            {"response_type": None},
+            "unsupported_response_type",
+            "Only the authorization code flow is served here.",
+        ),
         (
             {"code_challenge_method": "plain", "code_challenge": "short"},
             "invalid_request",
@@ -253,7 +257,11 @@ AUTHORIZATION = {
             "invalid_target",
             "resource must name an MCP server served here.",
         ),
-        ({"scope": "memory openid"}, "invalid_scope", "scope may only hold scopes_supported."),
+        (
+            {"scope": "memory openid"},
+            "invalid_scope",
+            "The scope asks for something this server does not grant.",
+        ),
     ],
 )
 def test_an_authorization_request_is_refused_with_the_first_error_in_the_endpoints_order(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -155,9 +156,22 @@ def test_a_declared_operations_schemas_are_its_models(op: Any) -> None:
         assert set(schemas[op.body.__name__]["properties"]) == {
             info.alias or field for field, info in op.body.model_fields.items()
         }
+    else:
+        # Without a body model (every DELETE): no request body is documented either.
+        assert "requestBody" not in entry
     if op.response is not None:
         content = entry["responses"][str(op.status)]["content"]["application/json"]
         assert content["schema"]["$ref"].rsplit("/", 1)[-1] == op.response.__name__
+    else:
+        # Without a response model: its success is documented, and bodiless (a 204).
+        assert "content" not in entry["responses"][str(op.status)]
+    # The path's parameters are documented as the path names them, required.
+    parameters = [
+        spec["components"]["parameters"][p["$ref"].rsplit("/", 1)[-1]] if "$ref" in p else p
+        for p in [*spec["paths"][op.path].get("parameters", []), *entry.get("parameters", [])]
+    ]
+    in_path = {p["name"] for p in parameters if p["in"] == "path" and p["required"]}
+    assert in_path == set(re.findall(r"{(\w+)}", op.path))
 
 
 def test_every_operation_is_generated_from_a_declaration() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import zlib
 
-from hypothesis import example, given
+from hypothesis import example, find, given
 from hypothesis import strategies as st
 
 from chalicelib.keys import plaintext
@@ -79,12 +79,30 @@ OURS = re.compile(SVC + r"[0-9A-Za-z]{50,}")
 LEGACY = re.compile(r"legacy_[\x21-\x7e]{1,200}")
 
 
-@given(
+def with_checksum(rest: str) -> str:
+    return rest + plaintext.checksum(rest)
+
+
+# Texts a parser meets: anything, our prefix with anything, base62 bodies with and without a
+# valid checksum (any length: most parse to no key), keys as we mint them, and legacy shapes.
+CANDIDATES = (
     st.text()
     | st.text().map(SVC.__add__)
     | base62(50, 160).map(SVC.__add__)
+    | base62(44, 160).map(SVC.__add__).map(with_checksum)
+    | keys().map(lambda minted: minted[0])
     | st.from_regex(r"^legacy_[\x21-\x7e]{1,200}$")  # `$` lets a newline follow
 )
+
+
+def test_the_candidates_include_keys_of_our_format_and_legacy_ones() -> None:
+    # Else the property below would hold only of refusals (no key of ours ever drawn).
+    ours = find(CANDIDATES, lambda c: (p := plaintext.parse_key(c)) is not None and not p.legacy)
+    legacy = find(CANDIDATES, lambda c: (p := plaintext.parse_key(c)) is not None and p.legacy)
+    assert OURS.fullmatch(ours) and LEGACY.fullmatch(legacy)
+
+
+@given(CANDIDATES)
 @example("legacy_" + "x\n")
 def test_any_text_parses_to_none_or_to_a_key_of_one_of_the_two_shapes(candidate: str) -> None:
     parsed = plaintext.parse_key(candidate)

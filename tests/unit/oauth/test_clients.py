@@ -107,6 +107,18 @@ def test_a_name_that_is_not_printable_is_not_shown() -> None:
 
 
 @pytest.mark.parametrize(
+    "name",
+    [
+        "Hal \U0001f469\u200d\U0001f4bb",
+        "\u067e\u0631\u06cc\u0633\u0627 \u0646\u06cc\u06a9\u200c\u0646\u0627\u0645",
+    ],
+)
+def test_a_client_name_with_joiners_is_accepted_as_labels_are(name: str) -> None:
+    document = {"client_id": URL, "redirect_uris": ["http://127.0.0.1/cb"], "client_name": name}
+    assert check_metadata_document(URL, document).client_name == name
+
+
+@pytest.mark.parametrize(
     "client_id", ["https://app.example", "https://app.example/", "https://app.example/a/../b"]
 )
 def test_client_id_urls_need_a_clean_path(client_id: str) -> None:
@@ -126,7 +138,9 @@ def test_a_metadata_document_client_may_refresh_only_if_its_grant_types_say_so(
     grant_types: list[str] | None, may_refresh: bool
 ) -> None:
     document: dict[str, object] = {
-        "client_id": URL, "redirect_uris": ["https://app.example/cb"], "client_name": "Agent"
+        "client_id": URL,
+        "redirect_uris": ["https://app.example/cb"],
+        "client_name": "Agent",
     }
     if grant_types is not None:
         document["grant_types"] = grant_types

@@ -45,6 +45,25 @@ def test_email_and_name_are_optional(idp: FakeIssuer, verifier: IdTokenVerifier)
     assert (identity.email, identity.email_verified, identity.name) == (None, None, None)
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Hal \U0001f469\u200d\U0001f4bb",
+        "\u067e\u0631\u06cc\u0633\u0627 \u0646\u06cc\u06a9\u200c\u0646\u0627\u0645",
+    ],
+)
+def test_a_name_with_joiners_is_kept_as_labels_keep_it(
+    idp: FakeIssuer, verifier: IdTokenVerifier, name: str
+) -> None:
+    assert verifier.verify(idp.id_token("hal", name=name)).name == name
+
+
+def test_a_name_with_a_bidirectional_override_is_dropped(
+    idp: FakeIssuer, verifier: IdTokenVerifier
+) -> None:
+    assert verifier.verify(idp.id_token("eve", name="Eve\u202eevil")).name is None
+
+
 def test_a_token_from_each_of_several_issuers_is_accepted() -> None:
     first, second = FakeIssuer(), FakeIssuer("https://other.example", "other-client")
     verifier = IdTokenVerifier([first.trusted, second.trusted], jwks_clients(first, second))
