@@ -1874,7 +1874,11 @@ class JwtBearerForm(OAuthRequest):
 class TokenEndpointForm(
     RootModel[
         Annotated[
-            AuthorizationCodeGrant | RefreshTokenGrant | TokenExchangeForm | JwtBearerForm,
+            AuthorizationCodeGrant
+            | RefreshTokenGrant
+            | TokenExchangeForm
+            | JwtBearerForm
+            | ClientCredentialsForm,
             Field(discriminator="grant_type"),
         ]
     ]

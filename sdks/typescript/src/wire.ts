@@ -962,6 +962,28 @@ export interface components {
             [key: string]: unknown;
         };
         /**
+         * ClientCredentialsForm
+         * @description RFC 6749 §4.4 for a service client, authenticated by a `private_key_jwt` assertion
+         *     (RFC 7523 §2.2); `resource` (RFC 8707) names an MCP resource served here.
+         */
+        ClientCredentialsForm: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            grant_type: "client_credentials";
+            /** @constant */
+            client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+            client_assertion: string;
+            client_id?: string;
+            scope?: string;
+            resource?: string;
+            /** @description Seconds, from 60 to 3600. */
+            expires_in?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
          * ClientMetadata
          * @description RFC 7591 client metadata; other metadata is ignored. A redirect URI returns to an app:
          *     https, a loopback http address (any port), or an app's own scheme; no fragment.
@@ -1587,7 +1609,7 @@ export interface components {
          * @description `POST /v1/oauth/token`'s form: one grant's, by its `grant_type` (the grants of
          *     `grant_types_supported`).
          */
-        TokenEndpointForm: components["schemas"]["AuthorizationCodeGrant"] | components["schemas"]["RefreshTokenGrant"] | components["schemas"]["TokenExchangeForm"] | components["schemas"]["JwtBearerForm"];
+        TokenEndpointForm: components["schemas"]["AuthorizationCodeGrant"] | components["schemas"]["RefreshTokenGrant"] | components["schemas"]["TokenExchangeForm"] | components["schemas"]["JwtBearerForm"] | components["schemas"]["ClientCredentialsForm"];
         /** TokenExchangeForm */
         TokenExchangeForm: {
             /**

@@ -261,3 +261,10 @@ def test_no_service_checks_the_manager_policy_again() -> None:
     )
 
     assert callers == ["access/policy.py"]
+
+
+def test_the_token_endpoints_documented_form_takes_every_registered_grant() -> None:
+    from chalicelib.api.grants.registry import grant_types
+
+    form = document()["components"]["schemas"]["TokenEndpointForm"]
+    assert sorted(form["discriminator"]["mapping"]) == sorted(grant_types())
