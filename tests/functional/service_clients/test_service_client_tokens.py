@@ -15,10 +15,8 @@ from chalicelib.decisions.authorizer import Unauthorized
 from chalicelib.runtime import Services
 from tests.fixtures.events import bearer, request_event
 from tests.functional.conftest import Api
-from tests.functional.decisions.conftest import Invoke, authorize, effect
+from tests.functional.decisions.conftest import Invoke, effect
 from tests.functional.service_clients.conftest import Machine, create_client, token_request
-
-__all__ = ["authorize"]  # the authorizer's function, invoked as Lambda would
 
 
 @pytest.fixture
