@@ -168,6 +168,11 @@ INVALID_GRACE_PERIOD = Problem(
 INVALID_CIDR = Problem(
     400, "invalid_cidr", "allowedCidrs must be 1 to 20 IPv4 or IPv6 CIDRs, or null."
 )
+INVALID_DPOP_JKT = Problem(
+    400,
+    "invalid_dpop_jkt",
+    "dpopJkt must be the RFC 7638 SHA-256 thumbprint of a public key: 43 base64url characters.",
+)
 INVALID_REPORT = Problem(400, "invalid_report", "The report is not GitHub's JSON array of tokens.")
 # The data-plane path rule (access/paths.py). The authorizer answers it as a Deny with this
 # code: API Gateway gives every Deny one status, 403 (docs/guides/authorizer.md).
@@ -191,6 +196,19 @@ MISSING_CREDENTIALS = Problem(
 INVALID_CREDENTIALS = Problem(401, "invalid_credentials", "The credential is not valid.")
 EXPIRED_CREDENTIALS = Problem(401, "expired_credentials", "The credential has expired.")
 REVOKED_CREDENTIALS = Problem(401, "revoked_credentials", "The credential has been revoked.")
+# A credential bound to a key pair (RFC 9449 DPoP): its proof is missing or wrong, or the
+# credential came as a Bearer one. Their `WWW-Authenticate` names the DPoP scheme.
+INVALID_DPOP_PROOF = Problem(
+    401,
+    "invalid_dpop_proof",
+    "The DPoP proof is missing or not valid for this request, credential and key.",
+)
+DPOP_REQUIRED = Problem(
+    401,
+    "dpop_required",
+    "This credential is bound to a key pair: send it as 'Authorization: DPoP <credential>'"
+    " with a DPoP proof signed by that key.",
+)
 # A leaked-key report whose GitHub signature does not verify (no bearer credential there).
 INVALID_SIGNATURE = Problem(
     401,
@@ -277,6 +295,7 @@ PROBLEMS: dict[str, Problem] = {
         INVALID_QUOTA,
         INVALID_GRACE_PERIOD,
         INVALID_CIDR,
+        INVALID_DPOP_JKT,
         INVALID_REPORT,
         INVALID_PATH,
         CREDENTIAL_IN_URL,
@@ -284,6 +303,8 @@ PROBLEMS: dict[str, Problem] = {
         INVALID_CREDENTIALS,
         EXPIRED_CREDENTIALS,
         REVOKED_CREDENTIALS,
+        INVALID_DPOP_PROOF,
+        DPOP_REQUIRED,
         INVALID_SIGNATURE,
         WORKSPACE_MISMATCH,
         NOT_A_MEMBER,

@@ -94,7 +94,7 @@ ROTATABLE = (
 _LISTED = (
     "#pk, #sk, keyId, ownerId, label, category, workspaceId, scopes, keyHash, hint, createdAt,"
     " expiresAt, revokedAt, replacedBy, revealable, lifetimeDays, allowedCidrs, noticeAt, #ttl,"
-    " requestsPerDay"
+    " requestsPerDay, dpopJkt"
 )
 
 
@@ -115,6 +115,8 @@ def _values(api_key: ApiKey) -> dict[str, Any]:
         "lifetimeDays": api_key.lifetime_days,
         "allowedCidrs": list(api_key.allowed_cidrs) if api_key.allowed_cidrs else None,
         "requestsPerDay": api_key.requests_per_day,
+        # On both items: the decision reads the credential item, and nothing else, for it.
+        "dpopJkt": api_key.dpop_jkt,
         TTL_ATTRIBUTE: epoch(api_key.retain_until) if api_key.retain_until else None,
         # A new record's day counts: a rotation's successor carries on its key's.
         **{f"{REQUESTS_ON}{day}": count for day, count in api_key.requests_counted},
@@ -159,6 +161,7 @@ def _from_values(values: dict[str, Any]) -> ApiKey:
         last_used_at=parse_rfc3339(values.get(LAST_USED_AT)),
         notice_at=parse_rfc3339(values.get(NOTICE_AT)),
         requests_per_day=_optional_int(values.get("requestsPerDay")),
+        dpop_jkt=values.get("dpopJkt") or None,
         requests_counted=tuple(
             (name[len(REQUESTS_ON) :], int(count))
             for name, count in values.items()

@@ -712,6 +712,11 @@ export interface components {
             allowedCidrs: string[] | null;
             /** @description Its daily quota (requests per UTC day); null: none. */
             requestsPerDay: number | null;
+            /**
+             * @description The thumbprint of the key pair it is bound to (it works only with a DPoP proof by that pair); null: a bearer key.
+             * @example 0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I
+             */
+            dpopJkt: string | null;
         };
         /** ApiKeyChanges */
         ApiKeyChanges: {
@@ -783,6 +788,11 @@ export interface components {
             allowedCidrs: string[] | null;
             /** @description Its daily quota (requests per UTC day); null: none. */
             requestsPerDay: number | null;
+            /**
+             * @description The thumbprint of the key pair it is bound to (it works only with a DPoP proof by that pair); null: a bearer key.
+             * @example 0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I
+             */
+            dpopJkt: string | null;
             /**
              * @description The plaintext key. Store it in a secrets manager; never log it.
              * @example <the API key, svc_ and 50 characters>
@@ -1055,6 +1065,11 @@ export interface components {
             allowedCidrs?: string[] | null;
             /** @description A daily quota: requests per UTC day, then 429 quota_exceeded until midnight UTC; null: none. */
             requestsPerDay?: number | null;
+            /**
+             * @description Binds the key to a key pair: the RFC 7638 SHA-256 thumbprint of its public key. Such a key works only as 'Authorization: DPoP <key>' with a DPoP proof (RFC 9449) signed by that pair; null or omitted: a bearer key.
+             * @example 0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I
+             */
+            dpopJkt?: string | null;
         };
         /**
          * NewTrustPolicy
@@ -1174,12 +1189,12 @@ export interface components {
              * @description Stable: safe to branch on.
              * @enum {string}
              */
-            code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
+            code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "dpop_required" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_dpop_jkt" | "invalid_dpop_proof" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
             /**
              * @description The same value as `code`, for clients that read an `error` member (as RFC 6749 errors have).
              * @enum {string}
              */
-            error: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
+            error: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "dpop_required" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_dpop_jkt" | "invalid_dpop_proof" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
         };
         /** RefreshForm */
         RefreshForm: {
@@ -1852,7 +1867,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_category`, `invalid_cidr`, `invalid_idempotency_key`, `invalid_json`, `invalid_label`, `invalid_lifetime`, `invalid_quota`, `invalid_request`, `invalid_scope`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`, `workspace_id_not_allowed`, `workspace_id_required`. */
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_category`, `invalid_cidr`, `invalid_dpop_jkt`, `invalid_idempotency_key`, `invalid_json`, `invalid_label`, `invalid_lifetime`, `invalid_quota`, `invalid_request`, `invalid_scope`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`, `workspace_id_not_allowed`, `workspace_id_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1860,7 +1875,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_category" | "invalid_cidr" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_quota" | "invalid_request" | "invalid_scope" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter" | "workspace_id_not_allowed" | "workspace_id_required";
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_category" | "invalid_cidr" | "invalid_dpop_jkt" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_quota" | "invalid_request" | "invalid_scope" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter" | "workspace_id_not_allowed" | "workspace_id_required";
                     } & components["schemas"]["Problem"];
                 };
             };
