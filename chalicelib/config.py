@@ -99,6 +99,39 @@ def parse_trusted_issuers(text: str, local_mode: bool) -> tuple[TrustedIssuer, .
     return tuple(issuers.values())
 
 
+class EnterpriseIdp(NamedTuple):
+    """An enterprise identity provider whose ID-JAGs the JWT bearer grant accepts."""
+
+    issuer: str
+    jwks_uri: str
+
+
+_IDP_FIELDS = {"issuer", "jwksUri"}
+
+
+def parse_enterprise_idps(text: str, local_mode: bool) -> tuple[EnterpriseIdp, ...]:
+    """ENTERPRISE_IDPS: a JSON list of {"issuer", "jwksUri"}. ValueError if bad."""
+    if not text.strip():
+        return ()
+    try:
+        entries = json.loads(text)
+    except ValueError:
+        raise ValueError("ENTERPRISE_IDPS is not valid JSON") from None
+    if not isinstance(entries, list):
+        raise ValueError("ENTERPRISE_IDPS must be a JSON list")
+    idps: dict[str, EnterpriseIdp] = {}
+    for position, entry in enumerate(entries):
+        where = f"ENTERPRISE_IDPS[{position}]"
+        if not isinstance(entry, dict) or set(entry) != _IDP_FIELDS:
+            raise ValueError(f"{where} must have exactly the fields issuer, jwksUri")
+        issuer = check_url(entry["issuer"], f"{where}.issuer", local_mode)
+        jwks_uri = check_url(entry["jwksUri"], f"{where}.jwksUri", local_mode)
+        if issuer in idps:
+            raise ValueError(f"{where}.issuer is listed twice")
+        idps[issuer] = EnterpriseIdp(issuer, jwks_uri)
+    return tuple(idps.values())
+
+
 class McpResource(NamedTuple):
     """A protected resource (an MCP endpoint) whose tokens this service issues."""
 
@@ -265,6 +298,8 @@ class Settings(Record):
     # The MCP resources this service issues tokens for (MCP_RESOURCES), and the OpenID
     # Connect provider people sign in at during an MCP authorization (LOGIN_PROVIDER).
     mcp_resources: tuple[McpResource, ...] = ()
+    # Enterprise IdPs whose ID-JAGs the JWT bearer grant accepts (ENTERPRISE_IDPS).
+    enterprise_idps: tuple[EnterpriseIdp, ...] = ()
     login_provider: LoginProvider | None = None
     # Client registrations per source address per hour (MCP_REGISTRATION_LIMIT).
     registration_limit: int = DEFAULT_REGISTRATION_LIMIT
@@ -321,6 +356,9 @@ class Settings(Record):
         mcp_resources: tuple[McpResource, ...] = parsed(
             lambda: parse_mcp_resources(env.get("MCP_RESOURCES", ""), local_mode), ()
         )
+        enterprise_idps: tuple[EnterpriseIdp, ...] = parsed(
+            lambda: parse_enterprise_idps(env.get("ENTERPRISE_IDPS", ""), local_mode), ()
+        )
         registration_limit = parsed(
             lambda: parse_registration_limit(env.get("MCP_REGISTRATION_LIMIT", "")),
             DEFAULT_REGISTRATION_LIMIT,
@@ -359,6 +397,7 @@ class Settings(Record):
             local_mode=local_mode,
             allowed_origins=allowed_origins,
             mcp_resources=mcp_resources,
+            enterprise_idps=enterprise_idps,
             login_provider=login_provider,
             registration_limit=registration_limit,
             dashboard_login=env.get("DASHBOARD_LOGIN", "").strip(),

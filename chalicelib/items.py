@@ -22,6 +22,7 @@
   OAUTHCODE#<sha256>   CODE               an authorization code, by its hash
   DCRLIMIT#<address>   WINDOW#<start>     registrations from one address in one window
   IDEMPOTENCY#<sha256> IDEMPOTENCY        an Idempotency-Key's result
+  JTI#<sha256>         JTI                an assertion's `jti` once spent (its issuer's)
   USAGE#<keyId>        HOUR#<yyyy-mm-ddThh> a key's counted requests in one UTC hour
 
 Each function gives the key in DynamoDB's form (`table.key`); the prefixes are those the
@@ -119,6 +120,10 @@ def oauth_code(digest: str) -> Item:
 
 def registration_window(address: str, start: int) -> Item:
     return key(f"DCRLIMIT#{address[:64]}", f"WINDOW#{start}")
+
+
+def spent_assertion(digest: str) -> Item:
+    return key(f"JTI#{digest}", "JTI")
 
 
 def idempotency_record(digest: str) -> Item:

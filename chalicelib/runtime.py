@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from chalicelib.oauth.login_provider import ProviderTransport
     from chalicelib.oauth.ratelimit import RegistrationLimit
     from chalicelib.oauth.service import OAuthService
+    from chalicelib.replays import Replays
     from chalicelib.scanning.github import PublishedKeys
     from chalicelib.scanning.service import LeakReports
     from chalicelib.sessions.access_tokens import SigningKeys, TokenSigner, TokenVerifier
@@ -369,6 +370,13 @@ class Services:
         )
 
     @cached_property
+    def replays(self) -> Replays:
+        """Single-use assertion ids (`jti`) of every jwt-bearer and client assertion."""
+        from chalicelib.replays import Replays
+
+        return Replays(self.dynamodb, self.settings.table_name)
+
+    @cached_property
     def trust_policies(self) -> TrustPolicyStore:
         from chalicelib.workloads.store import TrustPolicyStore
 
@@ -404,6 +412,7 @@ class Services:
             self.signer,
             self.event_log,
             self.clock,
+            self.replays,
         )
 
 

@@ -11,7 +11,18 @@ outside local mode (see `chalicelib/sessions/openid.py`). It lives in `local/`, 
     POST /token  {"sub": "...", "email": "...", "name": "..."}  ->  {"id_token": "..."}
     POST /workload-token  {"sub": "...", "aud": "...", "claims": {...}}  ->  {"token": "..."}
          a workload's identity token (as GitHub Actions or Kubernetes would issue one), for
-         the exchange under a trust policy naming this issuer (workload identity federation)
+         the exchange under a trust policy naming this issuer (workload identity federation);
+         `"lifetime"` (seconds, -3600 to 3600; negative: expired already) is for tests
+    POST /id-jag  grant_type=urn:ietf:params:oauth:grant-type:token-exchange
+         &requested_token_type=urn:ietf:params:oauth:token-type:id-jag
+         &subject_token=<an ID token of this issuer>&subject_token_type=…:id_token
+         &audience=<the MCP authorization server>&resource=<the MCP server>&client_id=
+         [&scope=]  ->  {"access_token": <ID-JAG>, "issued_token_type": …:id-jag,
+         "token_type": "N_A", "expires_in"}
+         an Identity Assertion JWT Authorization Grant (enterprise-managed authorization)
+         for the person the ID token names: as an enterprise IdP would issue one to an MCP
+         client its person signed in to (the service trusts it in ENTERPRISE_IDPS locally);
+         `lifetime` (seconds, up to 3600) is for tests
 
 and the browser flow of a real provider, OpenID Connect authorization code + PKCE (S256),
 for the dashboard and the MCP authorization server:
@@ -54,6 +65,10 @@ AUDIENCE = "memory-auth-local"  # the client id the local service expects in `au
 ID_TOKEN_LIFETIME = 600  # seconds
 WORKLOAD_TOKEN_LIFETIME = 600  # seconds, as GitHub Actions' tokens live about 5-10 minutes
 MAX_WORKLOAD_CLAIMS = 20
+ID_JAG_LIFETIME = 240  # seconds: the service accepts an ID-JAG at most 5 minutes ahead
+ID_JAG_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
+ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 MAX_BODY_BYTES = 16 * 1024
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 CODE_LIFETIME = 60  # seconds
@@ -208,13 +223,66 @@ class DevIdentityProvider:
         return self.sign(self.claims(subject, email, name))
 
     def workload_token(
-        self, subject: str, audience: str, extra: dict[str, Any] | None = None
+        self,
+        subject: str,
+        audience: str,
+        extra: dict[str, Any] | None = None,
+        lifetime: int = WORKLOAD_TOKEN_LIFETIME,
     ) -> str:
         """A workload's OIDC token: `sub`, `aud` and any further claims (`repository_owner`),
-        living WORKLOAD_TOKEN_LIFETIME, like a CI platform's."""
+        living WORKLOAD_TOKEN_LIFETIME, like a CI platform's (or `lifetime`, for tests)."""
         claims = {**(extra or {}), **self.claims(subject, audience=audience)}
-        claims["exp"] = claims["iat"] + WORKLOAD_TOKEN_LIFETIME
+        if lifetime <= 0:  # expired already: issued before it expired
+            claims["iat"] = claims["nbf"] = claims["iat"] + lifetime - 60
+        claims["exp"] = claims["iat"] + (lifetime if lifetime > 0 else 60)
         return self.sign(claims)
+
+    def id_jag(self, form: dict[str, str]) -> dict[str, Any] | None:
+        """An ID-JAG (its RFC 8693 answer) for the person an ID token of this issuer names,
+        for the audience, resource, client and scope the request asks for; None when the
+        request is not one (its ID token not ours, expired, a parameter missing)."""
+        import jwt
+
+        needed = ("subject_token", "audience", "resource", "client_id")
+        if (
+            form.get("grant_type") != TOKEN_EXCHANGE
+            or form.get("requested_token_type") != ID_JAG_TYPE
+            or form.get("subject_token_type") != ID_TOKEN_TYPE
+            or not all(form.get(name) for name in needed)
+        ):
+            return None
+        try:
+            person = jwt.decode(
+                form["subject_token"],
+                self._private_key.public_key(),
+                algorithms=["RS256"],
+                issuer=self.issuer,
+                options={"verify_aud": False, "require": ["exp", "sub"]},
+            )
+        except jwt.PyJWTError:
+            return None
+        claims = {
+            **self.claims(person["sub"], person.get("email"), person.get("name")),
+            "aud": form["audience"],
+            "resource": form["resource"],
+            "client_id": form["client_id"],
+        }
+        lifetime = form.get("lifetime", "")
+        claims["exp"] = claims["iat"] + (
+            min(int(lifetime), 3600) if lifetime.isdigit() else ID_JAG_LIFETIME
+        )
+        if form.get("scope"):
+            claims["scope"] = form["scope"]
+        return {
+            "access_token": self.sign(claims, {"typ": "oauth-id-jag+jwt"}),
+            "issued_token_type": ID_JAG_TYPE,
+            "token_type": "N_A",
+            "expires_in": ID_JAG_LIFETIME,
+        }
+
+    def enterprise_idp(self) -> dict[str, str]:
+        """This issuer as an entry of the service's ENTERPRISE_IDPS."""
+        return {"issuer": self.issuer, "jwksUri": f"{self.issuer}/jwks.json"}
 
     def check_authorization(self, parameters: dict[str, str]) -> None:
         """Raises AuthorizeError for what must not be redirected to; else the request is fine."""
@@ -410,6 +478,8 @@ def _handler(
                 self._scripted_token(body)
             elif self.path == "/workload-token":
                 self._workload_token(body)
+            elif self.path == "/id-jag" and media_type == "application/x-www-form-urlencoded":
+                self._id_jag(_single(parse_qs(body.decode("utf-8", "replace"))))
             else:
                 self._answer(404, {"error": "not_found"})
 
@@ -479,6 +549,17 @@ def _handler(
                 return
             self._answer(200, answer, no_store=True)
 
+        def _id_jag(self, form: dict[str, str]) -> None:
+            answer = provider.id_jag(form)
+            if answer is None:
+                self._answer(400, {
+                    "error": "invalid_request",
+                    "error_description": "Send an RFC 8693 request for an ID-JAG: an ID token"
+                    " of this issuer, audience, resource and client_id.",
+                })
+                return
+            self._answer(200, answer, no_store=True)
+
         def _scripted_token(self, raw: bytes) -> None:
             try:
                 body = json.loads(raw or b"null")
@@ -506,12 +587,15 @@ def _handler(
                 body = None
             body = body if isinstance(body, dict) else {}
             subject, audience, extra = body.get("sub"), body.get("aud"), body.get("claims", {})
+            lifetime = body.get("lifetime", WORKLOAD_TOKEN_LIFETIME)
             reserved = {"iss", "aud", "sub", "iat", "nbf", "exp", "jti"}
             if (
                 not all(isinstance(v, str) and 0 < len(v) <= 255 for v in (subject, audience))
                 or not isinstance(extra, dict)
                 or len(extra) > MAX_WORKLOAD_CLAIMS
                 or reserved & set(extra)
+                or not isinstance(lifetime, int)
+                or not -3600 <= lifetime <= 3600
             ):
                 self._answer(400, {
                     "error": "invalid_request",
@@ -519,7 +603,7 @@ def _handler(
                     '"claims": {<other claims, not iss/aud/sub/times>}}.',
                 })
                 return
-            token = provider.workload_token(str(subject), str(audience), extra)
+            token = provider.workload_token(str(subject), str(audience), extra, lifetime)
             self._answer(200, {"token": token}, no_store=True)
 
         def log_message(self, format: str, *args: Any) -> None:

@@ -202,14 +202,18 @@ def local_dashboard_login(idp: Any) -> str:
 
 
 def mcp_environment(idp: Any, mcp_resource: str) -> dict[str, str]:
-    """MCP_RESOURCES and LOGIN_PROVIDER of the local stack: the development MCP server, and
-    the development issuer as the login provider (its audience is the client id)."""
+    """MCP_RESOURCES, LOGIN_PROVIDER and ENTERPRISE_IDPS of the local stack: the development
+    MCP server, the development issuer as the login provider (its audience is the client id)
+    and as the enterprise IdP whose ID-JAGs are trusted (unless the caller's ENTERPRISE_IDPS
+    says otherwise)."""
     trusted = idp.provider.trusted_issuer()
     return {
         "MCP_RESOURCES": json.dumps([mcp_resource]),
         "LOGIN_PROVIDER": json.dumps(
             {"issuer": trusted["issuer"], "clientId": trusted["audience"]}
         ),
+        "ENTERPRISE_IDPS": os.environ.get("ENTERPRISE_IDPS")
+        or json.dumps([idp.provider.enterprise_idp()]),
     }
 
 

@@ -1528,9 +1528,40 @@ class TokenForm(
                 raise Refused(errors.OAUTH_INVALID_REQUEST, "client_id is required.")
             if data.get("grant_type") not in TOKEN_GRANTS:
                 raise Refused(
-                    errors.UNSUPPORTED_GRANT_TYPE, "Use authorization_code or refresh_token."
+                    errors.UNSUPPORTED_GRANT_TYPE,
+                    "This grant_type is not served: see grant_types_supported in the metadata.",
                 )
         return data
+
+
+JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"  # RFC 7523 §2.1
+ID_JAG_TYPE = "oauth-id-jag+jwt"  # an Identity Assertion JWT Authorization Grant's `typ`
+ID_JAG_PROFILE = "urn:ietf:params:oauth:grant-profile:id-jag"
+
+
+# The fields in the order the endpoint checks them (the first refused answers).
+class JwtBearerForm(OAuthRequest):
+    """RFC 7523 §2.1: a workload's JWT (judged by the workspace's trust policies) or an
+    enterprise IdP's ID-JAG (its `typ` oauth-id-jag+jwt), for a token of one workspace."""
+
+    grant_type: Literal["urn:ietf:params:oauth:grant-type:jwt-bearer"]
+    assertion: Annotated[str, Field(min_length=1)]
+    workspace_id: ANY_TEXT = None
+    scope: ANY_TEXT = None
+    resource: ANY_TEXT = None
+    client_id: ANY_TEXT = None
+
+
+class TokenEndpointForm(
+    RootModel[
+        Annotated[
+            AuthorizationCodeGrant | RefreshTokenGrant | TokenExchangeForm | JwtBearerForm,
+            Field(discriminator="grant_type"),
+        ]
+    ]
+):
+    """`POST /v1/oauth/token`'s form: one grant's, by its `grant_type` (the grants of
+    `grant_types_supported`)."""
 
 
 class RevocationForm(OAuthRequest):

@@ -8,7 +8,7 @@
   GET  /v1/oauth/consent                              the consent page
   GET  /v1/oauth/pages.css                            the consent and error pages' stylesheet
   POST /v1/oauth/consent                              the decision: back to the client
-  POST /v1/oauth/token                                authorization_code, refresh_token
+  POST /v1/oauth/token                                every grant (`grants/registry.py`)
   POST /v1/oauth/revoke                               RFC 7009
 
 The browser steps answer HTML pages or redirects (a failed dependency is an error page with
@@ -22,14 +22,27 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import parse_qsl
 
 from chalice import Response
 from chalice.app import Request
 
 from chalicelib import errors, strict_parsing
 from chalicelib.api import edge, models
-from chalicelib.api.operations import HTML, Answer, Operations, oauth_validated, query_names
+from chalicelib.api.grants import registry as grants
+from chalicelib.api.grants.endpoint import TOKEN_HEADERS as _TOKEN_HEADERS
+from chalicelib.api.grants.endpoint import serve
+from chalicelib.api.operations import (
+    FORM,
+    HTML,
+    OAUTH_TOO_LARGE,
+    Answer,
+    Operations,
+    oauth_errors,
+    oauth_validated,
+    query_names,
+    single_parameters,
+    token_parameters,
+)
 from chalicelib.errors import OAuthError, ServiceError
 from chalicelib.oauth import metadata, pages
 from chalicelib.oauth.service import PageError, Redirect, refused_request
@@ -37,8 +50,6 @@ from chalicelib.runtime import services
 
 blueprint = Operations(__name__)
 
-FORM = "application/x-www-form-urlencoded"
-_TOKEN_HEADERS = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
 # What the document says each route answers (`Operations.public`).
 TAG = "MCP authorization"
@@ -70,10 +81,7 @@ TOKEN_FAILURES = (
         problems=(errors.INVALID_CLIENT,),
         oauth=True,
     ),
-    Answer(
-        413, "The body is larger than 16 KiB.", problems=(errors.OAUTH_PAYLOAD_TOO_LARGE,),
-        oauth=True,
-    ),
+    OAUTH_TOO_LARGE,
     LATER,
 )
 NOT_SERVED = Answer(404, "No protected resource is served here.", problems=(errors.NOT_FOUND,))
@@ -124,46 +132,6 @@ def browser_step(step: Callable[[], Response]) -> Response:
     return responses[0]
 
 
-def single_parameters(
-    pairs: list[tuple[str, str]], known: set[str] | None = None
-) -> dict[str, str]:
-    """Each parameter once (RFC 6749 §3.1: a repeated one is an error); unknown ones ignored."""
-    names = [name for name, _ in pairs if known is None or name in known]
-    repeated = sorted({name for name in names if names.count(name) > 1})
-    if repeated:
-        raise errors.OAUTH_INVALID_REQUEST.oauth_error(
-            f"Parameter {repeated[0][:64]!r} is repeated."
-        )
-    return {
-        name: value for name, value in pairs if value != "" and (known is None or name in known)
-    }
-
-
-def form(request: Request) -> dict[str, str]:
-    if request.query_params:
-        raise errors.OAUTH_INVALID_REQUEST.oauth_error(
-            "Send the parameters in the body, not in the URL."
-        )
-    try:
-        raw = edge.read_body(request).decode("utf-8")
-        return single_parameters(parse_qsl(raw, keep_blank_values=True))
-    except (UnicodeDecodeError, ValueError):
-        raise errors.OAUTH_INVALID_REQUEST.oauth_error("The form body is not valid.") from None
-    except ServiceError:  # 413
-        raise errors.OAUTH_PAYLOAD_TOO_LARGE.oauth_error() from None
-
-
-SEND_A_FORM = "Send application/x-www-form-urlencoded (RFC 6749), not another media type."
-
-
-def token_form(request: Request) -> dict[str, str]:
-    """The token or revocation endpoint's form; any other body is an RFC 6749 error (an OAuth
-    client reads one error shape), never the service's 415 problem."""
-    if edge.media_type(request) != FORM:
-        raise errors.OAUTH_INVALID_REQUEST.oauth_error(SEND_A_FORM)
-    return form(request)
-
-
 def query_pairs(request: Request) -> list[tuple[str, str]]:
     """Every value of every query parameter, so that a repeated one is seen."""
     params = request.query_params
@@ -188,7 +156,7 @@ def cookie(request: Request) -> str | None:
     answers=(Answer(200, "The metadata.", models.Metadata),),
 )
 def authorization_server_metadata() -> Response:
-    body = metadata.authorization_server(services().settings.issuer)
+    body = metadata.authorization_server(services().settings.issuer, grants.grant_types())
     return edge.json_response(body, headers=_DISCOVERY_HEADERS)
 
 
@@ -262,9 +230,7 @@ def protected_resource_3(a: str, b: str, c: str) -> Response:
         ),
         Answer(413, "Over 16 KiB.", problems=(errors.OAUTH_PAYLOAD_TOO_LARGE,), oauth=True),
         Answer(415, "Send application/json.", problems=(errors.UNSUPPORTED_MEDIA_TYPE,)),
-        Answer(
-            429, "Too many registrations.", problems=(errors.REGISTRATION_LIMITED,), oauth=True
-        ),
+        Answer(429, "Too many registrations.", problems=(errors.REGISTRATION_LIMITED,), oauth=True),
         LATER,
     ),
     content_types=[edge.JSON],
@@ -435,7 +401,7 @@ def decide() -> Response:
 
     def step() -> Response:
         try:
-            fields = models.ConsentForm.model_validate(form(request))
+            fields = models.ConsentForm.model_validate(token_parameters(request)[1])
         except OAuthError as invalid:
             raise PageError(400, "Request refused", invalid.description) from None
         decided = services().oauth_service.decide(fields.parameters(), cookie(request))
@@ -445,16 +411,6 @@ def decide() -> Response:
 
 
 # -- the token endpoint -------------------------------------------------------------------
-
-
-@contextmanager
-def oauth_errors() -> Iterator[None]:
-    try:
-        yield
-    except ServiceError as error:
-        if error.status == 503:
-            raise errors.TEMPORARILY_UNAVAILABLE.oauth_error(error.detail) from None
-        raise errors.OAUTH_INVALID_REQUEST.oauth_error(error.detail) from None
 
 
 def client_authentication_refused(authorization: str) -> Response:
@@ -472,35 +428,31 @@ def client_authentication_refused(authorization: str) -> Response:
     "POST",
     metadata.TOKEN_PATH,
     name="oauthToken",
-    summary="Authorization code and refresh token grants (RFC 6749)",
+    summary="The token endpoint: every grant (authorization code, refresh, token exchange,"
+    " JWT bearer)",
     tag=TAG,
     answers=(
         Answer(
             200,
-            "An access token for the resource, and a refresh token if the client's "
-            "`grant_types` include `refresh_token`.",
+            "The grant's token: for the authorization code and refresh grants an access "
+            "token for the resource, and a refresh token if the client's `grant_types` "
+            "include `refresh_token`; for an ID-JAG (JWT bearer) an access token for its "
+            "resource, no refresh token; for token exchange and a workload's JWT bearer "
+            "assertion, the workspace token `/v1/auth/exchange` answers.",
             models.AccessToken,
             headers={"Cache-Control": "CacheControlNoStore"},
         ),
         *TOKEN_FAILURES,
     ),
     content_types=edge.ANY_MEDIA_TYPE,
-    body={FORM: models.TokenForm},
+    body={FORM: models.TokenEndpointForm},
 )
 def token() -> Response:
     request = blueprint.current_request
     authorization = request.headers.get("authorization")
     if authorization:
         return client_authentication_refused(authorization)
-    with oauth_errors():
-        parameters = token_form(request)
-        grant = oauth_validated(models.TokenForm, parameters).root
-        oauth = services().oauth_service
-        if isinstance(grant, models.AuthorizationCodeGrant):
-            issued = oauth.redeem_code(parameters)
-        else:
-            issued = oauth.refresh(parameters)
-    return edge.json_response(issued.body(), headers=_TOKEN_HEADERS, secret=True)
+    return serve(request, metadata.TOKEN_PATH, {FORM: models.TokenForm})
 
 
 @blueprint.public(
@@ -523,7 +475,7 @@ def token() -> Response:
 def revoke() -> Response:
     request = blueprint.current_request
     with oauth_errors():
-        parameters = token_form(request)
+        _, parameters = token_parameters(request)
         oauth_validated(models.RevocationForm, parameters)
         services().oauth_service.revoke(parameters)
     headers: dict[str, str | list[str]] = {**_TOKEN_HEADERS}

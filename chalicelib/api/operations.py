@@ -11,7 +11,8 @@ request's shape. The OpenAPI document is generated from the same declarations
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast, get_args
 from urllib.parse import parse_qsl
@@ -24,7 +25,8 @@ from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
 from chalicelib.api import edge
 from chalicelib.api.models import Invalid, Refused
-from chalicelib.errors import OAuthError, Problem
+from chalicelib.dependencies import is_dependency_failure
+from chalicelib.errors import OAuthError, Problem, ServiceError
 from chalicelib.idempotency import IdempotentRequest
 
 
@@ -187,26 +189,61 @@ FORM = "application/x-www-form-urlencoded"
 def token_request(request: Request, body: Mapping[str, type[BaseModel]]) -> tuple[bool, Any]:
     """(is_form, an instance of the declared model for the request's media type) of a token
     endpoint's request, or its RFC 6749 `invalid_request` (or the error its model's field
-    names).
+    names). `token_parameters` reads it; then the model checks the fields, in its field
+    order."""
+    json_model = body.get(edge.JSON)
+    is_form, parameters = token_parameters(
+        request, query_names(json_model) if json_model is not None else None
+    )
+    return is_form, oauth_validated(body[FORM if is_form else edge.JSON], parameters)
+
+
+SEND_A_FORM = "Send application/x-www-form-urlencoded (RFC 6749), not another media type."
+
+
+def token_parameters(
+    request: Request, json_fields: set[str] | None = None
+) -> tuple[bool, dict[str, Any]]:
+    """(is_form, the parameters) of an OAuth request's body: the one reader of every token,
+    revocation and consent form, and of the JSON token requests.
 
     Parameters in the URL are refused (tokens in a URL end up in logs and browser history). A
-    form follows RFC 6749 §3.2: unknown parameters are ignored, repeated ones refused, empty
-    ones are absent. JSON follows our wire conventions: an object, each field in snake_case or
-    camelCase (both, disagreeing: refused), unknown fields refused, values non-empty strings
-    (an empty workspace id is absent). Then the model checks the fields, in its field order.
+    form follows RFC 6749 §3.2: unknown parameters are ignored (by the model), repeated ones
+    refused, empty ones are absent. JSON (where `json_fields` names its fields; else any
+    other body than a form is refused) follows our wire conventions: an object, each field in
+    snake_case or camelCase (both, disagreeing: refused), unknown fields refused, values
+    non-empty strings (an empty workspace id is absent). Every refusal is an RFC 6749 error.
     """
     if request.query_params:
         raise _invalid("Send the parameters in the request body, not in the URL.")
-    raw = edge.read_body(request)
-    header = request.headers.get("content-type") or edge.JSON
-    is_form = header.split(";", 1)[0].strip().lower() == FORM
-    model = body[FORM if is_form else edge.JSON]
-    parameters = _form_parameters(raw) if is_form else _json_parameters(raw, query_names(model))
-    return is_form, oauth_validated(model, parameters)
+    try:
+        raw = edge.read_body(request)
+    except ServiceError as too_large:  # 413
+        raise errors.OAUTH_PAYLOAD_TOO_LARGE.oauth_error(too_large.detail) from None
+    is_form = edge.media_type(request) == FORM
+    if is_form:
+        return True, _form_parameters(raw)
+    if json_fields is None:
+        raise _invalid(SEND_A_FORM)
+    return False, _json_parameters(raw, json_fields)
 
 
 def _invalid(description: str) -> OAuthError:
     return errors.OAUTH_INVALID_REQUEST.oauth_error(description)
+
+
+def single_parameters(
+    pairs: list[tuple[str, str]], known: set[str] | None = None
+) -> dict[str, str]:
+    """Each parameter once (RFC 6749 §3.1: a repeated one is an error), empty ones absent;
+    those not `known` ignored."""
+    names = [name for name, _ in pairs if known is None or name in known]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise _invalid(f"Parameter {repeated[0][:64]!r} is repeated.")
+    return {
+        name: value for name, value in pairs if value != "" and (known is None or name in known)
+    }
 
 
 def _form_parameters(raw: bytes) -> dict[str, str]:
@@ -214,11 +251,37 @@ def _form_parameters(raw: bytes) -> dict[str, str]:
         pairs = parse_qsl(raw.decode("utf-8"), keep_blank_values=True)
     except (UnicodeDecodeError, ValueError):
         raise _invalid("The form body is not valid.") from None
-    names = [name for name, _ in pairs]
-    repeated = sorted({name for name in names if names.count(name) > 1})
-    if repeated:
-        raise _invalid(f"Parameter {repeated[0][:64]!r} is repeated.")
-    return {name: value for name, value in pairs if value != ""}
+    return single_parameters(pairs)
+
+
+# The service's own refusals that can reach the OAuth endpoints, and their RFC 6749
+# counterparts.
+_AS_OAUTH = {
+    errors.PAYLOAD_TOO_LARGE: errors.OAUTH_PAYLOAD_TOO_LARGE,
+    errors.DEPENDENCY_UNAVAILABLE: errors.TEMPORARILY_UNAVAILABLE,
+}
+
+
+@contextmanager
+def oauth_errors() -> Iterator[None]:
+    """The one error mapping of the OAuth endpoints: the service's own refusals (413, 503,
+    any other as `invalid_request`) and every dependency failure in the RFC 6749 shape (an
+    OAuth client reads one error shape)."""
+    try:
+        yield
+    except ServiceError as error:
+        oauth = _AS_OAUTH.get(error.problem)
+        if oauth is None:
+            oauth = (
+                errors.TEMPORARILY_UNAVAILABLE
+                if error.status == 503
+                else errors.OAUTH_INVALID_REQUEST
+            )
+        raise oauth.oauth_error(error.detail) from None
+    except Exception as error:
+        if not is_dependency_failure(error):
+            raise
+        raise errors.TEMPORARILY_UNAVAILABLE.oauth_error() from None
 
 
 def _json_parameters(raw: bytes, fields: set[str]) -> dict[str, Any]:
@@ -296,6 +359,11 @@ class Answer:
     problems: tuple[Problem, ...] = ()
     oauth: bool = False
     headers: Mapping[str, str] = field(default_factory=dict)
+
+
+OAUTH_TOO_LARGE = Answer(
+    413, "The body is larger than 16 KiB.", problems=(errors.OAUTH_PAYLOAD_TOO_LARGE,), oauth=True
+)
 
 
 @dataclass(frozen=True)

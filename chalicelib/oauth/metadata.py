@@ -16,7 +16,11 @@ CONSENT_PATH = "/v1/oauth/consent"
 JWKS_PATH = "/.well-known/jwks.json"
 
 
-def authorization_server(issuer: str) -> dict[str, Any]:
+ID_JAG_PROFILE = "urn:ietf:params:oauth:grant-profile:id-jag"
+
+
+def authorization_server(issuer: str, grant_types: list[str]) -> dict[str, Any]:
+    """RFC 8414 metadata; `grant_types` are the token endpoint's (its registered grants)."""
     return {
         "issuer": issuer,
         "authorization_endpoint": issuer + AUTHORIZE_PATH,
@@ -26,7 +30,9 @@ def authorization_server(issuer: str) -> dict[str, Any]:
         "jwks_uri": issuer + JWKS_PATH,
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
-        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "grant_types_supported": grant_types,
+        # Enterprise-managed authorization: the JWT bearer grant takes ID-JAGs.
+        "authorization_grant_profiles_supported": [ID_JAG_PROFILE],
         "code_challenge_methods_supported": ["S256"],
         "token_endpoint_auth_methods_supported": ["none"],
         "revocation_endpoint_auth_methods_supported": ["none"],

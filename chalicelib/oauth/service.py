@@ -464,6 +464,38 @@ class OAuthService:
             },
         )
 
+    def served_scopes(self) -> tuple[str, ...]:
+        """`scopes_supported` of the metadata: what any MCP token may carry."""
+        return tuple(ALL_SCOPES)
+
+    def client(self, client_id: str) -> Client:
+        """A client registered here (or its metadata document), else ClientRejected."""
+        return self._clients.find(client_id, self._clock.now())
+
+    def issue_by_assertion(
+        self, user_id: str, client_id: str, resource: str, scope: str, workspace_id: str
+    ) -> IssuedTokens:
+        """An MCP access token for `resource` and `client_id`, as the code grant's (its grant
+        named in `sid`, so the decision reads it), without a refresh token: an assertion
+        grant (ID-JAG) is asked for again when it runs out."""
+        now = self._clock.now()
+        grant = {
+            GRANT_CLIENT: client_id,
+            "resource": resource,
+            "scope": scope,
+            "workspaceId": workspace_id,
+        }
+        grant_id = ids.ulid(now)
+        access = self._mint(user_id, grant, grant_id)
+        self._refresh_tokens.open_grant(
+            user_id, grant_id, grant, epoch(now) + access.expires_in, now
+        )
+        logger.info(
+            "MCP token issued by assertion",
+            extra={"user_id": user_id, "client_id": client_id, "grant_id": grant_id},
+        )
+        return IssuedTokens(access, None, scope)
+
     def redeem_code(self, parameters: dict[str, str]) -> IssuedTokens:
         now = self._clock.now()
         code = self._codes.find(parameters.get("code", ""))

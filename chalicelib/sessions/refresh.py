@@ -43,6 +43,7 @@ from botocore.exceptions import ClientError
 
 from chalicelib import ids, items
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
+from chalicelib.errors import DependencyUnavailable
 from chalicelib.hashing import hash_secret
 from chalicelib.logs import logger
 from chalicelib.table import (
@@ -144,6 +145,27 @@ class RefreshTokenStore:
         return put_if_absent(self._table, item)
 
     # -- operations ------------------------------------------------------------------------
+
+    def open_grant(
+        self, user_id: str, family_id: str, grant: Mapping[str, str], expires_at: int,
+        now: datetime,
+    ) -> None:
+        """An MCP grant without a refresh token (a JWT bearer grant's): its family item only,
+        which its access tokens name in `sid` and the decision reads, living as long as they
+        do. One conditional put is the commit point (a new family id never exists: the
+        condition only keeps a retried write from reviving a revoked grant)."""
+        family = to_item(
+            {
+                **grant,
+                "userId": user_id,
+                "familyId": family_id,
+                "createdAt": rfc3339(now),
+                TTL_ATTRIBUTE: expires_at,
+            }
+        )
+        family.update(items.refresh_family(family_id))
+        if not write_once(self._client, put_if_absent(self._table, family)):
+            raise DependencyUnavailable("DynamoDB")
 
     def start_family(
         self,

@@ -23,6 +23,7 @@ from chalicelib.clock import Clock, epoch
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
 from chalicelib.logs import logger
+from chalicelib.replays import Replays
 from chalicelib.sessions.access_tokens import CLOCK_SKEW, TokenSigner
 from chalicelib.workloads.issuers import ALGORITHMS, IssuerKeys, UnknownKey
 from chalicelib.workloads.model import TrustPolicy, workload_subject
@@ -67,7 +68,9 @@ class WorkloadExchange:
         signer: TokenSigner,
         events: EventLog,
         clock: Clock,
+        replays: Replays | None = None,
     ):
+        self._replays = replays
         self._policies = policies
         self._keys = issuer_keys
         self._signer = signer
@@ -75,8 +78,15 @@ class WorkloadExchange:
         self._clock = clock
 
     def exchange(
-        self, subject_token: str, workspace_id: str | None, scope: str | None
+        self,
+        subject_token: str,
+        workspace_id: str | None,
+        scope: str | None,
+        single_use: bool = False,
     ) -> WorkloadToken:
+        """The workload token for `subject_token`. `single_use` (the jwt-bearer form, RFC
+        7523): the token must carry a `jti`, spent here once accepted; a replay is refused
+        with the same one answer as every other refusal."""
         if not workspace_id:
             raise WorkloadRejected("workspace_id is required.", "invalid_request")
         if not ids.is_workspace_id(workspace_id):
@@ -85,6 +95,8 @@ class WorkloadExchange:
         try:
             issuer = self._unverified_issuer(subject_token)
             policy, claims = self._accepting(subject_token, workspace_id, issuer)
+            if single_use:
+                self._spend(issuer, claims)
         except _Refused as refused:
             # One answer for every refusal; which one it was is the operator's to read.
             logger.info(
@@ -111,6 +123,17 @@ class WorkloadExchange:
             lifetime=lifetime,
         )
         return WorkloadToken(minted.token, minted.expires_in, " ".join(granted), policy)
+
+    def _spend(self, issuer: str, claims: dict[str, Any]) -> None:
+        """The accepted token's `jti`, spent (one conditional write): a second presentation
+        is refused. Checked last, so that only a token that would be accepted spends it."""
+        jti = claims.get("jti")
+        if not isinstance(jti, str) or not 0 < len(jti) <= 255:
+            raise _Refused("no jti claim (the jwt-bearer form needs one)")
+        if self._replays is None or not self._replays.spend(
+            issuer, jti, int(claims["exp"]), self._clock.now()
+        ):
+            raise _Refused("its jti was already used")
 
     def _unverified_issuer(self, token: str) -> str:
         """The token's `iss`, unverified: only to find the candidate policies and which

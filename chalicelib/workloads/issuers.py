@@ -62,34 +62,38 @@ class IssuerKeys:
         self._fetching: dict[str, threading.Lock] = {}  # one fetch per issuer at a time
         self.fetches = 0  # issuer fetches made (tests and the bench read it)
 
-    def key(self, issuer: str, kid: str) -> dict[str, Any]:
+    def key(self, issuer: str, kid: str, jwks_uri: str | None = None) -> dict[str, Any]:
         """The JWK with this `kid` that `issuer` publishes; UnknownKey if none;
         DependencyUnavailable when the issuer cannot be fetched or answers nonsense (or did
-        so less than REFRESH_COOLDOWN ago)."""
+        so less than REFRESH_COOLDOWN ago). `jwks_uri`: the issuer's key set where it is
+        configured (an enterprise IdP of ENTERPRISE_IDPS), not discovered."""
+        source = issuer if jwks_uri is None else f"{issuer} {jwks_uri}"
         with self._lock:
-            fetching = self._fetching.setdefault(issuer, threading.Lock())
+            fetching = self._fetching.setdefault(source, threading.Lock())
         with fetching:  # a concurrent request for this issuer waits for its fetch, not a second
             now = self._now()
             with self._lock:
-                cached = self._cache.get(issuer)
+                cached = self._cache.get(source)
             if cached is not None and cached.expires > now and kid in cached.keys:
                 return cached.keys[kid]
             if cached is None or now - cached.fetched >= REFRESH_COOLDOWN:
-                cached = self._fetch(issuer, now, cached)
+                cached = self._fetch(issuer, now, cached, jwks_uri)
                 with self._lock:
-                    self._cache[issuer] = cached
+                    self._cache[source] = cached
         if cached.expires > now and kid in cached.keys:
             return cached.keys[kid]
         if cached.failed:
             raise DependencyUnavailable(_UNUSABLE)
         raise UnknownKey(kid)  # fetched moments ago: a made-up kid gets no new fetch
 
-    def _fetch(self, issuer: str, now: float, previous: _Cached | None) -> _Cached:
+    def _fetch(
+        self, issuer: str, now: float, previous: _Cached | None, jwks_uri: str | None
+    ) -> _Cached:
         """The issuer's keys fetched now; on a failure, the keys of before (still usable
         until they expire) marked as failed now."""
         self.fetches += 1
         try:
-            return self._fetched(issuer, now)
+            return self._fetched(issuer, now, jwks_uri)
         except FetchRefused as refused:
             # The issuer is the policy owner's choice, not the caller's: a 503 that says why.
             logger.warning(
@@ -99,16 +103,19 @@ class IssuerKeys:
             return _Cached({}, now, now, failed=True)
         return _Cached(previous.keys, previous.expires, now, failed=True)
 
-    def _fetched(self, issuer: str, now: float) -> _Cached:
-        discovery = self._fetcher.fetch_json(
-            issuer.rstrip("/") + "/.well-known/openid-configuration"
-        )
-        document = discovery.body
-        if not isinstance(document, dict) or document.get("issuer") != issuer:
-            raise FetchRefused("its discovery document names another issuer")
-        jwks_uri = document.get("jwks_uri")
-        if not isinstance(jwks_uri, str):
-            raise FetchRefused("its discovery document has no jwks_uri")
+    def _fetched(self, issuer: str, now: float, jwks_uri: str | None) -> _Cached:
+        max_age = int(MAX_CACHE)
+        if jwks_uri is None:
+            discovery = self._fetcher.fetch_json(
+                issuer.rstrip("/") + "/.well-known/openid-configuration"
+            )
+            document = discovery.body
+            if not isinstance(document, dict) or document.get("issuer") != issuer:
+                raise FetchRefused("its discovery document names another issuer")
+            jwks_uri = document.get("jwks_uri")
+            if not isinstance(jwks_uri, str):
+                raise FetchRefused("its discovery document has no jwks_uri")
+            max_age = discovery.max_age
         jwks = self._fetcher.fetch_json(jwks_uri)
         found = jwks.body.get("keys") if isinstance(jwks.body, dict) else None
         if not isinstance(found, list):
@@ -118,7 +125,7 @@ class IssuerKeys:
             for jwk in found
             if isinstance(jwk, dict) and isinstance(jwk.get("kid"), str)
         }
-        lifetime = _lifetime(min(discovery.max_age, jwks.max_age))
+        lifetime = _lifetime(min(max_age, jwks.max_age))
         return _Cached(keys, now + lifetime, now)
 
 

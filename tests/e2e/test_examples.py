@@ -56,6 +56,20 @@ def test_the_headless_mcp_client_signs_in_and_calls_the_tools(stack: Stack) -> N
     assert principal["userId"] == stack.user_id
 
 
+def test_the_id_jag_mcp_client_gets_a_token_from_the_enterprise_idp_and_calls_the_tools(
+    stack: Stack,
+) -> None:
+    result = run(stack, str(EXAMPLES / "mcp_id_jag.py"))
+
+    assert result.returncode == 0, result.stderr[-3000:]
+    granted, who = result.stdout.split("\n", 1)
+    assert granted.startswith("granted memory for ")
+    principal = json.loads(who)
+    assert principal["credential"] == "mcp_token"
+    assert principal["workspaceId"] == stack.workspace_id
+    assert principal["userId"] == stack.user_id
+
+
 def test_key_rotation_keeps_the_old_key_for_the_grace_period_then_revokes_it(
     stack: Stack,
 ) -> None:

@@ -555,7 +555,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Authorization code and refresh token grants (RFC 6749) */
+        /** The token endpoint: every grant (authorization code, refresh, token exchange, JWT bearer) */
         post: operations["oauthToken"];
         delete?: never;
         options?: never;
@@ -968,6 +968,25 @@ export interface components {
         JwkSet: {
             keys: components["schemas"]["Jwk"][];
         };
+        /**
+         * JwtBearerForm
+         * @description RFC 7523 §2.1: a workload's JWT (judged by the workspace's trust policies) or an
+         *     enterprise IdP's ID-JAG (its `typ` oauth-id-jag+jwt), for a token of one workspace.
+         */
+        JwtBearerForm: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer";
+            assertion: string;
+            workspace_id?: string;
+            scope?: string;
+            resource?: string;
+            client_id?: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** KeyPage */
         KeyPage: {
             keys: components["schemas"]["ApiKey"][];
@@ -1297,9 +1316,18 @@ export interface components {
         SessionList: {
             sessions: components["schemas"]["Session"][];
         };
+        /**
+         * TokenEndpointForm
+         * @description `POST /v1/oauth/token`'s form: one grant's, by its `grant_type` (the grants of
+         *     `grant_types_supported`).
+         */
+        TokenEndpointForm: components["schemas"]["AuthorizationCodeGrant"] | components["schemas"]["RefreshTokenGrant"] | components["schemas"]["TokenExchangeForm"] | components["schemas"]["JwtBearerForm"];
         /** TokenExchangeForm */
         TokenExchangeForm: {
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             grant_type: "urn:ietf:params:oauth:grant-type:token-exchange";
             subject_token: string;
             /** @enum {string} */
@@ -1319,11 +1347,6 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /**
-         * TokenForm
-         * @description `POST /v1/oauth/token`'s form: one grant's, by its `grant_type`.
-         */
-        TokenForm: components["schemas"]["AuthorizationCodeGrant"] | components["schemas"]["RefreshTokenGrant"];
         /**
          * TokenPair
          * @description A user token and its refresh token, as `/v1/auth/exchange` and `/refresh` answer.
@@ -3853,11 +3876,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": components["schemas"]["TokenForm"];
+                "application/x-www-form-urlencoded": components["schemas"]["TokenEndpointForm"];
             };
         };
         responses: {
-            /** @description An access token for the resource, and a refresh token if the client's `grant_types` include `refresh_token`. */
+            /** @description The grant's token: for the authorization code and refresh grants an access token for the resource, and a refresh token if the client's `grant_types` include `refresh_token`; for an ID-JAG (JWT bearer) an access token for its resource, no refresh token; for token exchange and a workload's JWT bearer assertion, the workspace token `/v1/auth/exchange` answers. */
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControlNoStore"];

@@ -98,12 +98,12 @@ CODE = {"grant_type": "authorization_code", "client_id": "c", "code": "x"}
         (
             {"client_id": "c"},
             "unsupported_grant_type",
-            "Use authorization_code or refresh_token.",
+            "This grant_type is not served: see grant_types_supported in the metadata.",
         ),
         (
             {"grant_type": "password", "client_id": "c"},
             "unsupported_grant_type",
-            "Use authorization_code or refresh_token.",
+            "This grant_type is not served: see grant_types_supported in the metadata.",
         ),
         ({**CODE, "code_verifier": "v"}, "invalid_request", "redirect_uri is required."),
         ({**CODE, "redirect_uri": "r"}, "invalid_request", "code_verifier is required."),
