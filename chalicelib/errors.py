@@ -53,9 +53,11 @@ class Problem(NamedTuple):
         """This problem as the error to raise, with a more precise detail where one helps."""
         return ServiceError(self, detail, headers)
 
-    def oauth_error(self, description: str | None = None) -> OAuthError:
+    def oauth_error(
+        self, description: str | None = None, headers: Mapping[str, str] | None = None
+    ) -> OAuthError:
         """This RFC 6749 error as the error to raise on a token endpoint."""
-        return OAuthError(self.code, description or self.detail, self.status)
+        return OAuthError(self.code, description or self.detail, self.status, headers)
 
 
 class ServiceError(Exception):
@@ -81,11 +83,18 @@ class ServiceError(Exception):
 class OAuthError(Exception):
     """An RFC 6749 error for the token endpoints (exchange, refresh)."""
 
-    def __init__(self, error: str, description: str, status: int = 400):
+    def __init__(
+        self,
+        error: str,
+        description: str,
+        status: int = 400,
+        headers: Mapping[str, str] | None = None,
+    ):
         super().__init__(description)
         self.error = error
         self.description = description
         self.status = status
+        self.headers = dict(headers or {})  # a use_dpop_nonce error's DPoP-Nonce
 
     def body(self) -> dict[str, str]:
         return {"error": self.error, "error_description": self.description}
@@ -370,6 +379,15 @@ SUBJECT_NOT_ALLOWED = Problem(
     403, "access_denied", "The subject_token may not act in this workspace."
 )
 
+# RFC 9449 at the token endpoints: a DPoP proof that does not pass, and a proof without the
+# server's current nonce (answered with the nonce in `DPoP-Nonce`: sign again with it).
+OAUTH_INVALID_DPOP_PROOF = Problem(
+    400, "invalid_dpop_proof", "The DPoP proof is not valid for this token request."
+)
+USE_DPOP_NONCE = Problem(
+    400, "use_dpop_nonce", "Sign the DPoP proof again with the nonce in the DPoP-Nonce header."
+)
+
 OAUTH_ERRORS: tuple[Problem, ...] = (
     OAUTH_INVALID_REQUEST,
     UNSUPPORTED_GRANT_TYPE,
@@ -388,6 +406,8 @@ OAUTH_ERRORS: tuple[Problem, ...] = (
     INVALID_CLIENT_METADATA,
     REGISTRATION_LIMITED,
     INVALID_SUBJECT_TOKEN,
+    OAUTH_INVALID_DPOP_PROOF,
+    USE_DPOP_NONCE,
 )
 
 

@@ -20,7 +20,9 @@ import base64
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
@@ -219,3 +221,23 @@ def challenge(error: str | None = None, description: str | None = None) -> str:
         parts.append('error_description="{}"'.format(description.replace('"', "'")))
     parts.append(f'algs="{ALGS}"')
     return f"{SCHEME} " + ", ".join(parts)
+
+
+# The key a token request proved (RFC 9449 §5), while its grant issues: every access token
+# minted meanwhile carries it as `cnf.jkt`, and a refresh family started meanwhile is bound to
+# it. Set by the token endpoints in one place (api/grants/endpoint.py), for every grant.
+_BINDING: ContextVar[str | None] = ContextVar("dpop_binding", default=None)
+
+
+@contextmanager
+def binding(jkt: str | None) -> Iterator[None]:
+    reset = _BINDING.set(jkt)
+    try:
+        yield
+    finally:
+        _BINDING.reset(reset)
+
+
+def bound_key() -> str | None:
+    """The thumbprint of the key the current token request proved, if any."""
+    return _BINDING.get()

@@ -88,7 +88,7 @@ def problem_response(error: ServiceError, prefix: str = "") -> Response:
 
 
 def oauth_error_response(error: OAuthError) -> Response:
-    headers: dict[str, Any] = {"Content-Type": JSON, **NO_STORE}
+    headers: dict[str, Any] = {"Content-Type": JSON, **NO_STORE, **error.headers}
     return Response(
         body=json.dumps(error.body(), separators=(",", ":")),
         status_code=error.status,

@@ -73,3 +73,4 @@ export {
   WORKLOAD_REFRESH_MARGIN_MS,
 } from "./workload.js";
 export type { WorkloadIdentityOptions } from "./workload.js";
+export { DpopKey, thumbprint, type PublicJwk } from "./dpop.js";

@@ -1147,7 +1147,7 @@ export interface components {
          */
         OAuthError: {
             /** @enum {string} */
-            error: "access_denied" | "invalid_client" | "invalid_client_metadata" | "invalid_grant" | "invalid_redirect_uri" | "invalid_request" | "invalid_scope" | "invalid_target" | "invalid_token" | "server_error" | "temporarily_unavailable" | "too_many_requests" | "unauthorized_client" | "unsupported_grant_type" | "unsupported_response_type";
+            error: "access_denied" | "invalid_client" | "invalid_client_metadata" | "invalid_dpop_proof" | "invalid_grant" | "invalid_redirect_uri" | "invalid_request" | "invalid_scope" | "invalid_target" | "invalid_token" | "server_error" | "temporarily_unavailable" | "too_many_requests" | "unauthorized_client" | "unsupported_grant_type" | "unsupported_response_type" | "use_dpop_nonce";
             error_description: string;
         };
         /**

@@ -4,6 +4,7 @@
 import { after, before } from "node:test";
 
 import { consumerSuite } from "./e2e/consumer.js";
+import { dpopSuite } from "./e2e/dpop.js";
 import { keySuite } from "./e2e/keys.js";
 import { lifecycleSuite } from "./e2e/lifecycle.js";
 import { lostAnswerSuite } from "./e2e/lost.js";
@@ -39,3 +40,4 @@ consumerSuite(stack);
 workspaceSuite(stack);
 lifecycleSuite(stack);
 lostAnswerSuite(stack, arm);
+dpopSuite(stack);
