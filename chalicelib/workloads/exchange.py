@@ -25,7 +25,7 @@ from chalicelib.events.log import EventLog
 from chalicelib.logs import logger
 from chalicelib.replays import Replays
 from chalicelib.sessions.access_tokens import CLOCK_SKEW, TokenSigner
-from chalicelib.workloads.issuers import ALGORITHMS, IssuerKeys, UnknownKey
+from chalicelib.workloads.issuers import ALGORITHMS, IssuerKeys, UnknownKey, UnusableKey
 from chalicelib.workloads.model import TrustPolicy, workload_subject
 from chalicelib.workloads.store import TrustPolicyStore
 
@@ -176,15 +176,11 @@ class WorkloadExchange:
         if not isinstance(kid, str) or not kid:
             raise _Refused("no key id (kid)")
         try:
-            jwk = self._keys.key(issuer, kid)
+            key = self._keys.verification_key(issuer, kid, algorithm)
         except UnknownKey:
             raise _Refused("its signing key (kid) is not published by the issuer") from None
-        if jwk.get("kty") != ALGORITHMS[algorithm] or jwk.get("alg", algorithm) != algorithm:
-            raise _Refused("its algorithm does not match its key")
-        try:
-            key = jwt.PyJWK(jwk, algorithm).key
-        except jwt.PyJWTError:
-            raise _Refused("its signing key is not usable") from None
+        except UnusableKey as unusable:
+            raise _Refused(str(unusable)) from None
         try:
             claims: dict[str, Any] = jwt.decode(
                 token,

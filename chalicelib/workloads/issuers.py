@@ -38,6 +38,10 @@ class UnknownKey(Exception):
     """No key of the issuer has this `kid`, even after a refresh (or one was too recent)."""
 
 
+class UnusableKey(Exception):
+    """The issuer's key with this `kid` is not one for the token's algorithm (the reason)."""
+
+
 @dataclass
 class _Cached:
     keys: dict[str, dict[str, Any]]  # kid -> JWK, as last fetched ({} before any success)
@@ -85,6 +89,22 @@ class IssuerKeys:
         if cached.failed:
             raise DependencyUnavailable(_UNUSABLE)
         raise UnknownKey(kid)  # fetched moments ago: a made-up kid gets no new fetch
+
+    def verification_key(
+        self, issuer: str, kid: str, algorithm: str, jwks_uri: str | None = None
+    ) -> Any:
+        """The public key that verifies `issuer`'s token signed with `algorithm` (one of
+        ALGORITHMS, pinned by the caller) by the key `kid`: UnknownKey if not published,
+        UnusableKey if that key is not one for the algorithm."""
+        import jwt
+
+        jwk = self.key(issuer, kid, jwks_uri)
+        if jwk.get("kty") != ALGORITHMS[algorithm] or jwk.get("alg", algorithm) != algorithm:
+            raise UnusableKey("its algorithm does not match its key")
+        try:
+            return jwt.PyJWK(jwk, algorithm).key
+        except jwt.PyJWTError:
+            raise UnusableKey("its signing key is not usable") from None
 
     def _fetch(
         self, issuer: str, now: float, previous: _Cached | None, jwks_uri: str | None

@@ -252,3 +252,63 @@ def test_an_id_jag_of_a_person_in_several_workspaces_needs_workspace_id_400_then
     assert named.status_code == 200, named.text
     claims = jwt.decode(named.json()["access_token"], options={"verify_signature": False})
     assert claims["workspace_id"] == workspaces[1]
+
+
+# -- a real client: the Python MCP SDK's ID-JAG provider ----------------------------------
+
+
+class Memory:
+    """The SDK's TokenStorage, in memory."""
+
+    tokens: Any = None
+    client_info: Any = None
+
+    async def get_tokens(self) -> Any:
+        return self.tokens
+
+    async def set_tokens(self, tokens: Any) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> Any:
+        return self.client_info
+
+    async def set_client_info(self, info: Any) -> None:
+        self.client_info = info
+
+
+def test_the_python_sdks_id_jag_provider_sends_a_client_secret_and_is_refused_401(
+    stack: Stack,
+) -> None:
+    """`mcp` 2.3's IdentityAssertionOAuthProvider (SEP-990) is for confidential clients only:
+    it sends a client secret with the ID-JAG, and clients here are public (401
+    `invalid_client`). The day it serves public clients, this test fails: drive it then."""
+    import asyncio
+
+    import httpx2
+    from mcp.client.auth import OAuthTokenError
+    from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
+
+    resource = stack.info["mcpResource"]
+    registered = client_id(stack)
+    asked: list[tuple[str, str]] = []
+
+    async def fetch_id_jag(audience: str, for_resource: str) -> str:
+        asked.append((audience, for_resource))
+        return id_jag(stack, client_id=registered, audience=audience, resource=for_resource)
+
+    provider = IdentityAssertionOAuthProvider(
+        server_url=resource,
+        storage=Memory(),
+        client_id=registered,
+        client_secret="none-" "issued",  # the provider refuses to start without one
+        issuer=stack.endpoint,
+        assertion_provider=fetch_id_jag,
+    )
+
+    async def call() -> None:
+        async with httpx2.AsyncClient(auth=provider, timeout=30) as http:
+            await http.post(resource, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+
+    with pytest.raises(OAuthTokenError, match=r"\(401\).*invalid_client"):
+        asyncio.run(call())
+    assert asked == [(stack.endpoint, resource)]  # it found us and asked the IdP correctly

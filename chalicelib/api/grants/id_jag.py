@@ -29,7 +29,7 @@ from chalicelib.oauth.service import parse_scope
 from chalicelib.runtime import services
 from chalicelib.sessions.access_tokens import CLOCK_SKEW
 from chalicelib.sessions.openid import Identity
-from chalicelib.workloads.issuers import ALGORITHMS, UnknownKey
+from chalicelib.workloads.issuers import ALGORITHMS, UnknownKey, UnusableKey
 
 MAX_AHEAD = 300  # seconds: the furthest an ID-JAG's exp may be
 REQUIRED = ["iss", "sub", "aud", "exp", "iat", "jti", "client_id", "resource"]
@@ -65,14 +65,14 @@ def verified(assertion: str) -> Vouched:
     algorithm, kid = header.get("alg"), header.get("kid")
     if algorithm not in ALGORITHMS or not isinstance(kid, str) or not kid:
         raise refused("The ID-JAG is not signed with RS256 or ES256 and a key id (kid).")
+    keys = services().workload_issuer_keys
     try:
-        jwk = services().workload_issuer_keys.key(idp.issuer, kid, idp.jwks_uri)
+        key = keys.verification_key(idp.issuer, kid, algorithm, idp.jwks_uri)
     except UnknownKey:
         raise refused("The ID-JAG's signing key is not published by its issuer.") from None
-    if jwk.get("kty") != ALGORITHMS[algorithm] or jwk.get("alg", algorithm) != algorithm:
-        raise refused("The ID-JAG's algorithm does not match its key.")
+    except UnusableKey:
+        raise refused("The ID-JAG's algorithm does not match its key.") from None
     try:
-        key = jwt.PyJWK(jwk, algorithm).key
         claims: dict[str, Any] = jwt.decode(
             assertion,
             key=key,
@@ -101,7 +101,20 @@ def verified(assertion: str) -> Vouched:
     return Vouched(idp, claims)
 
 
-def issue(parsed: models.JwtBearerForm) -> Issued:
+@dataclass(frozen=True)
+class Judged:
+    """An accepted ID-JAG: what its token is for."""
+
+    vouched: Vouched
+    user_id: str
+    client_id: str
+    resource: str
+    scope: str
+    workspace_id: str
+
+
+def judged(parsed: models.JwtBearerForm) -> Judged:
+    """The ID-JAG verified and every rule of the request checked, or its RFC 6749 error."""
     svc = services()
     vouched = verified(parsed.assertion)
     claims = vouched.claims
@@ -124,11 +137,21 @@ def issue(parsed: models.JwtBearerForm) -> Issued:
     identity = Identity(vouched.idp.issuer, claims["sub"], **_profile(claims))
     user_id = svc.users.sign_in(identity, svc.clock.now())
     workspace_id = _workspace(user_id, parsed.workspace_id)
-    now = svc.clock.now()
-    if not svc.replays.spend(vouched.idp.issuer, claims["jti"], int(claims["exp"]), now):
+    return Judged(vouched, user_id, client_id, resource, scope, workspace_id)
+
+
+def issue(judged: Judged) -> Issued:
+    """The MCP access token, once the ID-JAG's `jti` is spent (last: a refusal the client can
+    fix, such as a missing workspace_id, does not use the assertion up)."""
+    svc = services()
+    claims = judged.vouched.claims
+    issuer, now = judged.vouched.idp.issuer, svc.clock.now()
+    if not svc.replays.spend(issuer, claims["jti"], int(claims["exp"]), now):
         raise refused("The ID-JAG was already used (its jti is single use).")
-    issued = oauth.issue_by_assertion(user_id, client_id, resource, scope, workspace_id)
-    return Issued(issued.body(), user_id=user_id)
+    issued = svc.oauth_service.issue_by_assertion(
+        judged.user_id, judged.client_id, judged.resource, judged.scope, judged.workspace_id
+    )
+    return Issued(issued.body(), user_id=judged.user_id)
 
 
 def _scope(requested: str | None, allowed: Any, supported: tuple[str, ...]) -> str:

@@ -41,10 +41,15 @@ class IdJagBearer(Grant):
     def takes(cls, parameters: Mapping[str, Any]) -> bool:
         return is_id_jag(parameters)
 
-    def issue(self, request: TokenRequest, valid: Any) -> Issued:
-        from chalicelib.api.grants.id_jag import issue
+    def validate(self, request: TokenRequest) -> Any:
+        from chalicelib.api.grants import id_jag
 
-        return issue(request.parsed)
+        return id_jag.judged(request.parsed)
+
+    def issue(self, request: TokenRequest, valid: Any) -> Issued:
+        from chalicelib.api.grants import id_jag
+
+        return id_jag.issue(valid)
 
 
 @register

@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from copy import replace
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -20,13 +20,15 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
+from chalice.test import Client
 
+from chalicelib import runtime
 from chalicelib.config import LoginProvider, parse_mcp_resources
 from chalicelib.fetch import FetchRefused
 from chalicelib.oauth.clients import ClientStore
 from chalicelib.runtime import Services
 from local.idp import DevIdentityProvider
-from tests.functional.conftest import ISSUER, Answer, Api
+from tests.functional.conftest import ISSUER, Answer, Api, another_container
 from tests.functional.oauth import trust
 from tests.oidc_issuer import FakeIssuer
 
@@ -114,6 +116,27 @@ class Mcp:
     def token(self, fields: dict[str, str]) -> Answer:
         raw = urlencode(fields).encode()
         return self.api.call("POST", "/v1/oauth/token", raw=raw, headers=FORM)
+
+
+Invoke = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+@pytest.fixture
+def authorize(mcp: Mcp) -> Iterator[Invoke]:
+    """The data-plane authorizer, invoked as Lambda would, in a container of its own."""
+    from app import app
+
+    own = another_container(mcp.services)
+
+    def invoke(event: dict[str, Any]) -> dict[str, Any]:
+        runtime.use(own)
+        try:
+            return dict(client.lambda_.invoke("authorizer", event).payload)
+        finally:
+            runtime.use(mcp.services)
+
+    with Client(app) as client:
+        yield invoke
 
 
 @pytest.fixture

@@ -4,48 +4,28 @@ tokens never at an MCP resource. Plus discovery, registration and revocation."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from copy import replace
 from typing import Any
 
 import pytest
-from chalice.test import Client
 
-from chalicelib import runtime
 from chalicelib.decisions.authorizer import Unauthorized
 from tests.fixtures.events import bearer, request_event
-from tests.functional.conftest import ISSUER, another_container
+from tests.functional.conftest import ISSUER
 from tests.functional.oauth_server.conftest import (
     CALLBACK,
     FORM,
     OTHER_RESOURCE,
     RESOURCE,
     Browser,
+    Invoke,
     Mcp,
     code_grant,
     pkce,
 )
 
-Invoke = Callable[[dict[str, Any]], dict[str, Any]]
 METADATA = "https://memory.test.example/.well-known/oauth-protected-resource/mcp"
 FIVE = "memory entities reasoning ontology skills"  # the resource's scopes_supported
-
-
-@pytest.fixture
-def authorize(mcp: Mcp) -> Iterator[Invoke]:
-    from app import app
-
-    own = another_container(mcp.services)
-
-    def invoke(event: dict[str, Any]) -> dict[str, Any]:
-        runtime.use(own)
-        try:
-            return dict(client.lambda_.invoke("authorizer", event).payload)
-        finally:
-            runtime.use(mcp.services)
-
-    with Client(app) as client:
-        yield invoke
 
 
 def tokens_for(mcp: Mcp, subject: str, scope: str | None = None) -> tuple[dict[str, Any], str, str]:

@@ -5,27 +5,24 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Iterator
 from copy import replace
 from typing import Any
 from urllib.parse import urlencode
 
 import jwt
 import pytest
-from chalice.test import Client
 
-from chalicelib import runtime
 from chalicelib.config import EnterpriseIdp
+from chalicelib.decisions.authorizer import Unauthorized
 from chalicelib.sessions.openid import Identity
 from chalicelib.workloads.issuers import IssuerKeys
 from tests.fixtures.events import bearer, request_event
-from tests.functional.conftest import ISSUER, Answer, another_container
-from tests.functional.oauth_server.conftest import FORM, OTHER_RESOURCE, RESOURCE, Mcp
+from tests.functional.conftest import ISSUER, Answer
+from tests.functional.oauth_server.conftest import FORM, OTHER_RESOURCE, RESOURCE, Invoke, Mcp
 from tests.workload_issuer import FakeFetcher, WorkloadIssuer
 
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 ENTERPRISE = "https://idp.enterprise.example"
-Invoke = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 @pytest.fixture
@@ -89,23 +86,6 @@ def refused(answer: Answer, error: str, words: str) -> bool:
         and answer.json["error"] == error
         and words in answer.json["error_description"]
     )
-
-
-@pytest.fixture
-def authorize(mcp: Mcp) -> Iterator[Invoke]:
-    from app import app
-
-    own = another_container(mcp.services)
-
-    def invoke(event: dict[str, Any]) -> dict[str, Any]:
-        runtime.use(own)
-        try:
-            return dict(client.lambda_.invoke("authorizer", event).payload)
-        finally:
-            runtime.use(mcp.services)
-
-    with Client(app) as client:
-        yield invoke
 
 
 def test_an_id_jag_gets_an_mcp_token_for_its_resource_and_client_200(
@@ -280,3 +260,20 @@ def test_the_metadata_lists_every_grant_and_the_id_jag_profile(mcp: Mcp) -> None
     assert body["authorization_grant_profiles_supported"] == [
         "urn:ietf:params:oauth:grant-profile:id-jag"
     ]
+
+
+def test_revoking_an_id_jag_token_refuses_it_on_the_next_request(
+    mcp: Mcp, idp: WorkloadIssuer, authorize: Invoke
+) -> None:
+    member(mcp)
+    access = grant(mcp, id_jag(idp, mcp.register()["client_id"])).json["access_token"]
+    allowed = authorize(request_event("/mcp", bearer(access)))
+
+    revoked = mcp.api.call(
+        "POST", "/v1/oauth/revoke", raw=urlencode({"token": access}).encode(), headers=FORM
+    )
+
+    assert allowed["policyDocument"]["Statement"][0]["Effect"] == "Allow"
+    assert revoked.status == 200
+    with pytest.raises(Unauthorized):
+        authorize(request_event("/mcp", bearer(access)))

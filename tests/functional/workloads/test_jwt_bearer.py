@@ -9,10 +9,10 @@ from urllib.parse import urlencode
 import jwt
 import pytest
 
-from chalicelib.workloads.exchange import NOT_ACCEPTED
 from chalicelib.workloads.model import workload_subject
 from tests.functional.conftest import Answer, Api
 from tests.functional.workloads.conftest import LogLines, create_policy, exchange
+from tests.functional.workloads.test_exchange import refused_as_no_match
 from tests.oidc_issuer import signing_key
 from tests.workload_issuer import REPO_SUBJECT, WorkloadIssuer
 
@@ -33,13 +33,6 @@ def bearer(api: Api, assertion: str, workspace: str | None, **more: str) -> Answ
         "/v1/oauth/token",
         raw=urlencode(form).encode(),
         headers={"Content-Type": "application/x-www-form-urlencoded"},
-    )
-
-
-def refused_as_no_match(answer: Answer) -> bool:
-    return (answer.status, answer.json) == (
-        400,
-        {"error": "invalid_grant", "error_description": NOT_ACCEPTED},
     )
 
 
