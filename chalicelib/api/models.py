@@ -1412,6 +1412,11 @@ class ClientMetadata(OAuthRequest):
             "grant_types must include authorization_code, and at most refresh_token too.",
         ),
     ] = ["authorization_code"]  # RFC 7591 §2
+    # RFC 9449 §5.2: true, and every token request of the client must carry a DPoP proof.
+    dpop_bound_access_tokens: Annotated[
+        bool,
+        Invalid(errors.INVALID_CLIENT_METADATA, "dpop_bound_access_tokens must be a boolean."),
+    ] = False
     response_types: Annotated[
         list[Literal["code"]],
         Field(min_length=1, max_length=1),

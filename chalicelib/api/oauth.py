@@ -268,6 +268,7 @@ def register() -> Response:
         application_type=asked.application_type,
         grant_types=asked.grant_types,
         client_name=asked.client_name,
+        dpop_bound_access_tokens=asked.dpop_bound_access_tokens,
     )
     return edge.json_response(client, status=201, headers=_TOKEN_HEADERS)
 

@@ -840,6 +840,8 @@ export interface components {
              *     ]
              */
             grant_types?: ("authorization_code" | "refresh_token")[];
+            /** @default false */
+            dpop_bound_access_tokens?: boolean;
             /**
              * @default [
              *       "code"

@@ -52,9 +52,9 @@ def with_nonce(mcp: Mcp, pair: DpopKey, fields: dict[str, str]) -> Any:
     return token_request(mcp, fields, pair.proof("POST", ISSUER + TOKEN, claims={"nonce": nonce}))
 
 
-def code_for(mcp: Mcp, subject: str) -> tuple[str, str, str]:
+def code_for(mcp: Mcp, subject: str, client_id: str | None = None) -> tuple[str, str, str]:
     _, workspace = mcp.person(subject)
-    client_id = mcp.serve_document()
+    client_id = client_id or mcp.serve_document()
     verifier, challenge = pkce()
     browser = Browser(mcp)
     answer = browser.authorize(client_id, challenge)
@@ -110,3 +110,28 @@ def test_an_mcp_clients_bound_refresh_token_needs_its_key(mcp: Mcp) -> None:
     assert (stolen.status, stolen.json["error"]) == (400, "invalid_grant")
     assert holder.status == 200, holder.body
     assert holder.json["token_type"] == "DPoP"
+
+
+def test_a_client_registered_with_dpop_bound_access_tokens_gets_no_bearer_token(
+    mcp: Mcp,
+) -> None:
+    pair = DpopKey()
+    registered = mcp.register(dpop_bound_access_tokens=True)
+    client_id, code, verifier = code_for(mcp, "fay", registered["client_id"])
+
+    without = token_request(mcp, code_grant(client_id, code, verifier), None)
+    with_proof = with_nonce(mcp, pair, code_grant(client_id, code, verifier))
+
+    assert registered["dpop_bound_access_tokens"] is True
+    assert (without.status, without.json["error"]) == (400, "invalid_dpop_proof")
+    assert with_proof.status == 200, with_proof.body  # the refused request spent no code
+    assert with_proof.json["token_type"] == "DPoP"
+
+
+def test_a_metadata_document_with_dpop_bound_access_tokens_needs_a_proof(mcp: Mcp) -> None:
+    client_id = mcp.serve_document(dpop_bound_access_tokens=True)
+    _, code, verifier = code_for(mcp, "gus", client_id)
+
+    without = token_request(mcp, code_grant(client_id, code, verifier), None)
+
+    assert (without.status, without.json["error"]) == (400, "invalid_dpop_proof")
