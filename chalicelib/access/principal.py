@@ -22,6 +22,11 @@ REALM = 'Bearer realm="svc"'
 DPOP_ALGS = "ES256 RS256 EdDSA"
 
 
+# The data-plane gateway's 401 is the same for every request (infra/resources.json): it names
+# both schemes and the algorithms, never the error.
+GATEWAY_CHALLENGE = f'{REALM}, DPoP algs="{DPOP_ALGS}"'
+
+
 def dpop_challenge(error: str) -> str:
     return f'DPoP error="{error}", algs="{DPOP_ALGS}"'
 
