@@ -24,6 +24,7 @@ from pydantic import (
     ConfigDict,
     Field,
     RootModel,
+    Strict,
     ValidationInfo,
     WithJsonSchema,
     model_validator,
@@ -1415,6 +1416,7 @@ class ClientMetadata(OAuthRequest):
     # RFC 9449 §5.2: true, and every token request of the client must carry a DPoP proof.
     dpop_bound_access_tokens: Annotated[
         bool,
+        Strict(),  # JSON true or false only: no "true", 1 or "yes"
         Invalid(errors.INVALID_CLIENT_METADATA, "dpop_bound_access_tokens must be a boolean."),
     ] = False
     response_types: Annotated[

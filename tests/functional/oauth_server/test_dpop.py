@@ -135,3 +135,11 @@ def test_a_metadata_document_with_dpop_bound_access_tokens_needs_a_proof(mcp: Mc
     without = token_request(mcp, code_grant(client_id, code, verifier), None)
 
     assert (without.status, without.json["error"]) == (400, "invalid_dpop_proof")
+
+
+def test_dpop_bound_access_tokens_must_be_a_json_boolean(mcp: Mcp) -> None:
+    body = {"redirect_uris": ["https://app.example/cb"], "dpop_bound_access_tokens": "true"}
+
+    answer = mcp.api.call("POST", "/v1/oauth/register", body=body)
+
+    assert (answer.status, answer.json["error"]) == (400, "invalid_client_metadata")
