@@ -50,6 +50,8 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import dataclasses
+import functools
 import json
 import logging
 import math
@@ -73,6 +75,8 @@ OWNER = "usr_bench"
 PATH = "/v1/memory/items"
 MAX_WRITES_PER_DECISION = 0.01  # lastUsedAt: one write per key and 5-minute window
 MAX_CPU_RATIO = 1.3
+MAX_DPOP_CPU_RATIO = 1.5  # a key-bound decision (the proof checked too) against a bearer one
+DPOP = "dpop key"
 MAX_COLD_START_RATIO = 1.2
 CALL_LATENCY_MS = 5.0  # a strongly consistent DynamoDB read, in-region, as seen by the caller
 # Loaded by the cold start only if something leaks into the authorizer's import path.
@@ -107,6 +111,26 @@ def _old_key(svc: Services, workspace_id: str) -> str:
     return mint_plain_key(svc, OWNER, workspace_id)
 
 
+def _dpop_key(svc: Services, workspace_id: str) -> str:
+    """A new key bound to the benchmark's DPoP key pair (`PAIR`)."""
+    from chalicelib.access.principal import Principal
+    from chalicelib.access.scopes import ALL_SCOPES
+    from chalicelib.keys.service import NewKey
+
+    owner = Principal(OWNER, "user_token", frozenset(ALL_SCOPES))
+    new = NewKey(
+        label="bench", category="workspace", workspace_id=workspace_id, dpop_jkt=_pair().jkt
+    )
+    return svc.key_service.create(owner, new).plaintext
+
+
+@functools.cache
+def _pair() -> Any:
+    from tests.fixtures.dpop import DpopKey
+
+    return DpopKey("ES256")
+
+
 def _user_token(svc: Services, workspace_id: str) -> str:
     return svc.session_service.start(OWNER).access.token
 
@@ -123,6 +147,9 @@ SCENARIOS = (
     Scenario("delegated", "Delegated", 1, lambda svc, ws: _delegated_token(svc, ws)),  # root+member
     # An MCP access token at its resource: its grant and the membership in one BatchGetItem.
     Scenario("mcp", "Mcp", 1, lambda svc, ws: _mcp_token(svc, ws), "/mcp/tools"),
+    # A new key bound to a key pair: `Authorization: DPoP`, its proof checked (ES256), then
+    # the same one BatchGetItem as a new key.
+    Scenario(DPOP, "DpopKey", 1, _dpop_key),
 )
 NEW_KEY = SCENARIOS[0].name
 
@@ -180,6 +207,9 @@ effect = answer["policyDocument"]["Statement"][0]["Effect"]
 class Setup:
     events: dict[str, dict[str, Any]]  # per kind of credential
     bare_request: dict[str, Any]  # the new key's BatchGetItem, as the authorizer sends it
+    # Kinds whose event goes stale (a DPoP proof lives 60 s): a fresh one, made outside the
+    # measured decision.
+    renew: dict[str, Callable[[], dict[str, Any]]] = dataclasses.field(default_factory=dict)
 
 
 def prepare() -> Setup:
@@ -200,12 +230,25 @@ def prepare() -> Setup:
     table = svc.settings.table_name
     new_key_hash = hash_secret(credentials[NEW_KEY])
     keys = [items.credential(new_key_hash), items.member(workspace.id, OWNER)]
+
+    def dpop_event() -> dict[str, Any]:
+        key = credentials[DPOP]
+        event = request_event(PATH, f"DPoP {key}", workspace.id)
+        context = event["requestContext"]
+        proof = _pair().proof("GET", f"https://{context['domainName']}{context['path']}", key)
+        event["headers"]["DPoP"] = proof
+        event["multiValueHeaders"]["DPoP"] = [proof]
+        return event
+
+    events = {
+        s.name: request_event(s.path, bearer(credentials[s.name]), workspace.id)
+        for s in SCENARIOS
+    }
+    events[DPOP] = dpop_event()
     return Setup(
-        {
-            s.name: request_event(s.path, bearer(credentials[s.name]), workspace.id)
-            for s in SCENARIOS
-        },
+        events,
         {"RequestItems": {table: {"Keys": keys, "ConsistentRead": True}}},
+        {DPOP: dpop_event},
     )
 
 
@@ -344,6 +387,8 @@ def warm(setup: Setup, decisions: int, warmup: int, call_latency: float) -> dict
         run = Run([], [], [])
         decision = decide(setup.events[kind])
         for i in range(count):
+            if kind in setup.renew and not i % 100:
+                decision = decide(setup.renew[kind]())
             # Alternate the order, so that neither side always runs on a warmer cache.
             if bare_cpu is not None and i % 2:
                 bare_cpu.append(cpu(bare))
@@ -358,8 +403,9 @@ def warm(setup: Setup, decisions: int, warmup: int, call_latency: float) -> dict
         return run
 
     for kind in setup.events:  # first decisions load code and fetch the signing keys
+        event = setup.renew[kind]() if kind in setup.renew else setup.events[kind]
         for _ in range(warmup):
-            decide(setup.events[kind])()
+            decide(event)()
     for _ in range(warmup):
         bare()
     bare_cpu: list[float] = []
@@ -367,8 +413,11 @@ def warm(setup: Setup, decisions: int, warmup: int, call_latency: float) -> dict
     runs = {NEW_KEY: measure(NEW_KEY, decisions, bare_cpu)}
     new_key_writes = writes
     others = max(1, decisions // 4)
-    runs.update({s.name: measure(s.name, others, None) for s in SCENARIOS[1:]})
+    runs.update({s.name: measure(s.name, others, None) for s in SCENARIOS[1:] if s.name != DPOP})
+    writes = 0
+    runs[DPOP] = measure(DPOP, others, None)
     return {
+        "dpop_writes": writes / others,
         "kinds": {kind: run.summary() for kind, run in runs.items()},
         "counts": {s.name: decisions if s.name == NEW_KEY else others for s in SCENARIOS},
         "bare_cpu": statistics.median(bare_cpu),
@@ -612,10 +661,13 @@ def main(argv: list[str] | None = None) -> int:
         f"roundTrips{s.suffix}": kinds[s.name]["round_trips"] <= s.max_round_trips
         for s in SCENARIOS
     }
+    dpop_ratio = kinds[DPOP]["cpu"] / new["cpu"]
     met.update(
         {
             "writesPerDecision": hot["writes"] <= MAX_WRITES_PER_DECISION,
             "cpuRatio": cpu_ratio <= MAX_CPU_RATIO,
+            "dpopCpuRatio": dpop_ratio <= MAX_DPOP_CPU_RATIO,
+            "writesPerDecisionDpopKey": hot["dpop_writes"] <= MAX_WRITES_PER_DECISION,
             "coldStartRatio": cold_ratio <= MAX_COLD_START_RATIO,
         }
     )
@@ -638,6 +690,7 @@ def main(argv: list[str] | None = None) -> int:
         "cpuPerDecisionUs": scenarios.pop("cpuPerDecisionUs"),
         "bareBoto3CpuUs": round(hot["bare_cpu"] * 1e6),
         "cpuRatio": round(cpu_ratio, 3),
+        "dpopCpuRatio": round(dpop_ratio, 3),
         "coldStartMs": ms(start["authorizer_wall"]),
         "coldStartCpuMs": ms(start["authorizer_cpu"]),
         "boto3BaselineMs": ms(start["baseline_wall"]),
@@ -652,6 +705,7 @@ def main(argv: list[str] | None = None) -> int:
         # Per kind of credential (SCENARIOS): the flat fields, then the same nested.
         **scenarios,
         "writesPerDecision": round(hot["writes"], 4),
+        "writesPerDecisionDpopKey": round(hot["dpop_writes"], 4),
         "decisionsOldKeyAndUserToken": hot["counts"][SCENARIOS[1].name],
         "callLatencyMs": args.call_latency_ms,
         "credentials": credentials,
@@ -702,6 +756,7 @@ Data-plane decisions with a workspace (GET {PATH}); floor = own CPU + {args.call
   usage writes per decision (new key)       {hot["writes"]:.4f}  target <= {MAX_WRITES_PER_DECISION}  {mark(met["writesPerDecision"])}
   bare boto3 call alone (1 BatchGetItem)  {hot["bare_cpu"] * 1e6:7.0f} us  median of {args.decisions}
   ratio (new key / bare call)             {cpu_ratio:7.3f}x    target <= {MAX_CPU_RATIO}x  {mark(met["cpuRatio"])}
+  ratio (DPoP-bound key / new key, CPU)   {dpop_ratio:7.3f}x    target <= {MAX_DPOP_CPU_RATIO}x  {mark(met["dpopCpuRatio"])}  (writes per decision {hot["dpop_writes"]:.4f})
 cold start (fresh process, compiled bytecode on both sides, median of {args.cold_runs})
   imports + first decision            {start["authorizer_wall"] * 1e3:7.1f} ms  ({start["authorizer_cpu"] * 1e3:.1f} ms CPU)
   import boto3 + client alone         {start["baseline_wall"] * 1e3:7.1f} ms  ({start["baseline_cpu"] * 1e3:.1f} ms CPU)

@@ -53,9 +53,11 @@ class Problem(NamedTuple):
         """This problem as the error to raise, with a more precise detail where one helps."""
         return ServiceError(self, detail, headers)
 
-    def oauth_error(self, description: str | None = None) -> OAuthError:
+    def oauth_error(
+        self, description: str | None = None, headers: Mapping[str, str] | None = None
+    ) -> OAuthError:
         """This RFC 6749 error as the error to raise on a token endpoint."""
-        return OAuthError(self.code, description or self.detail, self.status)
+        return OAuthError(self.code, description or self.detail, self.status, headers)
 
 
 class ServiceError(Exception):
@@ -81,11 +83,18 @@ class ServiceError(Exception):
 class OAuthError(Exception):
     """An RFC 6749 error for the token endpoints (exchange, refresh)."""
 
-    def __init__(self, error: str, description: str, status: int = 400):
+    def __init__(
+        self,
+        error: str,
+        description: str,
+        status: int = 400,
+        headers: Mapping[str, str] | None = None,
+    ):
         super().__init__(description)
         self.error = error
         self.description = description
         self.status = status
+        self.headers = dict(headers or {})  # a use_dpop_nonce error's DPoP-Nonce
 
     def body(self) -> dict[str, str]:
         return {"error": self.error, "error_description": self.description}
@@ -177,6 +186,11 @@ INVALID_GRACE_PERIOD = Problem(
 INVALID_CIDR = Problem(
     400, "invalid_cidr", "allowedCidrs must be 1 to 20 IPv4 or IPv6 CIDRs, or null."
 )
+INVALID_DPOP_JKT = Problem(
+    400,
+    "invalid_dpop_jkt",
+    "dpopJkt must be the RFC 7638 SHA-256 thumbprint of a public key: 43 base64url characters.",
+)
 INVALID_REPORT = Problem(400, "invalid_report", "The report is not GitHub's JSON array of tokens.")
 # The data-plane path rule (access/paths.py). The authorizer answers it as a Deny with this
 # code: API Gateway gives every Deny one status, 403 (docs/guides/authorizer.md).
@@ -200,6 +214,19 @@ MISSING_CREDENTIALS = Problem(
 INVALID_CREDENTIALS = Problem(401, "invalid_credentials", "The credential is not valid.")
 EXPIRED_CREDENTIALS = Problem(401, "expired_credentials", "The credential has expired.")
 REVOKED_CREDENTIALS = Problem(401, "revoked_credentials", "The credential has been revoked.")
+# A credential bound to a key pair (RFC 9449 DPoP): its proof is missing or wrong, or the
+# credential came as a Bearer one. Their `WWW-Authenticate` names the DPoP scheme.
+INVALID_DPOP_PROOF = Problem(
+    401,
+    "invalid_dpop_proof",
+    "The DPoP proof is missing or not valid for this request, credential and key.",
+)
+DPOP_REQUIRED = Problem(
+    401,
+    "dpop_required",
+    "This credential is bound to a key pair: send it as 'Authorization: DPoP <credential>'"
+    " with a DPoP proof signed by that key.",
+)
 # A leaked-key report whose GitHub signature does not verify (no bearer credential there).
 INVALID_SIGNATURE = Problem(
     401,
@@ -289,6 +316,7 @@ PROBLEMS: dict[str, Problem] = {
         INVALID_QUOTA,
         INVALID_GRACE_PERIOD,
         INVALID_CIDR,
+        INVALID_DPOP_JKT,
         INVALID_REPORT,
         INVALID_PATH,
         CREDENTIAL_IN_URL,
@@ -296,6 +324,8 @@ PROBLEMS: dict[str, Problem] = {
         INVALID_CREDENTIALS,
         EXPIRED_CREDENTIALS,
         REVOKED_CREDENTIALS,
+        INVALID_DPOP_PROOF,
+        DPOP_REQUIRED,
         INVALID_SIGNATURE,
         WORKSPACE_MISMATCH,
         NOT_A_MEMBER,
@@ -365,6 +395,15 @@ SUBJECT_NOT_ALLOWED = Problem(
     403, "access_denied", "The subject_token may not act in this workspace."
 )
 
+# RFC 9449 at the token endpoints: a DPoP proof that does not pass, and a proof without the
+# server's current nonce (answered with the nonce in `DPoP-Nonce`: sign again with it).
+OAUTH_INVALID_DPOP_PROOF = Problem(
+    400, "invalid_dpop_proof", "The DPoP proof is not valid for this token request."
+)
+USE_DPOP_NONCE = Problem(
+    400, "use_dpop_nonce", "Sign the DPoP proof again with the nonce in the DPoP-Nonce header."
+)
+
 OAUTH_ERRORS: tuple[Problem, ...] = (
     OAUTH_INVALID_REQUEST,
     UNSUPPORTED_GRANT_TYPE,
@@ -383,6 +422,8 @@ OAUTH_ERRORS: tuple[Problem, ...] = (
     INVALID_CLIENT_METADATA,
     REGISTRATION_LIMITED,
     INVALID_SUBJECT_TOKEN,
+    OAUTH_INVALID_DPOP_PROOF,
+    USE_DPOP_NONCE,
 )
 
 

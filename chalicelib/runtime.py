@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from chalicelib.service_clients.store import ServiceClientStore
     from chalicelib.sessions.access_tokens import SigningKeys, TokenSigner, TokenVerifier
     from chalicelib.sessions.delegation import Delegator
+    from chalicelib.sessions.dpop_nonces import DpopNonces
     from chalicelib.sessions.openid import IdTokenVerifier
     from chalicelib.sessions.refresh import RefreshTokenStore
     from chalicelib.sessions.service import SessionService
@@ -305,6 +306,12 @@ class Services:
         from chalicelib.sessions.successors import RefreshSuccessors
 
         return RefreshSuccessors(self.kms, self.settings.refresh_token_key_id)
+
+    @cached_property
+    def dpop_nonces(self) -> DpopNonces:
+        from chalicelib.sessions.dpop_nonces import DpopNonces
+
+        return DpopNonces(self.kms, self.settings.refresh_token_key_id)
 
     @cached_property
     def oauth_clients(self) -> ClientStore:

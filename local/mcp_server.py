@@ -11,7 +11,10 @@ Gateway, so an MCP client sees locally exactly what it sees in production:
   resource, bound to their workspace, membership read each time; API keys too), and its
   answers are rendered as the gateway responses would render them: 401 with
   `WWW-Authenticate: Bearer scope="<the five data-plane scopes>", resource_metadata="…"` (and
-  `error="invalid_token"` first when a credential was sent), 403 problem+json with the Deny's
+  `error="invalid_token"` first when a credential was sent; a refused DPoP request, or a
+  bound credential sent without its proof, answers `WWW-Authenticate: DPoP error=…, algs=…`
+  and its code (the deployed gateway's 401 is static: it names both schemes and the DPoP
+  algorithms, not the error), 403 problem+json with the Deny's
   `wwwAuthenticate` (`error="insufficient_scope"` and the scope when one is missing);
 - `/.well-known/oauth-protected-resource/mcp` is answered by the service's own route,
   proxied, as the memory service routes it to us;
@@ -55,6 +58,9 @@ def _event(scope: Scope) -> dict[str, Any]:
         multi.setdefault(name, []).append(value)
         headers[name] = value
     method, path = scope["method"], sent_path(scope)
+    # The host the client addressed, as API Gateway names its own (`domainName`): a DPoP
+    # proof's `htu` is checked against it and the path.
+    host, port = scope.get("server") or ("127.0.0.1", 80)
     return {
         "type": "REQUEST",
         "methodArn": f"arn:aws:execute-api:us-east-1:000000000000:local/dev/{method}{path}",
@@ -63,12 +69,18 @@ def _event(scope: Scope) -> dict[str, Any]:
         "httpMethod": method,
         "headers": headers,
         "multiValueHeaders": multi,
-        "requestContext": {"path": path, "httpMethod": method, "stage": "dev"},
+        "requestContext": {
+            "path": path,
+            "httpMethod": method,
+            "stage": "dev",
+            "domainName": f"{host}:{port}",
+        },
     }
 
 
 def decide(scope: Scope) -> tuple[int, dict[str, str], dict[str, Any]]:
     """(status, headers, body or Allow context) as the memory service's gateway answers."""
+    from chalicelib.access.principal import dpop_challenge
     from chalicelib.config import resource_for_path
     from chalicelib.decisions.authorizer import Unauthorized, authorize, unauthorized_challenge
     from chalicelib.errors import DependencyUnavailable, problem_body
@@ -77,9 +89,14 @@ def decide(scope: Scope) -> tuple[int, dict[str, str], dict[str, Any]]:
     svc = services()
     resource = resource_for_path(sent_path(scope), svc.settings.mcp_resources)
     try:
-        answer = authorize(_event(scope), svc.resolver, svc.settings.mcp_resources)
-    except Unauthorized:
+        answer = authorize(_event(scope), svc.resolver, svc.settings.mcp_resources, "http")
+    except Unauthorized as refused:
         challenge = 'Bearer realm="svc"'
+        refusal = refused.refusal
+        if refusal is not None and refusal.dpop_error is not None:
+            # A bound credential or the DPoP scheme: the challenge says DPoP (RFC 9449 §7.1).
+            body = problem_body(401, refusal.code, refusal.detail or refusal.problem.detail)
+            return 401, {"WWW-Authenticate": dpop_challenge(refusal.dpop_error)}, body
         if resource is not None:
             presented = any(
                 name.lower() == b"authorization" for name, _ in scope.get("headers", [])

@@ -1,4 +1,4 @@
-"""The identity headers, `Authorization` and `X-Workspace-Id`, read in one place for the
+"""The identity headers, `Authorization`, `X-Workspace-Id` and `DPoP`, read in one place for the
 routes (`api/edge.authenticate`) and the data-plane authorizer (`decisions/authorizer.py`).
 
 Both read the API Gateway event. Names match without regard to case, and every copy counts:
@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 AUTHORIZATION = "authorization"
 WORKSPACE = "x-workspace-id"
+DPOP = "dpop"  # RFC 9449: the proof that comes with a credential bound to a key pair
 
 
 class Sent(NamedTuple):
@@ -26,10 +27,15 @@ class Sent(NamedTuple):
 class IdentityHeaders(NamedTuple):
     authorization: Sent
     workspace: Sent
+    dpop: Sent = Sent()
+
+    def proof(self) -> str | None:
+        """The DPoP proof, when exactly one came (RFC 9449 §4.3: more than one is refused)."""
+        return self.dpop.value if self.dpop.copies == 1 else None
 
 
 def identity_headers(event: Mapping[str, Any]) -> IdentityHeaders:
-    found: dict[str, list[str]] = {AUTHORIZATION: [], WORKSPACE: []}
+    found: dict[str, list[str]] = {AUTHORIZATION: [], WORKSPACE: [], DPOP: []}
     multi = event.get("multiValueHeaders")
     if multi:
         for name, copies in multi.items():
@@ -43,4 +49,4 @@ def identity_headers(event: Mapping[str, Any]) -> IdentityHeaders:
     def sent(copies: list[str]) -> Sent:
         return Sent(copies[0] if len(copies) == 1 else None, len(copies))
 
-    return IdentityHeaders(sent(found[AUTHORIZATION]), sent(found[WORKSPACE]))
+    return IdentityHeaders(sent(found[AUTHORIZATION]), sent(found[WORKSPACE]), sent(found[DPOP]))

@@ -21,6 +21,18 @@ CredentialKind = Literal[
 
 # RFC 6750 §3: a 401 names the scheme, and says `invalid_token` when a credential was sent.
 REALM = 'Bearer realm="svc"'
+# RFC 9449 §7.1: a DPoP refusal's challenge names the scheme, the error and the algorithms a
+# proof may use (access/dpop.py holds the list; not imported here, it is not needed to say it).
+DPOP_ALGS = "ES256 RS256 EdDSA"
+
+
+# The data-plane gateway's 401 is the same for every request (infra/resources.json): it names
+# both schemes and the algorithms, never the error.
+GATEWAY_CHALLENGE = f'{REALM}, DPoP algs="{DPOP_ALGS}"'
+
+
+def dpop_challenge(error: str) -> str:
+    return f'DPoP error="{error}", algs="{DPOP_ALGS}"'
 
 
 class Origin(NamedTuple):
@@ -53,6 +65,9 @@ class Principal(Record):
     expires_at: datetime | None = field(default=None, compare=False)
     # Not part of who the caller is: the same caller from another address is the same principal.
     origin: Origin | None = field(default=None, compare=False)
+    # The RFC 7638 thumbprint of the key pair the credential is bound to (RFC 9449 DPoP), and
+    # whose proof came with this request; None for a bearer credential.
+    dpop_jkt: str | None = None
 
 
 class Refusal(NamedTuple):
@@ -64,6 +79,9 @@ class Refusal(NamedTuple):
     problem: Problem
     detail: str | None = None  # more precise than the problem's default, where that helps
     retry_after: int | None = None  # seconds, for a refusal that ends (a daily quota)
+    # A refusal of a request made with the DPoP scheme, or of a bound credential: the
+    # `error` of its `WWW-Authenticate: DPoP` challenge (RFC 9449 §7.1).
+    dpop_error: str | None = None
 
     @property
     def status(self) -> int:
@@ -78,7 +96,9 @@ class Refusal(NamedTuple):
         headers = {}
         if self.retry_after is not None:
             headers["Retry-After"] = str(self.retry_after)
-        if self.status == 401:
+        if self.status == 401 and self.dpop_error is not None:
+            headers["WWW-Authenticate"] = dpop_challenge(self.dpop_error)
+        elif self.status == 401:
             headers["WWW-Authenticate"] = (
                 f'{REALM}, error="invalid_token"' if credential_sent else REALM
             )

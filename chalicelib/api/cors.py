@@ -20,11 +20,13 @@ from chalice.app import Request, Response
 from chalicelib.config import ConfigurationError
 from chalicelib.runtime import services
 
-# What a page may send: the credential, the workspace, a JSON body, and the Idempotency-Key
-# that makes a create or a rotation safe to retry.
-ALLOWED_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key", "X-Workspace-Id")
+# What a page may send: the credential (and its DPoP proof), the workspace, a JSON body, and
+# the Idempotency-Key that makes a create or a rotation safe to retry.
+ALLOWED_HEADERS = ("Authorization", "Content-Type", "DPoP", "Idempotency-Key", "X-Workspace-Id")
 # What a page may read beyond the CORS-safelisted response headers.
-EXPOSED_HEADERS = ("Idempotent-Replayed", "Location", "Retry-After", "WWW-Authenticate")
+EXPOSED_HEADERS = (
+    "DPoP-Nonce", "Idempotent-Replayed", "Location", "Retry-After", "WWW-Authenticate"
+)
 # Seconds a browser may reuse a preflight; Chromium caps it at 7200 anyway.
 PREFLIGHT_MAX_AGE = 600
 

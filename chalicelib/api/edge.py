@@ -17,6 +17,7 @@ from chalice import Blueprint
 from chalice.app import ChaliceUnhandledError, Request, Response
 
 from chalicelib import errors, idempotency, logs, strict_parsing
+from chalicelib.access.dpop import DpopRequest
 from chalicelib.access.headers import Sent, identity_headers
 from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.dependencies import is_dependency_failure
@@ -87,7 +88,7 @@ def problem_response(error: ServiceError, prefix: str = "") -> Response:
 
 
 def oauth_error_response(error: OAuthError) -> Response:
-    headers: dict[str, Any] = {"Content-Type": JSON, **NO_STORE}
+    headers: dict[str, Any] = {"Content-Type": JSON, **NO_STORE, **error.headers}
     return Response(
         body=json.dumps(error.body(), separators=(",", ":")),
         status_code=error.status,
@@ -235,6 +236,20 @@ def origin(request: Request) -> Origin:
 REPEATED_AUTHORIZATION = Refusal(errors.INVALID_CREDENTIALS, "Send one Authorization header.")
 
 
+def request_url(request: Request) -> str:
+    """The URL the client addressed, as a DPoP proof's `htu` names it: the service's public
+    base (TOKEN_ISSUER, where every client reaches it) and the path as sent (API Gateway's
+    `path`: within the API, without the stage)."""
+    event = request.to_original_event()
+    # The local server (chalice local) names it in the request context only.
+    path = event.get("path") or (event.get("requestContext") or {}).get("path")
+    return services().settings.issuer + (path if isinstance(path, str) else "/")
+
+
+def dpop_request(request: Request, proof: str | None) -> DpopRequest:
+    return DpopRequest(proof, request.method, request_url(request))
+
+
 def authenticate(request: Request, allow_query_workspace: bool = False) -> Principal:
     """Resolve the caller (README, "API reference") or raise its refusal."""
     refuse_credentials_in_url(request)
@@ -243,16 +258,19 @@ def authenticate(request: Request, allow_query_workspace: bool = False) -> Princ
         raise REPEATED_AUTHORIZATION.error(credential_sent=True)
     authorization = headers.authorization.value
     credential_sent = bool(authorization and authorization.strip())
+    dpop = dpop_request(request, headers.proof())
     try:
         workspace, source = requested_workspace(request, headers.workspace, allow_query_workspace)
     except ServiceError as conflict:
         # Two different workspaces named is a malformed request, but a caller first learns
         # whether its credential is good (401 and 403 come before 400).
-        found = services().resolver.resolve(authorization, None, origin=origin(request))
+        found = services().resolver.resolve(authorization, None, origin=origin(request), dpop=dpop)
         if isinstance(found, Refusal):
             raise found.error(credential_sent) from None
         raise conflict
-    resolved = services().resolver.resolve(authorization, workspace, origin=origin(request))
+    resolved = services().resolver.resolve(
+        authorization, workspace, origin=origin(request), dpop=dpop
+    )
     if isinstance(resolved, Refusal):
         raise _named_source(resolved, source).error(credential_sent)
     delegation = (

@@ -59,6 +59,7 @@ def _issued(issued: IssuedKey, created: bool) -> Reply:
         errors.INVALID_LIFETIME,
         errors.INVALID_CIDR,
         errors.INVALID_QUOTA,
+        errors.INVALID_DPOP_JKT,
         errors.LIMIT_REACHED,
     ),
     answer="The key, with its plaintext `key` (shown here and on reveal); the same key again "
@@ -76,6 +77,7 @@ def create_api_key(call: Call) -> Reply:
         lifetime_days=body.expires_in_days,
         allowed_cidrs=body.allowed_cidrs,
         requests_per_day=body.requests_per_day,
+        dpop_jkt=body.dpop_jkt,
     )
     return _issued(services().key_service.create(call.principal, new_key, call.idempotent), True)
 

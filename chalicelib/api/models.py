@@ -24,6 +24,7 @@ from pydantic import (
     ConfigDict,
     Field,
     RootModel,
+    Strict,
     ValidationInfo,
     WithJsonSchema,
     model_validator,
@@ -210,6 +211,27 @@ ALLOWED_CIDRS = {
 Cidrs = Annotated[tuple[str, ...] | None, BeforeValidator(_cidrs), WithJsonSchema(ALLOWED_CIDRS)]
 
 
+# The RFC 7638 SHA-256 thumbprint of the public key a key is bound to (RFC 9449 DPoP).
+DPOP_JKT = {
+    "type": ["string", "null"],
+    "pattern": "^[A-Za-z0-9_-]{43}$",
+    "examples": ["0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"],
+}
+DpopJkt = Annotated[
+    str | None,
+    Invalid(errors.INVALID_DPOP_JKT),
+    Field(pattern=r"^[A-Za-z0-9_-]{43}$"),
+    WithJsonSchema(
+        {
+            **DPOP_JKT,
+            "description": "Binds the key to a key pair: the RFC 7638 SHA-256 thumbprint of its "
+            "public key. Such a key works only as 'Authorization: DPoP <key>' with a DPoP proof "
+            "(RFC 9449) signed by that pair; null or omitted: a bearer key.",
+        }
+    ),
+]
+
+
 def _limit(value: Any) -> int:
     digits = isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 3
     if digits and 1 <= int(value) <= 100:
@@ -305,6 +327,16 @@ class ApiKey(Resource):
             }
         ),
     ]
+    dpop_jkt: Annotated[
+        str | None,
+        WithJsonSchema(
+            {
+                **DPOP_JKT,
+                "description": "The thumbprint of the key pair it is bound to (it works only "
+                "with a DPoP proof by that pair); null: a bearer key.",
+            }
+        ),
+    ]
 
     @classmethod
     def of(cls, api_key: keys.ApiKey, now: datetime) -> ApiKey:
@@ -332,6 +364,7 @@ def _key_fields(api_key: keys.ApiKey, now: datetime) -> dict[str, Any]:
         "last_used_at": rfc3339(api_key.last_used_at),
         "allowed_cidrs": list(api_key.allowed_cidrs) if api_key.allowed_cidrs is not None else None,
         "requests_per_day": api_key.requests_per_day,
+        "dpop_jkt": api_key.dpop_jkt,
     }
 
 
@@ -437,6 +470,7 @@ class NewApiKey(Request):
     ] = MAX_LIFETIME_DAYS
     allowed_cidrs: Cidrs = None
     requests_per_day: RequestsPerDay = None
+    dpop_jkt: DpopJkt = None
 
     @model_validator(mode="after")
     def _one_workspace(self) -> NewApiKey:
@@ -1707,6 +1741,12 @@ class ClientMetadata(OAuthRequest):
             "grant_types must include authorization_code, and at most refresh_token too.",
         ),
     ] = ["authorization_code"]  # RFC 7591 §2
+    # RFC 9449 §5.2: true, and every token request of the client must carry a DPoP proof.
+    dpop_bound_access_tokens: Annotated[
+        bool,
+        Strict(),  # JSON true or false only: no "true", 1 or "yes"
+        Invalid(errors.INVALID_CLIENT_METADATA, "dpop_bound_access_tokens must be a boolean."),
+    ] = False
     response_types: Annotated[
         list[Literal["code"]],
         Field(min_length=1, max_length=1),

@@ -86,6 +86,27 @@ TOKEN_FAILURES = (
     OAUTH_TOO_LARGE,
     LATER,
 )
+# The token endpoint serves token exchange too: a delegation's subject token refused as a
+# data-plane request with it would be (`/v1/auth/exchange` answers the same).
+TOKEN_ENDPOINT_FAILURES = (
+    TOKEN_FAILURES[0],
+    Answer(
+        401,
+        f"{TOKEN_FAILURES[1].description} A delegation's subject_token that is not a working "
+        "credential (`invalid_token`; the description names the data-plane code: "
+        "invalid_credentials, expired_credentials, revoked_credentials).",
+        problems=(errors.INVALID_CLIENT, errors.INVALID_SUBJECT_TOKEN),
+        oauth=True,
+    ),
+    Answer(
+        403,
+        "A delegation's subject_token may not act in that workspace (workspace_mismatch,"
+        " not_a_member, ip_not_allowed).",
+        problems=(errors.SUBJECT_NOT_ALLOWED,),
+        oauth=True,
+    ),
+    *TOKEN_FAILURES[2:],
+)
 NOT_SERVED = Answer(404, "No protected resource is served here.", problems=(errors.NOT_FOUND,))
 RESOURCE_METADATA = (Answer(200, "The resource's metadata.", models.Metadata), NOT_SERVED)
 _DISCOVERY_HEADERS = {"Cache-Control": "public, max-age=300"}
@@ -270,6 +291,7 @@ def register() -> Response:
         application_type=asked.application_type,
         grant_types=asked.grant_types,
         client_name=asked.client_name,
+        dpop_bound_access_tokens=asked.dpop_bound_access_tokens,
     )
     return edge.json_response(client, status=201, headers=_TOKEN_HEADERS)
 
@@ -444,7 +466,7 @@ def client_authentication_refused(authorization: str) -> Response:
             models.AccessToken,
             headers={"Cache-Control": "CacheControlNoStore"},
         ),
-        *TOKEN_FAILURES,
+        *TOKEN_ENDPOINT_FAILURES,
     ),
     content_types=edge.ANY_MEDIA_TYPE,
     body={FORM: models.TokenEndpointForm},

@@ -17,6 +17,9 @@ REMEDIES: dict[str, str] = {
     "redeploys; until then, use API keys.",
     "dependency_unavailable": "Nothing was changed. Retry with backoff; the service answers "
     "again once DynamoDB or KMS does.",
+    "dpop_required": "This credential is bound to a key pair: send it as `Authorization: DPoP "
+    "<credential>` with a `DPoP` proof signed by that pair (both SDKs do this when given the "
+    "key).",
     "expired_credentials": "Refresh the session (`/v1/auth/refresh`) or sign in again; for a "
     "key, create a new one or rotate before expiry.",
     "idempotency_key_reused": "Send a new `Idempotency-Key` for a new request; resend the same "
@@ -33,6 +36,11 @@ REMEDIES: dict[str, str] = {
     "`Bearer `; create a new key if this one was lost.",
     "invalid_credentials_list": "Send `{\"credentials\": [...]}` with 1 to 1,000 strings; "
     "split a longer list into several reports.",
+    "invalid_dpop_jkt": "Send the RFC 7638 SHA-256 thumbprint of the key pair's public JWK "
+    "(43 base64url characters), or leave `dpopJkt` out for a bearer key.",
+    "invalid_dpop_proof": "Sign a fresh proof for this very request: `typ` dpop+jwt, the "
+    "public key in `jwk`, `htm` and `htu` of this method and URL, `iat` now, and `ath` of the "
+    "credential; check the clock of the signing machine.",
     "invalid_grace_period": "Send a whole number of seconds from 0 to 604800, or leave it out "
     "for the default.",
     "invalid_idempotency_key": "Use a short printable ASCII value, such as a UUID.",
@@ -103,6 +111,9 @@ REMEDIES: dict[str, str] = {
     "themselves with PKCE.",
     "oauth-invalid_client_metadata": "Correct the field the description names and register "
     "again.",
+    "oauth-invalid_dpop_proof": "Sign a fresh proof for the token request: `typ` dpop+jwt, "
+    "your public key in `jwk`, `htm` POST and `htu` the token endpoint's URL, `iat` now, and "
+    "the server's latest `DPoP-Nonce` as `nonce`.",
     "oauth-invalid_grant": "Start a new authorization: a code is used once, and a refresh "
     "token ends when rotated or revoked.",
     "oauth-invalid_redirect_uri": "Register an https redirect URI (or a loopback http one), "
@@ -121,4 +132,6 @@ REMEDIES: dict[str, str] = {
     "oauth-unsupported_grant_type": "Use a grant type the server's metadata lists under "
     "`grant_types_supported`.",
     "oauth-unsupported_response_type": "Send `response_type=code` (with PKCE).",
+    "oauth-use_dpop_nonce": "Sign the proof again with the nonce from the answer's `DPoP-Nonce` "
+    "header and resend the same request once (both SDKs do this by themselves).",
 }

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from chalicelib.access.dpop import DpopRequest
 from chalicelib.access.headers import identity_headers
 from chalicelib.access.paths import is_plain_path
 from chalicelib.access.principal import Origin, Principal, Refusal
@@ -48,10 +49,14 @@ Answer = dict[str, Any]
 
 
 class Unauthorized(Exception):
-    """API Gateway answers 401 when a REQUEST authorizer fails with exactly this message."""
+    """API Gateway answers 401 when a REQUEST authorizer fails with exactly this message.
 
-    def __init__(self) -> None:
+    Its gateway response is static: it names both schemes and the DPoP algorithms, never the
+    refusal. `refusal` is kept for a stand-in that renders it (local/mcp_server.py)."""
+
+    def __init__(self, refusal: Refusal | None = None) -> None:
         super().__init__("Unauthorized")
+        self.refusal = refusal
 
 
 class Resolves(Protocol):
@@ -61,6 +66,7 @@ class Resolves(Protocol):
         workspace_id: str | None,
         resource: McpResource | None = None,
         origin: Origin | None = None,
+        dpop: DpopRequest | None = None,
     ) -> Principal | Refusal: ...
 
 
@@ -81,6 +87,25 @@ def identity(event: Event) -> tuple[str | None, str | None]:
     return headers.authorization.value, headers.workspace.value
 
 
+def dpop_request(event: Event, scheme: str = "https") -> DpopRequest:
+    """What a DPoP proof is checked against: the `DPoP` header (one copy), the method and
+    `request_url`."""
+    method = event.get("httpMethod")
+    proof = identity_headers(event).proof()
+    return DpopRequest(proof, method if isinstance(method, str) else "", request_url(event, scheme))
+
+
+def request_url(event: Event, scheme: str = "https") -> str:
+    """The URL the client addressed, as a DPoP proof's `htu` names it: the host API Gateway
+    served (`domainName`, never the caller's Host header) and the full path it was sent to
+    (`requestContext.path`: with the stage or base path). API Gateway serves https only."""
+    context = event.get("requestContext") or {}
+    domain, path = context.get("domainName"), context.get("path") or event.get("path")
+    if not isinstance(domain, str) or not isinstance(path, str):
+        return ""  # no URL to compare with: every proof is refused
+    return f"{scheme}://{domain}{path}"
+
+
 def origin(event: Event) -> Origin:
     """The caller's address and user agent as API Gateway saw them (not from headers, which
     the caller writes): what a key's allow-list is checked against."""
@@ -93,8 +118,13 @@ def origin(event: Event) -> Origin:
 
 
 def authorize(
-    event: Event, resolver: Resolves, resources: tuple[McpResource, ...] = ()
+    event: Event,
+    resolver: Resolves,
+    resources: tuple[McpResource, ...] = (),
+    scheme: str = "https",
 ) -> Answer:
+    """`scheme`: of the URLs requests are sent to (https behind API Gateway; a local stand-in
+    on loopback says http)."""
     method_arn: str = event["methodArn"]
     path = event.get("path")
     if not isinstance(path, str) or not is_plain_path(path):
@@ -102,15 +132,16 @@ def authorize(
         return deny(method_arn, "anonymous", INVALID_PATH.code)
     resource = resource_for_path(path, resources)
     if resource is not None:
-        return authorize_mcp(event, resolver, resource)
+        return authorize_mcp(event, resolver, resource, scheme)
     scope = required_scope(path)
     if scope is None:
         return deny(method_arn, "anonymous", INSUFFICIENT_SCOPE.code)
     authorization, workspace_id = identity(event)
-    resolved = resolver.resolve(authorization, workspace_id, origin=origin(event))
+    dpop = dpop_request(event, scheme)
+    resolved = resolver.resolve(authorization, workspace_id, origin=origin(event), dpop=dpop)
     if isinstance(resolved, Refusal):
         if resolved.status == 401:
-            raise Unauthorized()
+            raise Unauthorized(resolved)
         return deny(method_arn, "anonymous", resolved.code, retry_after=resolved.retry_after)
     if scope not in resolved.scopes:
         return deny(method_arn, resolved.user_id, INSUFFICIENT_SCOPE.code)
@@ -119,14 +150,17 @@ def authorize(
     return allow(method_arn, resolved)
 
 
-def authorize_mcp(event: Event, resolver: Resolves, resource: McpResource) -> Answer:
+def authorize_mcp(
+    event: Event, resolver: Resolves, resource: McpResource, scheme: str = "https"
+) -> Answer:
     """A request to an MCP endpoint: the same checks, with its own audience and answers."""
     method_arn: str = event["methodArn"]
     authorization, workspace_id = identity(event)
-    resolved = resolver.resolve(authorization, workspace_id, resource, origin(event))
+    dpop = dpop_request(event, scheme)
+    resolved = resolver.resolve(authorization, workspace_id, resource, origin(event), dpop)
     if isinstance(resolved, Refusal):
         if resolved.status == 401:
-            raise Unauthorized()
+            raise Unauthorized(resolved)
         return deny(
             method_arn,
             "anonymous",
@@ -215,4 +249,3 @@ def deny(
         "policyDocument": policy("Deny", method_arn),
         "context": context,
     }
-

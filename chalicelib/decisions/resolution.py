@@ -34,11 +34,14 @@ issued for that resource do.
 
 from __future__ import annotations
 
+import hmac
+from copy import replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from chalicelib import errors, ids, items
 from chalicelib.access.allow_list import allows
+from chalicelib.access.dpop import DpopRequest
 from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES, WORKSPACE
 from chalicelib.clock import Clock
@@ -96,16 +99,40 @@ class AnnouncesQuota(Protocol):
     def __call__(self, api_key: ApiKey, now: datetime) -> None: ...
 
 
-def bearer_token(authorization: str | None) -> str | Refusal:
+# A credential bound to a key pair (RFC 9449), refused without its proof: the challenge says
+# DPoP. Sent as Bearer, it says `invalid_token` (RFC 9449 §7.2: the scheme is wrong).
+BOUND_AS_BEARER = Refusal(errors.DPOP_REQUIRED, dpop_error="invalid_token")
+NOT_BOUND = Refusal(
+    errors.INVALID_CREDENTIALS,
+    "This credential is not bound to a key pair: send it as 'Authorization: Bearer <credential>'.",
+    dpop_error="invalid_token",
+)
+
+
+class Presented(NamedTuple):
+    """The credential of an `Authorization` header, and whether it came as `DPoP`."""
+
+    token: str
+    dpop: bool
+
+
+def presented_credential(authorization: str | None) -> Presented | Refusal:
     if authorization is None or not authorization.strip():
         return MISSING
     scheme, _, token = authorization.strip().partition(" ")
     token = token.strip()
     if not token and looks_like_key(scheme):
         return SCHEME_MISSING
-    if scheme.lower() != "bearer" or not token or " " in token:
+    if scheme.lower() not in ("bearer", "dpop") or not token or " " in token:
         return INVALID
-    return token
+    return Presented(token, scheme.lower() == "dpop")
+
+
+def bearer_token(authorization: str | None) -> str | Refusal:
+    found = presented_credential(authorization)
+    if isinstance(found, Refusal):
+        return found
+    return INVALID if found.dpop else found.token
 
 
 class Resolver:
@@ -131,12 +158,44 @@ class Resolver:
         workspace_id: str | None,
         resource: McpResource | None = None,
         origin: Origin | None = None,
+        dpop: DpopRequest | None = None,
     ) -> Principal | Refusal:
         """`resource`: the MCP resource the request is for, if any (the authorizer knows);
-        `origin`: where the request came from (a key's allow-list is checked against it)."""
-        token = bearer_token(authorization)
-        if isinstance(token, Refusal):
-            return token
+        `origin`: where the request came from (a key's allow-list is checked against it);
+        `dpop`: the request's DPoP proof and what it is checked against (None: no proof can
+        be checked, so a bound credential is refused)."""
+        found = self._resolve(authorization, workspace_id, resource, origin, dpop)
+        if (
+            isinstance(found, Refusal)
+            and found.status == 401
+            and found.dpop_error is None
+            and authorization is not None
+            and authorization.strip().lower().startswith("dpop ")
+        ):
+            # Sent with the DPoP scheme: the challenge answers in it (RFC 9449 §7.1).
+            return found._replace(dpop_error="invalid_token")
+        return found
+
+    def _resolve(
+        self,
+        authorization: str | None,
+        workspace_id: str | None,
+        resource: McpResource | None,
+        origin: Origin | None,
+        dpop: DpopRequest | None,
+    ) -> Principal | Refusal:
+        sent = presented_credential(authorization)
+        if isinstance(sent, Refusal):
+            return sent
+        token = sent.token
+        proof_jkt: str | None = None
+        if sent.dpop:
+            # Checked before any read: a bad proof costs no store round trip. Whether its key
+            # is the one the credential is bound to is known once the credential is.
+            checked_proof = self._check_proof(token, dpop)
+            if isinstance(checked_proof, Refusal):
+                return checked_proof
+            proof_jkt = checked_proof
         if workspace_id is not None:
             # Sent but empty names no workspace: clients render "none" as an empty value.
             workspace_id = workspace_id.strip() or None
@@ -144,12 +203,12 @@ class Resolver:
         member: bool | None = None  # the membership, when read with the key
         found: Principal | Refusal
         if looks_like_key(token):
-            resolved = self._resolve_key(token, workspace_id, origin)
+            resolved = self._resolve_key(token, workspace_id, origin, proof_jkt)
             if isinstance(resolved, Refusal):
                 return resolved
             found, record, member = resolved
         else:
-            resolved_token = self._resolve_jwt(token, workspace_id, resource, origin)
+            resolved_token = self._resolve_jwt(token, workspace_id, resource, origin, proof_jkt)
             if isinstance(resolved_token, Refusal):
                 return resolved_token
             found, member, record = resolved_token
@@ -172,8 +231,22 @@ class Resolver:
             self._last_use.record(record, now)
         return checked
 
+    def _check_proof(self, credential: str, dpop: DpopRequest | None) -> str | Refusal:
+        """The thumbprint of the key whose valid proof came with this credential, or the
+        refusal (`invalid_dpop_proof`, saying why). No read: the proof carries its key."""
+        from chalicelib.access.dpop import BadProof, check_proof  # the bearer path never loads it
+
+        if dpop is None:
+            return Refusal(errors.INVALID_DPOP_PROOF, dpop_error="invalid_dpop_proof")
+        proof = check_proof(
+            dpop.proof, dpop.method, dpop.url, self._clock.now().timestamp(), credential
+        )
+        if isinstance(proof, BadProof):
+            return Refusal(errors.INVALID_DPOP_PROOF, proof.reason, dpop_error="invalid_dpop_proof")
+        return proof.jkt
+
     def _resolve_key(
-        self, token: str, workspace_id: str | None, origin: Origin | None
+        self, token: str, workspace_id: str | None, origin: Origin | None, proof_jkt: str | None
     ) -> tuple[Principal, ApiKey, bool | None] | Refusal:
         parsed = parse_key(token)
         if parsed is None:  # checksum or shape wrong: no read needed
@@ -199,6 +272,9 @@ class Resolver:
             return REVOKED
         if status == "expired":  # rule 8
             return EXPIRED
+        bound = _binding(record.dpop_jkt, proof_jkt)
+        if bound is not None:
+            return bound
         if record.allowed_cidrs is not None and not allows(
             record.allowed_cidrs, origin.source_ip if origin else None
         ):
@@ -219,6 +295,7 @@ class Resolver:
             category=record.category,
             origin=origin,
             expires_at=record.expires_at,
+            dpop_jkt=record.dpop_jkt,
         )
         return principal, record, member
 
@@ -228,6 +305,7 @@ class Resolver:
         workspace_id: str | None,
         resource: McpResource | None,
         origin: Origin | None,
+        proof_jkt: str | None,
     ) -> tuple[Principal, bool | None, ApiKey | None] | Refusal:
         """A token this service signed: verified for the audience it is presented at, told
         apart by its claims, then judged from the one round trip its kind states. Returns the
@@ -247,6 +325,24 @@ class Resolver:
             )
         except TokenRejected as rejected:
             return EXPIRED if rejected.expired else INVALID
+        cnf = claims.get("cnf")
+        bound_to = cnf.get("jkt") if isinstance(cnf, dict) else None
+        refused = _binding(bound_to if isinstance(bound_to, str) else None, proof_jkt)
+        if refused is not None:  # before the read: a stolen bound token costs none
+            return refused
+        judged_jwt = self._judge_jwt(claims, workspace_id, resource, origin)
+        if isinstance(judged_jwt, Refusal) or proof_jkt is None:
+            return judged_jwt
+        principal, member, record = judged_jwt
+        return replace(principal, dpop_jkt=proof_jkt), member, record
+
+    def _judge_jwt(
+        self,
+        claims: dict[str, Any],
+        workspace_id: str | None,
+        resource: McpResource | None,
+        origin: Origin | None,
+    ) -> tuple[Principal, bool | None, ApiKey | None] | Refusal:
         if ids.is_service_client_id(claims.get("client_id")):
             # Here or at an MCP resource alike: its audience was checked above.
             judged = self._judge_service_client_token(claims, workspace_id, origin)
@@ -480,6 +576,21 @@ class Resolver:
         if not member:
             return NOT_A_MEMBER
         return principal
+
+
+def _binding(bound_to: str | None, proof_jkt: str | None) -> Refusal | None:
+    """A bound credential needs the proof of its own key; an unbound one takes none."""
+    if bound_to is None:
+        return None if proof_jkt is None else NOT_BOUND
+    if proof_jkt is None:
+        return BOUND_AS_BEARER
+    if not hmac.compare_digest(bound_to, proof_jkt):
+        return Refusal(
+            errors.INVALID_DPOP_PROOF,
+            "The DPoP proof is signed by another key than the one this credential is bound to.",
+            dpop_error="invalid_dpop_proof",
+        )
+    return None
 
 
 def _expiry(claims: dict[str, Any]) -> datetime | None:

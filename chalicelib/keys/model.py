@@ -87,6 +87,9 @@ class ApiKey(Record):
     # the item read carries them (only the decision's reads carry them).
     requests_per_day: int | None = None
     requests_counted: tuple[tuple[str, int], ...] = ()
+    # The RFC 7638 thumbprint of the key pair the key is bound to (RFC 9449 DPoP): the key
+    # works only with a proof by that pair. None: a bearer key.
+    dpop_jkt: str | None = None
 
     @classmethod
     def new(
@@ -103,6 +106,7 @@ class ApiKey(Record):
         lifetime_days: int = MAX_LIFETIME_DAYS,
         allowed_cidrs: tuple[str, ...] | None = None,
         requests_per_day: int | None = None,
+        dpop_jkt: str | None = None,
     ) -> ApiKey:
         """A key created at `created_at`: its id sorts by that time, and it expires
         `lifetime_days` (at most 90) later."""
@@ -121,6 +125,7 @@ class ApiKey(Record):
             lifetime_days=lifetime_days,
             allowed_cidrs=allowed_cidrs,
             requests_per_day=requests_per_day,
+            dpop_jkt=dpop_jkt,
         )
 
     def end(self) -> datetime | None:

@@ -56,6 +56,7 @@ class NewKey:
     lifetime_days: int = MAX_LIFETIME_DAYS
     allowed_cidrs: tuple[str, ...] | None = None
     requests_per_day: int | None = None
+    dpop_jkt: str | None = None  # bound to this key pair (RFC 9449); None: a bearer key
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,7 @@ class KeyService:
         lifetime_days: int,
         allowed_cidrs: tuple[str, ...] | None,
         requests_per_day: int | None = None,
+        dpop_jkt: str | None = None,
     ) -> tuple[ApiKey, str, bytes]:
         plaintext = generate_key(owner_id, workspace_id)
         api_key = ApiKey.new(
@@ -151,6 +153,7 @@ class KeyService:
             lifetime_days=lifetime_days,
             allowed_cidrs=allowed_cidrs,
             requests_per_day=requests_per_day,
+            dpop_jkt=dpop_jkt,
         )
         ciphertext = self._vault.seal(plaintext, api_key.id, owner_id)
         return api_key, plaintext, ciphertext
@@ -213,6 +216,7 @@ class KeyService:
             request.lifetime_days,
             request.allowed_cidrs,
             request.requests_per_day,
+            request.dpop_jkt,
         )
         event = self._events.by(
             principal,
@@ -227,6 +231,7 @@ class KeyService:
                 "expiresAt": rfc3339(api_key.expires_at),
                 "allowedCidrs": list(api_key.allowed_cidrs) if api_key.allowed_cidrs else None,
                 "requestsPerDay": api_key.requests_per_day,
+                "dpopJkt": api_key.dpop_jkt,
             },
         )
         # The limit is a counter, one slot taken before the creation: exact under
@@ -406,6 +411,7 @@ class KeyService:
             old.lifetime_days,
             old.allowed_cidrs,
             old.requests_per_day,
+            old.dpop_jkt,  # bound to the same key pair: rotating changes the secret only
         )
         # The successor carries on the day's count of its key: rotating never resets a quota.
         day = usage_day(now)

@@ -163,6 +163,8 @@ KEY_SHAPE = Shape(
         Attribute("lifetimeDays", "lifetime_days", read=int, missing=MAX_LIFETIME_DAYS),
         Attribute("allowedCidrs", "allowed_cidrs", write=_list_or_none, read=_tuple_or_none),
         Attribute("requestsPerDay", "requests_per_day", read=int),
+        # On both items: the decision reads the credential item, and nothing else, for it.
+        Attribute("dpopJkt", "dpop_jkt"),
         Attribute(NOTICE_AT, "notice_at", read=_moment, written=False),  # the sweep's
         Attribute(LAST_USED_AT, "last_used_at", read=_moment, written=False),  # last_use.py
         # Read by `_derived` (its zone is the creation's).

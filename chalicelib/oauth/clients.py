@@ -64,6 +64,8 @@ class Client:
     client_name: str | None = None
     metadata_document: bool = False  # True: a Client ID Metadata Document
     grant_types: tuple[str, ...] = DEFAULT_GRANT_TYPES
+    # RFC 9449 §5.2: its token requests must come with a DPoP proof (bound tokens only).
+    dpop_bound_access_tokens: bool = False
 
     def redirect_allowed(self, redirect_uri: str) -> bool:
         return any(matches_redirect(r, redirect_uri) for r in self.redirect_uris)
@@ -176,12 +178,15 @@ def check_metadata_document(url: str, document: Any) -> Client:
     grant_types = document.get("grant_types", list(DEFAULT_GRANT_TYPES))
     if not isinstance(grant_types, list) or not all(isinstance(g, str) for g in grant_types):
         raise ClientRejected("Its metadata document's grant_types is not a list of names.")
+    dpop_bound = document.get("dpop_bound_access_tokens", False)
+    if not isinstance(dpop_bound, bool):
+        raise ClientRejected("Its metadata document's dpop_bound_access_tokens is not a boolean.")
     # Required by the MCP revision of 2026-07-28: the consent page names the application.
     # (One it cannot show safely, a bidirectional override say, it shows as no name.)
     name = document.get("client_name")
     if not isinstance(name, str) or not name.strip():
         raise ClientRejected("Its metadata document has no client_name, which is required.")
-    return Client(url, redirect_uris, client_name(name), True, tuple(grant_types))
+    return Client(url, redirect_uris, client_name(name), True, tuple(grant_types), dpop_bound)
 
 
 def check_metadata_url(client_id: str) -> None:
@@ -248,6 +253,7 @@ class ClientStore:
             tuple(values["redirectUris"]),
             values.get("clientName"),
             grant_types=tuple(values.get("grantTypes") or DEFAULT_GRANT_TYPES),
+            dpop_bound_access_tokens=bool(values.get("dpopBoundAccessTokens", False)),
         )
 
     def register(
@@ -258,6 +264,7 @@ class ClientStore:
         application_type: str,
         grant_types: Sequence[str],
         client_name: str | None,
+        dpop_bound_access_tokens: bool = False,
     ) -> dict[str, Any]:
         """RFC 7591 §3.1: the registered client's metadata, with its new `client_id`. The
         metadata as the edge validated it (`ClientMetadata` in api/models.py)."""
@@ -269,6 +276,7 @@ class ClientStore:
                 "redirectUris": list(redirect_uris),
                 "applicationType": application_type,
                 "grantTypes": list(grant_types),
+                "dpopBoundAccessTokens": dpop_bound_access_tokens or None,
                 "createdAt": rfc3339(now),
                 TTL_ATTRIBUTE: epoch(now + REGISTRATION_LIFETIME),
             }
@@ -284,6 +292,7 @@ class ClientStore:
             "grant_types": list(grant_types),
             "response_types": ["code"],
             "application_type": application_type,
+            "dpop_bound_access_tokens": dpop_bound_access_tokens,
         }
         if client_name is not None:
             answer["client_name"] = client_name

@@ -41,6 +41,8 @@ def authorization_server(issuer: str, grant_types: list[str]) -> dict[str, Any]:
         "scopes_supported": list(ALL_SCOPES),
         "client_id_metadata_document_supported": True,
         "authorization_response_iss_parameter_supported": True,
+        # RFC 9449 §5.1: DPoP proofs at the token endpoint, by these algorithms.
+        "dpop_signing_alg_values_supported": ["ES256", "RS256", "EdDSA"],
     }
 
 

@@ -33,6 +33,7 @@ from urllib.parse import urlencode, urlsplit
 from botocore.exceptions import ClientError
 
 from chalicelib import errors, ids
+from chalicelib.access.dpop import bound_key
 from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES, ordered
 from chalicelib.clock import Clock, epoch
 from chalicelib.config import LoginProvider, McpResource, canonical_resource
@@ -548,11 +549,17 @@ class OAuthService:
         return IssuedTokens(access, refresh_token if may_refresh else None, code.scope)
 
     def _client_of(self, client_id: str, now: datetime) -> Client:
-        """The client as it describes itself now (its registration or metadata document)."""
+        """The client as it describes itself now (its registration or metadata document);
+        one registered with `dpop_bound_access_tokens` is refused without a DPoP proof."""
         try:
-            return self._clients.find(client_id, now)
+            client = self._clients.find(client_id, now)
         except ClientRejected as rejected:
             raise errors.UNAUTHORIZED_CLIENT.oauth_error(rejected.description) from None
+        if client.dpop_bound_access_tokens and bound_key() is None:
+            raise errors.OAUTH_INVALID_DPOP_PROOF.oauth_error(
+                "This client registered dpop_bound_access_tokens: send a DPoP proof."
+            )
+        return client
 
     def _code_problem(
         self, code: AuthorizationCode, parameters: dict[str, str]

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from chalicelib.access.dpop import bound_key
 from chalicelib.clock import Clock, epoch, monotonic
 from chalicelib.dependencies import failures_of
 
@@ -154,6 +155,9 @@ class TokenSigner:
             "exp": now + lifetime,
             "jti": jti,
         }
+        jkt = bound_key()
+        if jkt is not None:  # issued to a DPoP token request: bound to the key it proved
+            claims["cnf"] = {"jkt": jkt}
         signing_input = (
             b64url(json.dumps(header, separators=(",", ":")).encode())
             + "."

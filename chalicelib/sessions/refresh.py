@@ -42,6 +42,7 @@ from typing import Any, NoReturn
 from botocore.exceptions import ClientError
 
 from chalicelib import ids, items
+from chalicelib.access.dpop import bound_key
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.hashing import hash_secret
@@ -96,6 +97,10 @@ UNKNOWN = "The refresh token is not valid."
 EXPIRED = "The refresh token has expired."
 REUSED = "The refresh token was already used; this sign-in has been revoked. Sign in again."
 REVOKED = "This sign-in has been revoked. Sign in again."
+DPOP_BOUND = (
+    "The refresh token is bound to a DPoP key: send a DPoP proof signed by that key."
+)
+DPOP_JKT = "dpopJkt"  # the family's attribute: the thumbprint of the key it is bound to
 
 
 @dataclass(frozen=True)
@@ -199,6 +204,9 @@ class RefreshTokenStore:
                 "userId": user_id,
                 "familyId": family_id,
                 "createdAt": rfc3339(now),
+                # Started by a DPoP token request: every refresh of the family needs a proof
+                # by the same key (RFC 9449 §5; our clients are public).
+                DPOP_JKT: bound_key(),
                 TTL_ATTRIBUTE: epoch(now + REFRESH_TOKEN_LIFETIME),
             }
         )
@@ -256,6 +264,11 @@ class RefreshTokenStore:
         family = self._get(items.refresh_family(token.family_id))
         if family is None or family.get("revokedAt"):
             raise RefreshRejected(REVOKED)
+        bound = family.get(DPOP_JKT)
+        if bound is not None and not hmac.compare_digest(str(bound), bound_key() or ""):
+            # A copy of a bound refresh token is useless without its key; nothing is revoked
+            # (the holder's next refresh, with its proof, goes on).
+            raise RefreshRejected(DPOP_BOUND)
         if GRANT_CLIENT in family:
             token = replace(token, grant={n: family[n] for n in GRANT_FIELDS if n in family})
         if token.used_at is not None and not self._retrying(token, now):

@@ -20,6 +20,52 @@ export interface NewKeyForm {
   allowedCidrs: string;
   /** The daily quota field as typed: empty means none. */
   requestsPerDay?: string;
+  /** The public key field as typed (a JWK): empty means a bearer key. */
+  publicJwk?: string;
+  /** The thumbprint computed from `publicJwk` (`jwkThumbprint`), once it was. */
+  dpopJkt?: string;
+}
+
+// The members an RFC 7638 thumbprint is made of, per key type, and a private key's members.
+const THUMBPRINT_MEMBERS: Record<string, readonly string[]> = {
+  EC: ["crv", "kty", "x", "y"],
+  RSA: ["e", "kty", "n"],
+  OKP: ["crv", "kty", "x"],
+};
+const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
+
+/**
+ * A pasted public JWK as the canonical JSON its thumbprint hashes (RFC 7638), or why not:
+ * refused when it is not JSON, not an EC, RSA or OKP key, or holds a private part.
+ */
+export function canonicalJwk(text: string): Checked<string | null> {
+  if (text.trim() === "") return { ok: true, value: null };
+  let jwk: unknown;
+  try {
+    jwk = JSON.parse(text);
+  } catch {
+    return { ok: false, problem: "The public key must be a JWK: a JSON object such as {\"kty\": \"EC\", …}." };
+  }
+  if (typeof jwk !== "object" || jwk === null || Array.isArray(jwk)) {
+    return { ok: false, problem: "The public key must be a JWK: a JSON object." };
+  }
+  const key = jwk as Record<string, unknown>;
+  if (PRIVATE_MEMBERS.some((name) => name in key)) {
+    return { ok: false, problem: "This JWK holds a private key: paste only the public key." };
+  }
+  const members = THUMBPRINT_MEMBERS[String(key["kty"])];
+  if (members === undefined || !members.every((name) => typeof key[name] === "string")) {
+    return { ok: false, problem: "The public key must be an EC (P-256), RSA or Ed25519 JWK with all its members." };
+  }
+  return { ok: true, value: JSON.stringify(Object.fromEntries(members.map((name) => [name, key[name]]))) };
+}
+
+/** The RFC 7638 SHA-256 thumbprint of a canonical JWK: what `dpopJkt` binds a key to. */
+export async function jwkThumbprint(canonical: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical)));
+  let binary = "";
+  for (const byte of digest) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
@@ -48,7 +94,13 @@ export function newKeyRequest(form: NewKeyForm): Checked<NewApiKey> {
   const cidrs = cidrList(form.allowedCidrs);
   const quota = quotaValue(form.requestsPerDay ?? "");
   if (!quota.ok) return quota;
-  const optional: { expiresInDays?: number; allowedCidrs?: string[]; requestsPerDay?: number } = {};
+  const jwk = canonicalJwk(form.publicJwk ?? "");
+  if (!jwk.ok) return jwk;
+  if (jwk.value !== null && form.dpopJkt === undefined) {
+    return { ok: false, problem: "Wait for the key's thumbprint, then create the key." };
+  }
+  const optional: { expiresInDays?: number; allowedCidrs?: string[]; requestsPerDay?: number; dpopJkt?: string } = {};
+  if (jwk.value !== null && form.dpopJkt !== undefined) optional.dpopJkt = form.dpopJkt;
   if (days.value !== undefined) optional.expiresInDays = days.value;
   if (cidrs.length > 0) optional.allowedCidrs = cidrs;
   if (quota.value !== null) optional.requestsPerDay = quota.value;

@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import { ApiError, NetworkError, NotFoundError } from "memory-sdk";
 
 import { DAY_MS, eventName, EVENT_TYPES, expiresSoon, lastUsedShown, problemText, sessionEnded, signInAgain } from "../src/format.js";
-import { cidrList, newKeyRequest, rotateRequest, updateRequest, type NewKeyForm } from "../src/requests.js";
+import { canonicalJwk, cidrList, jwkThumbprint, newKeyRequest, rotateRequest, updateRequest, type NewKeyForm } from "../src/requests.js";
 
 const FORM: NewKeyForm = {
   label: "  ingest worker ",
@@ -140,5 +140,39 @@ describe("last used", () => {
     assert.equal(lastUsedShown(key), "2026-11-25T10:03:00Z");
     assert.equal(lastUsedShown({ ...key, lastUsedAt: "2026-11-25T11:00:00Z" }), "2026-11-25T11:00:00Z");
     assert.equal(lastUsedShown({ ...key, lastUsedAt: null }), null);
+  });
+});
+
+describe("a key-bound key (DPoP)", () => {
+  // RFC 7638 §3.1's example key and its thumbprint.
+  const RFC_KEY = {
+    kty: "RSA",
+    n:
+      "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw",
+    e: "AQAB",
+    alg: "RS256",
+    kid: "2011-04-29",
+  };
+
+  it("the thumbprint of a pasted public JWK is its RFC 7638 thumbprint", async () => {
+    const canonical = canonicalJwk(JSON.stringify(RFC_KEY));
+
+    assert.ok(canonical.ok && canonical.value !== null);
+    assert.equal(await jwkThumbprint(canonical.value), "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs");
+  });
+
+  it("a JWK with a private part, or not a key, is refused before any request", () => {
+    for (const text of [JSON.stringify({ ...RFC_KEY, d: "x" }), "{", "[]", JSON.stringify({ kty: "oct", k: "x" })]) {
+      const checked = newKeyRequest({ ...FORM, publicJwk: text });
+      assert.equal(checked.ok, false, text);
+    }
+  });
+
+  it("sends dpopJkt once the thumbprint is known, and nothing for an empty field", () => {
+    const bound = newKeyRequest({ ...FORM, publicJwk: JSON.stringify(RFC_KEY), dpopJkt: "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs" });
+    const bearer = newKeyRequest({ ...FORM, publicJwk: "  " });
+
+    assert.ok(bound.ok && bound.value.dpopJkt === "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs");
+    assert.ok(bearer.ok && !("dpopJkt" in bearer.value));
   });
 });

@@ -146,7 +146,8 @@ class StandIn:
         self.resources: list[object] = []
 
     def resolve(self, authorization: str | None, workspace: str | None,
-                resource: object = None, origin: object = None) -> Principal | Refusal:
+                resource: object = None, origin: object = None,
+                dpop: object = None) -> Principal | Refusal:
         self.resources.append(resource)
         return self.answer
 

@@ -15,6 +15,8 @@ from chalice.app import Request
 from pydantic import BaseModel
 
 from chalicelib import errors, logs
+from chalicelib.access.dpop import BadProof, binding, check_proof
+from chalicelib.access.headers import identity_headers
 from chalicelib.api import edge
 from chalicelib.api.grants.registry import TokenRequest, find
 from chalicelib.api.operations import (
@@ -25,6 +27,7 @@ from chalicelib.api.operations import (
     query_names,
     token_parameters,
 )
+from chalicelib.runtime import services
 
 TOKEN_HEADERS = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
@@ -50,12 +53,45 @@ def serve(
             oauth_validated(body[media], parameters)  # its refusal, in the endpoint's order
             raise errors.UNSUPPORTED_GRANT_TYPE.oauth_error()
         parsed = oauth_validated(grant.models[media], parameters)
+        jkt = proved_key(request, endpoint)
         asked = TokenRequest(endpoint, parameters, parsed, is_form, edge.origin(request))
         served = grant()
-        issued = served.issue(asked, served.validate(asked))
+        with binding(jkt):  # every token this grant mints is bound to the key proved
+            issued = served.issue(asked, served.validate(asked))
     if issued.user_id is not None:
         logs.identify_actor(issued.user_id)
-    return edge.json_response(dict(issued.body), headers=TOKEN_HEADERS, secret=True)
+    answer = dict(issued.body)
+    if jkt is not None:
+        answer["token_type"] = "DPoP"  # RFC 9449 §5
+    return edge.json_response(answer, headers=TOKEN_HEADERS, secret=True)
+
+
+def proved_key(request: Request, endpoint: str) -> str | None:
+    """The thumbprint of the key a token request's DPoP proof is signed by (RFC 9449 §5),
+    None without a `DPoP` header; an RFC 6749 error when the proof does not pass. Every token
+    request with a proof must carry the server's current nonce (§8): without it, or with a
+    stale one, `use_dpop_nonce` answers the nonce to sign with in `DPoP-Nonce`."""
+    sent = identity_headers(request.to_original_event()).dpop
+    if sent.copies == 0:
+        return None
+    if sent.copies > 1:
+        raise errors.OAUTH_INVALID_DPOP_PROOF.oauth_error("Send one DPoP header.")
+    svc = services()
+    now = svc.clock.now()
+    nonces = svc.dpop_nonces
+    found = check_proof(
+        sent.value,
+        "POST",
+        svc.settings.issuer + endpoint,
+        now.timestamp(),
+        nonce_ok=lambda nonce: nonces.accepts(nonce, now),
+    )
+    if isinstance(found, BadProof) and found.nonce:
+        nonce = {"DPoP-Nonce": nonces.current(now)}
+        raise errors.USE_DPOP_NONCE.oauth_error(headers=nonce)
+    if isinstance(found, BadProof):
+        raise errors.OAUTH_INVALID_DPOP_PROOF.oauth_error(found.reason)
+    return found.jkt
 
 
 def token_endpoint(

@@ -12,6 +12,8 @@ import {
   ADMIN_SCOPE,
   DATA_PLANE_SCOPES,
   MAX_LIFETIME_DAYS,
+  canonicalJwk,
+  jwkThumbprint,
   newKeyRequest,
   rotateRequest,
   updateRequest,
@@ -477,6 +479,31 @@ function newKeyFields(app: App, kind: "workspace" | "admin"): NewKeyFields {
   const lifetime = h("input", { type: "number", min: 1, max: MAX_LIFETIME_DAYS, step: 1, inputmode: "numeric", placeholder: String(MAX_LIFETIME_DAYS) });
   const cidrs = h("textarea", { rows: 2, spellcheck: "false", placeholder: "203.0.113.0/24" });
   const quota = quotaInput();
+  // A key-bound key (DPoP): the public JWK pasted, its thumbprint shown as soon as it is known.
+  const publicJwk = h("textarea", { rows: 3, spellcheck: "false", placeholder: '{"kty": "EC", "crv": "P-256", "x": "…", "y": "…"}' });
+  const thumbprintOut = h("output", { class: "hint block", "aria-live": "polite" });
+  let dpopJkt: string | undefined;
+  let computing = 0;
+  publicJwk.addEventListener("input", () => {
+    const mine = ++computing;
+    dpopJkt = undefined;
+    const checked = canonicalJwk(publicJwk.value);
+    if (!checked.ok || checked.value === null) {
+      thumbprintOut.textContent = checked.ok ? "" : checked.problem;
+      return;
+    }
+    void jwkThumbprint(checked.value).then((print) => {
+      if (mine !== computing) return; // typed on since: a newer one is on its way
+      dpopJkt = print;
+      thumbprintOut.textContent = `Thumbprint (dpopJkt): ${print}`;
+    });
+  });
+  const bindField = field(
+    "Bind to a key pair (optional)",
+    publicJwk,
+    "Paste the public JWK of the pair the key will be used with: the key then works only with a DPoP proof signed by that pair, so a copy of it alone is useless.",
+  );
+  append(bindField, thumbprintOut);
 
   const chosenKind = (): "workspace" | "admin" =>
     kindSet.querySelector<HTMLInputElement>("input:checked")?.value === "admin" ? "admin" : "workspace";
@@ -498,6 +525,7 @@ function newKeyFields(app: App, kind: "workspace" | "admin"): NewKeyFields {
       field("Lifetime in days (optional)", lifetime, `1 to ${MAX_LIFETIME_DAYS}. Empty: ${MAX_LIFETIME_DAYS} days.`),
       field("Allowed addresses (optional)", cidrs, "IPv4 or IPv6 CIDRs, one per line. Empty: any address."),
       field("Daily quota (optional)", quota, QUOTA_HINT),
+      bindField,
     ],
     values: () => {
       const category = chosenKind();
@@ -509,6 +537,8 @@ function newKeyFields(app: App, kind: "workspace" | "admin"): NewKeyFields {
         lifetimeDays: lifetime.value,
         allowedCidrs: cidrs.value,
         requestsPerDay: quota.value,
+        publicJwk: publicJwk.value,
+        ...(dpopJkt === undefined ? {} : { dpopJkt }),
       };
     },
   };

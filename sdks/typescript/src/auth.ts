@@ -233,6 +233,7 @@ export class AuthClient {
     if (input.expiresInDays !== undefined) body.expiresInDays = input.expiresInDays;
     if (input.allowedCidrs !== undefined) body.allowedCidrs = [...input.allowedCidrs];
     if (input.requestsPerDay !== undefined) body.requestsPerDay = input.requestsPerDay;
+    if (input.dpopJkt !== undefined) body.dpopJkt = input.dpopJkt;
     const answer = await this.#transport.request({
       method: "POST",
       path: KEYS,

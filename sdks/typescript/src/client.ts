@@ -1,6 +1,7 @@
 // The client: its configuration, resolved once, and the `auth` accessor.
 
 import { AuthClient } from "./auth.js";
+import { DpopKey } from "./dpop.js";
 import { environmentDefaults } from "./environment.js";
 import { ConfigurationError } from "./errors.js";
 import { DEFAULT_RETRIES, MAX_RETRIES } from "./retry.js";
@@ -31,6 +32,13 @@ export interface ClientOptions {
   retries?: number;
   /** The fetch to use; default the platform's global fetch. */
   fetch?: FetchFunction;
+  /**
+   * Sign a DPoP proof (RFC 9449) for every request: `true` makes a new P-256 pair with a
+   * non-extractable private key (WebCrypto), a `DpopKey` uses that pair (a key-bound API
+   * key's). The credential is then sent as `Authorization: DPoP`, and sign-ins made by this
+   * client get tokens bound to the pair.
+   */
+  dpop?: boolean | DpopKey;
 }
 
 /** localhost, 127.0.0.0/8 or ::1, as the URL parser spells a hostname (IPv6 in brackets). */
@@ -106,6 +114,8 @@ export class MemoryClient {
   readonly retries: number;
   /** API-key management, whoami, and the token endpoints (exchange, refresh). */
   readonly auth: AuthClient;
+  /** The key pair this client signs DPoP proofs with (the `dpop` option), if any. */
+  readonly dpopKey: Promise<DpopKey> | undefined;
   /** Workspaces and their members. */
   readonly workspaces: WorkspacesClient;
 
@@ -123,7 +133,13 @@ export class MemoryClient {
       timeout: this.timeout,
       retries: this.retries,
       fetch: options.fetch ?? platformFetch(),
+      ...(options.dpop === true
+        ? { dpop: DpopKey.generate() }
+        : options.dpop instanceof DpopKey
+          ? { dpop: Promise.resolve(options.dpop) }
+          : {}),
     });
+    this.dpopKey = transport.dpop;
     this.auth = new AuthClient(transport, this.workspaceId);
     this.workspaces = new WorkspacesClient(transport);
   }

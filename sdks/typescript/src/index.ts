@@ -90,3 +90,4 @@ export {
   thumbprint,
 } from "./service-client.js";
 export type { ServiceClientOptions } from "./service-client.js";
+export { DpopKey, type PublicJwk } from "./dpop.js";

@@ -14,6 +14,7 @@ import {
   UnexpectedResponseError,
   problemError,
 } from "./errors.js";
+import type { DpopKey } from "./dpop.js";
 import { redact } from "./redaction.js";
 import { IDEMPOTENCY_HEADER, retryDelay, shouldRetry } from "./retry.js";
 
@@ -60,6 +61,12 @@ export interface TransportOptions {
   random?: () => number;
   /** Milliseconds of a monotonic clock; tests pass one they move. Default performance.now. */
   now?: () => number;
+  /**
+   * Sign a DPoP proof (RFC 9449) for every request with this key pair: the credential then
+   * goes as `Authorization: DPoP`, and a `use_dpop_nonce` refusal is retried once with the
+   * nonce the service gave.
+   */
+  dpop?: Promise<DpopKey>;
 }
 
 export interface Call {
@@ -178,8 +185,11 @@ export class Transport {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #random: () => number;
   readonly #now: () => number;
+  readonly dpop: Promise<DpopKey> | undefined;
+  #nonce: string | undefined;
 
   constructor(options: TransportOptions) {
+    this.dpop = options.dpop;
     this.endpoint = options.endpoint;
     this.#credential = options.credential;
     this.#timeout = options.timeout;
@@ -199,6 +209,7 @@ export class Transport {
     let renewed = false;
     let rejected: string | undefined;
     let refused: ApiError | undefined;
+    let nonceRetried = false;
     for (;;) {
       const token = call.authenticated ? await this.#bearer(rejected) : undefined;
       if (rejected !== undefined) {
@@ -230,6 +241,10 @@ export class Transport {
         return { status: reply.status, headers: reply.headers, body };
       }
       const error = refusal(reply.status, reply.headers, reply.text, secrets, call.oauth === true);
+      if (this.dpop !== undefined && !nonceRetried && this.#asksNonce(reply, error)) {
+        nonceRetried = true; // the service wants its nonce in the proof: sign again, once
+        continue;
+      }
       if (reply.status === 401 && token !== undefined && this.#renewable() && !renewed) {
         rejected = token;
         refused = error;
@@ -246,6 +261,15 @@ export class Transport {
       await this.#sleep(wait);
       attempt += 1;
     }
+  }
+
+  #asksNonce(reply: { status: number; headers: Answer["headers"] }, error: ApiError): boolean {
+    const nonce = reply.headers.get("dpop-nonce");
+    if (nonce === null) return false;
+    this.#nonce = nonce;
+    const challenge = reply.headers.get("www-authenticate") ?? "";
+    return (reply.status === 400 || reply.status === 401) &&
+      (error.code === "use_dpop_nonce" || challenge.includes("use_dpop_nonce"));
   }
 
   #renewable(): boolean {
@@ -299,6 +323,11 @@ export class Transport {
   ): Promise<{ status: number; headers: Answer["headers"]; text: string }> {
     const headers: Record<string, string> = { Accept: "application/json, application/problem+json" };
     if (token !== undefined) headers["Authorization"] = `Bearer ${token}`;
+    if (this.dpop !== undefined && (call.authenticated || call.oauth === true)) {
+      const key = await this.dpop;
+      if (token !== undefined) headers["Authorization"] = `DPoP ${token}`;
+      headers["DPoP"] = await key.proof(call.method, this.#url(call), token, this.#nonce);
+    }
     if (call.workspaceId !== undefined) headers["X-Workspace-Id"] = call.workspaceId;
     if (call.idempotencyKey !== undefined) headers[IDEMPOTENCY_HEADER] = call.idempotencyKey;
     const controller = new AbortController();

@@ -22,7 +22,7 @@ export type Scope = WireApiKey["scopes"][number] | (string & {});
 
 /** An API key's metadata. `key` is present only on the answers of create, reveal and rotate. */
 export interface ApiKey
-  extends Omit<WireApiKey, "scopes" | "lastUsedAt" | "allowedCidrs" | "requestsPerDay"> {
+  extends Omit<WireApiKey, "scopes" | "lastUsedAt" | "allowedCidrs" | "requestsPerDay" | "dpopJkt"> {
   scopes: Scope[];
   /**
    * When the key last authenticated, to 5 minutes; null until its first use. Optional only
@@ -33,6 +33,8 @@ export interface ApiKey
   allowedCidrs?: WireApiKey["allowedCidrs"];
   /** The daily quota (requests per UTC day, then 429 `quota_exceeded`); null: none. */
   requestsPerDay?: WireApiKey["requestsPerDay"];
+  /** The thumbprint of the key pair it is bound to (DPoP); null: a bearer key. */
+  dpopJkt?: WireApiKey["dpopJkt"];
   key?: WireSchemas["ApiKeyWithSecret"]["key"];
 }
 
@@ -71,6 +73,11 @@ interface NewKeyCommon {
   allowedCidrs?: readonly string[];
   /** A daily quota, 1 to 10 000 000 requests per UTC day; default none. */
   requestsPerDay?: number;
+  /**
+   * Binds the key to a key pair (a `DpopKey`'s `thumbprint`): it then works only from a
+   * client made with `dpop:` that pair.
+   */
+  dpopJkt?: string;
   /**
    * Sent as Idempotency-Key; default a new random one. Pass your own to make your own later
    * retry of this call safe too: the service answers it with the same key. Not sent in the body.

@@ -866,6 +866,11 @@ export interface components {
             allowedCidrs: string[] | null;
             /** @description Its daily quota (requests per UTC day); null: none. */
             requestsPerDay: number | null;
+            /**
+             * @description The thumbprint of the key pair it is bound to (it works only with a DPoP proof by that pair); null: a bearer key.
+             * @example 0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I
+             */
+            dpopJkt: string | null;
         };
         /** ApiKeyChanges */
         ApiKeyChanges: {
@@ -938,6 +943,11 @@ export interface components {
             /** @description Its daily quota (requests per UTC day); null: none. */
             requestsPerDay: number | null;
             /**
+             * @description The thumbprint of the key pair it is bound to (it works only with a DPoP proof by that pair); null: a bearer key.
+             * @example 0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I
+             */
+            dpopJkt: string | null;
+            /**
              * @description The plaintext key. Store it in a secrets manager; never log it.
              * @example <the API key, svc_ and 50 characters>
              */
@@ -1006,6 +1016,8 @@ export interface components {
              *     ]
              */
             grant_types?: ("authorization_code" | "refresh_token")[];
+            /** @default false */
+            dpop_bound_access_tokens?: boolean;
             /**
              * @default [
              *       "code"
@@ -1291,6 +1303,11 @@ export interface components {
             allowedCidrs?: string[] | null;
             /** @description A daily quota: requests per UTC day, then 429 quota_exceeded until midnight UTC; null: none. */
             requestsPerDay?: number | null;
+            /**
+             * @description Binds the key to a key pair: the RFC 7638 SHA-256 thumbprint of its public key. Such a key works only as 'Authorization: DPoP <key>' with a DPoP proof (RFC 9449) signed by that pair; null or omitted: a bearer key.
+             * @example 0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I
+             */
+            dpopJkt?: string | null;
         };
         /**
          * NewServiceClient
@@ -1410,7 +1427,7 @@ export interface components {
          */
         OAuthError: {
             /** @enum {string} */
-            error: "access_denied" | "invalid_client" | "invalid_client_metadata" | "invalid_grant" | "invalid_redirect_uri" | "invalid_request" | "invalid_scope" | "invalid_target" | "invalid_token" | "server_error" | "temporarily_unavailable" | "too_many_requests" | "unauthorized_client" | "unsupported_grant_type" | "unsupported_response_type";
+            error: "access_denied" | "invalid_client" | "invalid_client_metadata" | "invalid_dpop_proof" | "invalid_grant" | "invalid_redirect_uri" | "invalid_request" | "invalid_scope" | "invalid_target" | "invalid_token" | "server_error" | "temporarily_unavailable" | "too_many_requests" | "unauthorized_client" | "unsupported_grant_type" | "unsupported_response_type" | "use_dpop_nonce";
             error_description: string;
         };
         /**
@@ -1471,12 +1488,12 @@ export interface components {
              * @description Stable: safe to branch on.
              * @enum {string}
              */
-            code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_credentials_list" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_service_client" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_webhook" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
+            code: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "dpop_required" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_credentials_list" | "invalid_dpop_jkt" | "invalid_dpop_proof" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_service_client" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_webhook" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
             /**
              * @description The same value as `code`, for clients that read an `error` member (as RFC 6749 errors have).
              * @enum {string}
              */
-            error: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_credentials_list" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_service_client" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_webhook" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
+            error: "conflicting_workspace_id" | "credential_in_url" | "dashboard_not_configured" | "dependency_unavailable" | "dpop_required" | "expired_credentials" | "idempotency_key_reused" | "insufficient_scope" | "internal_error" | "invalid_category" | "invalid_cidr" | "invalid_credentials" | "invalid_credentials_list" | "invalid_dpop_jkt" | "invalid_dpop_proof" | "invalid_grace_period" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_name" | "invalid_parameter" | "invalid_path" | "invalid_quota" | "invalid_report" | "invalid_request" | "invalid_scope" | "invalid_service_client" | "invalid_signature" | "invalid_trust_policy" | "invalid_user_id" | "invalid_webhook" | "invalid_workspace_id" | "ip_not_allowed" | "key_not_active" | "key_not_revealable" | "key_revoked" | "limit_reached" | "method_not_allowed" | "missing_credentials" | "not_a_member" | "not_found" | "owner_cannot_leave" | "owner_required" | "payload_too_large" | "quota_exceeded" | "revoked_credentials" | "too_many_requests" | "unknown_field" | "unknown_parameter" | "unsupported_media_type" | "user_not_found" | "workspace_id_not_allowed" | "workspace_id_required" | "workspace_mismatch" | "workspace_required";
         };
         /** RefreshForm */
         RefreshForm: {
@@ -2338,7 +2355,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_category`, `invalid_cidr`, `invalid_idempotency_key`, `invalid_json`, `invalid_label`, `invalid_lifetime`, `invalid_quota`, `invalid_request`, `invalid_scope`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`, `workspace_id_not_allowed`, `workspace_id_required`. */
+            /** @description The request is not valid. Codes: `conflicting_workspace_id`, `credential_in_url`, `invalid_category`, `invalid_cidr`, `invalid_dpop_jkt`, `invalid_idempotency_key`, `invalid_json`, `invalid_label`, `invalid_lifetime`, `invalid_quota`, `invalid_request`, `invalid_scope`, `invalid_workspace_id`, `unknown_field`, `unknown_parameter`, `workspace_id_not_allowed`, `workspace_id_required`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2346,7 +2363,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_category" | "invalid_cidr" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_quota" | "invalid_request" | "invalid_scope" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter" | "workspace_id_not_allowed" | "workspace_id_required";
+                        code?: "conflicting_workspace_id" | "credential_in_url" | "invalid_category" | "invalid_cidr" | "invalid_dpop_jkt" | "invalid_idempotency_key" | "invalid_json" | "invalid_label" | "invalid_lifetime" | "invalid_quota" | "invalid_request" | "invalid_scope" | "invalid_workspace_id" | "unknown_field" | "unknown_parameter" | "workspace_id_not_allowed" | "workspace_id_required";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -4435,7 +4452,7 @@ export interface operations {
                     } & components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Clients here are public: no client secret. To a request with an `Authorization` header, with `WWW-Authenticate` naming its scheme (RFC 6749 §5.2). A service client's `client_assertion` refused (signature, audience, expiry, a replayed `jti`, an unknown or deleted client). */
+            /** @description Clients here are public: no client secret. To a request with an `Authorization` header, with `WWW-Authenticate` naming its scheme (RFC 6749 §5.2). A service client's `client_assertion` refused (signature, audience, expiry, a replayed `jti`, an unknown or deleted client). A delegation's subject_token that is not a working credential (`invalid_token`; the description names the data-plane code: invalid_credentials, expired_credentials, revoked_credentials). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4443,7 +4460,19 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        error?: "invalid_client";
+                        error?: "invalid_client" | "invalid_token";
+                    } & components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description A delegation's subject_token may not act in that workspace (workspace_mismatch, not_a_member, ip_not_allowed). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        error?: "access_denied";
                     } & components["schemas"]["OAuthError"];
                 };
             };

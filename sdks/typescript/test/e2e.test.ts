@@ -4,6 +4,7 @@
 import { after, before } from "node:test";
 
 import { consumerSuite } from "./e2e/consumer.js";
+import { dpopSuite } from "./e2e/dpop.js";
 import { keySuite } from "./e2e/keys.js";
 import { lifecycleSuite } from "./e2e/lifecycle.js";
 import { lostAnswerSuite } from "./e2e/lost.js";
@@ -41,3 +42,4 @@ workspaceSuite(stack);
 lifecycleSuite(stack);
 serviceClientSuite(stack);
 lostAnswerSuite(stack, arm);
+dpopSuite(stack);

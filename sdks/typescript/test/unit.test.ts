@@ -14,6 +14,7 @@ import {
   BadRequestError,
   ConfigurationError,
   DelegatedTokenExpiredError,
+  DpopKey,
   MemoryClient,
   MemoryError,
   MemorySDKError,
@@ -1461,5 +1462,86 @@ describe("sign-ins: client.auth.sessions and signOutEverywhere", () => {
 
     assert.ok(error instanceof AuthenticationError);
     assert.deepEqual([(error as AuthenticationError).status, (error as AuthenticationError).code], [401, "revoked_credentials"]);
+  });
+});
+
+describe("DPoP", () => {
+  const decode = (part: string): Record<string, unknown> =>
+    JSON.parse(Buffer.from(part, "base64url").toString("utf8")) as Record<string, unknown>;
+
+  async function verifies(proof: string, jwk: Record<string, unknown>): Promise<boolean> {
+    const [header, claims, signature] = proof.split(".");
+    const key = await crypto.subtle.importKey("jwk", jwk, { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]);
+    return crypto.subtle.verify(
+      { name: "ECDSA", hash: "SHA-256" },
+      key,
+      Buffer.from(signature ?? "", "base64url"),
+      new TextEncoder().encode(`${header}.${claims}`),
+    );
+  }
+
+  it("a DpopKey is P-256 with a non-extractable private key and an RFC 7638 thumbprint", async () => {
+    const key = await DpopKey.generate();
+    const canonical = JSON.stringify({ crv: "P-256", kty: "EC", x: key.jwk.x, y: key.jwk.y });
+    const digest = Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical)));
+
+    assert.equal(key.thumbprint, digest.toString("base64url"));
+    assert.equal("d" in key.jwk, false);
+  });
+
+  it("a bound key is sent as DPoP with a proof per request that verifies and names the request", async () => {
+    const key = await DpopKey.generate();
+    const script = scripted({ status: 200, body: PRINCIPAL }, { status: 200, body: PRINCIPAL });
+    const memory = client(script.fetch, { dpop: key });
+
+    await memory.auth.whoami();
+    await memory.auth.whoami();
+
+    const proof = script.sent[0]?.headers["DPoP"] ?? "";
+    const [head, body] = proof.split(".").slice(0, 2).map((part) => decode(part));
+    assert.equal(script.sent[0]?.headers["Authorization"], `DPoP ${API_KEY}`);
+    assert.equal(await verifies(proof, key.jwk as unknown as Record<string, unknown>), true);
+    assert.equal(head?.["typ"], "dpop+jwt");
+    assert.equal(body?.["htu"], `${ENDPOINT}/v1/auth/whoami`);
+    assert.equal(body?.["htm"], "GET");
+    const ath = Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(API_KEY)));
+    assert.equal(body?.["ath"], ath.toString("base64url"));
+    assert.notEqual(script.sent[1]?.headers["DPoP"], proof);
+  });
+
+  it("use_dpop_nonce is retried once by itself, with the nonce in the new proof", async () => {
+    const asks: Reply = {
+      status: 400,
+      headers: { "DPoP-Nonce": "n-1" },
+      body: { error: "use_dpop_nonce", error_description: "Sign again with the nonce." },
+    };
+    const tokens = { access_token: "a.b.c", token_type: "DPoP", expires_in: 900, refresh_token: "rt_x" };
+    const script = scripted(asks, { status: 200, body: tokens });
+    const memory = client(script.fetch, { dpop: true });
+
+    await memory.auth.exchange("id-" + "token");
+
+    assert.equal(script.sent.length, 2);
+    const first = decode(script.sent[0]?.headers["DPoP"]?.split(".")[1] ?? "");
+    const second = decode(script.sent[1]?.headers["DPoP"]?.split(".")[1] ?? "");
+    assert.equal(first["nonce"], undefined);
+    assert.equal(first["ath"], undefined);
+    assert.equal(second["nonce"], "n-1");
+    assert.ok(memory.dpopKey !== undefined);
+  });
+
+  it("a nonce asked for twice is not retried again", async () => {
+    const asks = (nonce: string): Reply => ({
+      status: 400,
+      headers: { "DPoP-Nonce": nonce },
+      body: { error: "use_dpop_nonce", error_description: "Sign again with the nonce." },
+    });
+    const script = scripted(asks("n-1"), asks("n-2"));
+
+    const error = await rejection(client(script.fetch, { dpop: true }).auth.exchange("id-" + "token"));
+
+    assert.ok(error instanceof OAuthError);
+    assert.equal(error.code, "use_dpop_nonce");
+    assert.equal(script.sent.length, 2);
   });
 });

@@ -57,6 +57,7 @@ def test_created_key_resource_has_every_documented_field(api: Api, alice: str) -
         "lastUsedAt",
         "allowedCidrs",
         "requestsPerDay",
+        "dpopJkt",
         "key",
     }
     assert created["id"].startswith("key_")

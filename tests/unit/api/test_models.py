@@ -138,7 +138,7 @@ def test_the_key_resource_has_the_documented_fields_in_order_and_no_plaintext() 
     assert list(body) == [
         "id", "label", "category", "workspaceId", "scopes", "status", "hint", "createdAt",
         "expiresAt", "revokedAt", "replacedBy", "revealable", "lastUsedAt", "allowedCidrs",
-        "requestsPerDay",
+        "requestsPerDay", "dpopJkt",
     ]
     assert body["hint"] == "sv" "c_...abcd"
     assert body["createdAt"] == "2026-11-21T12:00:00Z"

@@ -46,6 +46,7 @@ class StandIn:
         workspace_id: str | None,
         resource: object = None,
         origin: Origin | None = None,
+        dpop: object = None,
     ) -> Principal | Refusal:
         self.calls.append((authorization, workspace_id))
         self.resources.append(resource)

@@ -9,6 +9,7 @@ from memory_sdk.config import (
     ClientSettings,
     SvcOptions,
 )
+from memory_sdk.dpop import DpopKey
 from memory_sdk.errors import (
     ApiError,
     AuthenticationError,
@@ -72,6 +73,7 @@ __all__ = [
     "CredentialKind",
     "DelegatedToken",
     "DelegatedTokenExpiredError",
+    "DpopKey",
     "EventPage",
     "EventType",
     "GoneError",

@@ -155,6 +155,7 @@ class AuthClient:
         expires_in_days: int | None = None,
         allowed_cidrs: Sequence[str] | None = None,
         requests_per_day: int | None = None,
+        dpop_jkt: str | None = None,
     ) -> ApiKey:
         """Create a key; its plaintext is in `.key`, returned this once (and by reveal).
 
@@ -166,7 +167,9 @@ class AuthClient:
         rotations keep; `allowed_cidrs` (1 to 20 IPv4/IPv6 networks) the only addresses it is
         accepted from (default any); `requests_per_day` (1 to 10,000,000) a daily quota, past
         which the key is refused until UTC midnight (`RateLimitError`, code
-        `quota_exceeded`). Each is sent only when given.
+        `quota_exceeded`); `dpop_jkt` (a `DpopKey`'s `thumbprint`) binds the key to that key
+        pair: it then works only from a client made with `dpop=` that pair. Each is sent only
+        when given.
 
         Sent with an Idempotency-Key (a new random one unless `idempotency_key` is given: pass
         your own to make a retry of your own, later, safe too), so it is retried like a read
@@ -189,6 +192,8 @@ class AuthClient:
             body["allowedCidrs"] = list(allowed_cidrs)
         if requests_per_day is not None:
             body["requestsPerDay"] = requests_per_day
+        if dpop_jkt is not None:
+            body["dpopJkt"] = dpop_jkt
         key = idempotency_key or retry.new_idempotency_key()
         response = await self._transport.send(Call("POST", KEYS, json=body, idempotency_key=key))
         return _parse(ApiKey, response)

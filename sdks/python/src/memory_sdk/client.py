@@ -19,6 +19,7 @@ from memory_sdk.config import (
     load_bolt_settings,
     load_settings,
 )
+from memory_sdk.dpop import DpopKey
 from memory_sdk.transport import Transport
 
 # The backend as far as a type checker can tell: a literal `backend=` argument fixes it, so
@@ -52,6 +53,9 @@ class MemoryClient(Generic[BackendT]):
     `backend` from NAM_BACKEND, `svc` merged over NAM_SVC__*, `graphdb_password` from
     GRAPHDB_PASSWORD (read for the `bolt` backend only). `access_token` is a user token
     (from `auth.exchange`, or the dashboard); when given, it is sent instead of the key.
+    `dpop`: sign a DPoP proof for every request (RFC 9449) with a new key pair (True) or the
+    given `DpopKey` (a key-bound API key's pair); the credential is then sent as
+    `Authorization: DPoP`, and sign-ins get tokens bound to the pair.
 
         async with MemoryClient() as client:
             keys = await client.auth.list_api_keys()
@@ -69,6 +73,7 @@ class MemoryClient(Generic[BackendT]):
         access_token: str | SecretStr | None = None,
         graphdb_password: str | SecretStr | None = None,
         http_transport: httpx.AsyncBaseTransport | None = None,
+        dpop: bool | DpopKey = False,
     ) -> None: ...
     @overload
     def __init__(
@@ -82,6 +87,7 @@ class MemoryClient(Generic[BackendT]):
         access_token: str | SecretStr | None = None,
         graphdb_password: str | SecretStr | None = None,
         http_transport: httpx.AsyncBaseTransport | None = None,
+        dpop: bool | DpopKey = False,
     ) -> None: ...
     @overload
     def __init__(
@@ -95,6 +101,7 @@ class MemoryClient(Generic[BackendT]):
         access_token: str | SecretStr | None = None,
         graphdb_password: str | SecretStr | None = None,
         http_transport: httpx.AsyncBaseTransport | None = None,
+        dpop: bool | DpopKey = False,
     ) -> None: ...
     def __init__(
         self,
@@ -107,6 +114,7 @@ class MemoryClient(Generic[BackendT]):
         access_token: str | SecretStr | None = None,
         graphdb_password: str | SecretStr | None = None,
         http_transport: httpx.AsyncBaseTransport | None = None,
+        dpop: bool | DpopKey = False,
     ) -> None:
         self.settings: ClientSettings = load_settings(
             api_key=api_key,
@@ -126,8 +134,11 @@ class MemoryClient(Generic[BackendT]):
             self.settings.api_key,
             access_token=SecretStr(access_token) if isinstance(access_token, str) else access_token,
         )
+        # dpop=True: a new P-256 pair, kept in this client only; a DpopKey: that pair (the one
+        # a key-bound API key was created with). Sign-ins made with it get bound tokens.
+        key = DpopKey.generate() if dpop is True else (dpop or None)
         self._transport = Transport(
-            self.settings, credentials.bearer, http_transport=http_transport
+            self.settings, credentials.bearer, http_transport=http_transport, dpop=key
         )
         self._auth = AuthClient(self._transport, self.settings, credentials)
 
@@ -149,6 +160,11 @@ class MemoryClient(Generic[BackendT]):
         client._transport.delegated = True
         client._auth._credentials.delegated = True
         return client
+
+    @property
+    def dpop_key(self) -> DpopKey | None:
+        """The key pair this client signs DPoP proofs with, if any."""
+        return self._transport.dpop if self._transport is not None else None
 
     @property
     def backend(self) -> Backend:

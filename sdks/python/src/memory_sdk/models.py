@@ -77,6 +77,8 @@ class ApiKey(_Resource):
     allowed_cidrs: tuple[str, ...] | None = None
     # The daily quota (requests per UTC day, then 429 quota_exceeded); None: none.
     requests_per_day: int | None = None
+    # The RFC 7638 thumbprint of the key pair it is bound to (DPoP); None: a bearer key.
+    dpop_jkt: str | None = None
     key: SecretStr | None = None
 
 

@@ -21,6 +21,7 @@ import httpx
 
 from memory_sdk import retry
 from memory_sdk.config import ClientSettings
+from memory_sdk.dpop import DpopKey
 from memory_sdk.errors import (
     ApiError,
     DelegatedTokenExpiredError,
@@ -88,8 +89,13 @@ class Transport:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         jitter: Callable[[], float] = random.random,
         clock: Callable[[], float] = time.monotonic,
+        dpop: DpopKey | None = None,
     ) -> None:
         self._settings = settings
+        # With a DPoP key, every request carries a proof by it, and the credential goes as
+        # `Authorization: DPoP` (memory_sdk.dpop); `_nonce` is the last one the service gave.
+        self.dpop = dpop
+        self._nonce: str | None = None
         self._options = settings.svc
         self._bearer = bearer
         # A delegated token cannot be refreshed: its expiry is said so (DelegatedTokenExpired).
@@ -163,9 +169,48 @@ class Transport:
             attempt += 1
 
     async def _attempt(self, call: Call, attempt: int) -> httpx.Response | _Failure:
+        response = await self._send_once(call)
+        if isinstance(response, httpx.Response) and self._asks_nonce(response):
+            # The service wants its nonce in the proof (RFC 9449 §8): sign again, once.
+            response = await self._send_once(call)
+        if not isinstance(response, httpx.Response):
+            return response
+        logger.debug(
+            "%s %s -> %d (attempt %d)", call.method, call.path, response.status_code, attempt + 1
+        )
+        if response.is_success:
+            return response
+        api = api_error(response, call)
+        return _Failure(api, status=response.status_code, retry_after=api.retry_after)
+
+    def _asks_nonce(self, response: httpx.Response) -> bool:
+        nonce = response.headers.get("DPoP-Nonce")
+        if self.dpop is None or nonce is None:
+            return False
+        self._nonce = nonce
+        if response.status_code not in (400, 401):
+            return False
+        challenge = response.headers.get("WWW-Authenticate", "")
+        try:
+            error = response.json().get("error")
+        except (ValueError, AttributeError):
+            error = None
+        return error == "use_dpop_nonce" or "use_dpop_nonce" in challenge
+
+    async def _send_once(self, call: Call) -> httpx.Response | _Failure:
         request = self._http.build_request(
             call.method, call.path, json=call.json, params=call.params, headers=self._headers(call)
         )
+        if self.dpop is not None and (call.authenticated or call.oauth):
+            credential = request.headers.get("Authorization", "").removeprefix("Bearer ")
+            if call.authenticated and credential:
+                request.headers["Authorization"] = f"DPoP {credential}"
+            request.headers["DPoP"] = self.dpop.proof(
+                call.method,
+                str(request.url),
+                credential if call.authenticated and credential else None,
+                self._nonce,
+            )
         try:
             response = await self._http.send(request)
         except _NOT_SENT as error:
@@ -184,13 +229,7 @@ class Transport:
             )
             failure.__cause__ = error
             return _Failure(failure)
-        logger.debug(
-            "%s %s -> %d (attempt %d)", call.method, call.path, response.status_code, attempt + 1
-        )
-        if response.is_success:
-            return response
-        api = api_error(response, call)
-        return _Failure(api, status=response.status_code, retry_after=api.retry_after)
+        return response
 
     def _headers(self, call: Call) -> dict[str, str]:
         headers = dict(call.headers)
