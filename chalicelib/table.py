@@ -135,12 +135,14 @@ class Shape[T]:
                 found[attribute.name] = None if value is None else attribute.write(value)
         return found
 
-    def record(self, values: dict[str, Any]) -> T:
-        """The record an item's plain values (`from_item`) hold."""
+    def record(self, values: dict[str, Any], **known: Any) -> T:
+        """The record an item's plain values (`from_item`) hold; `known`: fields the item's
+        key holds (a hashed code's digest), not its attributes."""
         fields = {}
         for attribute in self.attributes:
             value = values.get(attribute.name)
             fields[attribute.field] = attribute.missing if value is None else attribute.read(value)
+        fields.update(known)
         if self.derived is not None:
             fields.update(self.derived(values, fields))
         return self.build(**fields)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
+from types import MappingProxyType
 from typing import Any
 
 from chalicelib import items, strict_parsing
@@ -19,8 +21,10 @@ from chalicelib.clock import epoch, parse_rfc3339, rfc3339
 from chalicelib.events.model import RETENTION, Event
 from chalicelib.table import (
     TTL_ATTRIBUTE,
+    Attribute,
     Item,
     Pending,
+    Shape,
     newest_page,
     put_if_absent,
     to_item,
@@ -34,42 +38,48 @@ class EventPage:
     next_cursor: str | None
 
 
+def _moment(text: str) -> datetime:
+    parsed = parse_rfc3339(text)
+    assert parsed is not None  # written by rfc3339
+    return parsed
+
+
+def _json(value: Any) -> str:
+    # Nested values as JSON text: the table layer marshals flat values only.
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _json_object(value: Any) -> str:
+    return _json(dict(value))
+
+
+EVENT_SHAPE = Shape(
+    Event,
+    [
+        Attribute("eventId", "id"),
+        Attribute("type"),
+        Attribute("occurredAt", "occurred_at", rfc3339, _moment),
+        Attribute("audience"),
+        Attribute("actor", write=_json, read=json.loads),
+        Attribute("keyId", "key_id"),
+        Attribute("workspaceId", "workspace_id"),
+        Attribute("sourceIp", "source_ip"),
+        Attribute("userAgent", "user_agent"),
+        Attribute("data", write=_json_object, read=json.loads, missing=MappingProxyType({})),
+    ],
+)
+
+
 def to_event_item(event: Event) -> Item:
     item = to_item(
-        {
-            "eventId": event.id,
-            "type": event.type,
-            "occurredAt": rfc3339(event.occurred_at),
-            "audience": event.audience,
-            # Nested values as JSON text: the table layer marshals flat values only.
-            "actor": json.dumps(event.actor, separators=(",", ":")),
-            "keyId": event.key_id,
-            "workspaceId": event.workspace_id,
-            "sourceIp": event.source_ip,
-            "userAgent": event.user_agent,
-            "data": json.dumps(dict(event.data), separators=(",", ":")),
-            TTL_ATTRIBUTE: epoch(event.occurred_at + RETENTION),
-        }
+        {**EVENT_SHAPE.values(event), TTL_ATTRIBUTE: epoch(event.occurred_at + RETENTION)}
     )
     item.update(items.event(event.audience, event.id))
     return item
 
 
 def from_event_item(values: dict[str, Any]) -> Event:
-    occurred = parse_rfc3339(values["occurredAt"])
-    assert occurred is not None
-    return Event(
-        id=values["eventId"],
-        type=values["type"],
-        occurred_at=occurred,
-        audience=values["audience"],
-        actor=json.loads(values["actor"]),
-        key_id=values.get("keyId"),
-        workspace_id=values.get("workspaceId"),
-        source_ip=values.get("sourceIp"),
-        user_agent=values.get("userAgent"),
-        data=json.loads(values.get("data") or "{}"),
-    )
+    return EVENT_SHAPE.record(values)
 
 
 class EventStore:

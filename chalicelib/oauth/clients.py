@@ -19,12 +19,21 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from chalicelib import ids, items
-from chalicelib.clock import epoch, rfc3339
+from chalicelib.clock import epoch, parse_rfc3339, rfc3339
 from chalicelib.errors import INVALID_REDIRECT_URI as _REDIRECT
 from chalicelib.fetch import FetchRefused
 from chalicelib.hosts import ADDRESS_RULE, names_an_address
 from chalicelib.strict_parsing import is_label_text, is_printable
-from chalicelib.table import TTL_ATTRIBUTE, get_consistent, put, to_item, update, write
+from chalicelib.table import (
+    TTL_ATTRIBUTE,
+    Attribute,
+    Shape,
+    get_consistent,
+    put,
+    to_item,
+    update,
+    write,
+)
 
 REGISTERED_PREFIX = "cli_"
 # A registered client nobody authorizes with is forgotten; each authorization extends it.
@@ -204,6 +213,50 @@ def check_metadata_url(client_id: str) -> None:
         raise ClientRejected("A client_id URL must not have dot segments.")
 
 
+@dataclass(frozen=True)
+class Registration:
+    """A registered client as stored (`OAUTHCLIENT#<client id>`); `expires` is its TTL."""
+
+    client_id: str
+    client_name: str | None
+    redirect_uris: tuple[str, ...] | None
+    application_type: str | None
+    grant_types: tuple[str, ...] | None
+    created_at: datetime | None
+    expires: int
+    dpop_bound_access_tokens: bool = False
+
+    def client(self) -> Client:
+        return Client(
+            self.client_id,
+            self.redirect_uris or (),
+            self.client_name,
+            grant_types=self.grant_types or DEFAULT_GRANT_TYPES,
+            dpop_bound_access_tokens=self.dpop_bound_access_tokens,
+        )
+
+
+REGISTRATION_SHAPE = Shape(
+    Registration,
+    [
+        Attribute("clientId", "client_id"),
+        Attribute("clientName", "client_name"),
+        Attribute("redirectUris", "redirect_uris", write=list, read=tuple),
+        Attribute("applicationType", "application_type"),
+        Attribute("grantTypes", "grant_types", write=list, read=tuple),
+        Attribute("createdAt", "created_at", rfc3339, parse_rfc3339),
+        Attribute(TTL_ATTRIBUTE, "expires", read=int, missing=0),
+        Attribute(
+            "dpopBoundAccessTokens",
+            "dpop_bound_access_tokens",
+            write=lambda bound: bound or None,  # only a bound client's item carries it
+            read=bool,
+            missing=False,
+        ),
+    ],
+)
+
+
 class FetchesJson(Protocol):
     def fetch_json(self, url: str) -> Any: ...
 
@@ -242,19 +295,12 @@ class ClientStore:
         if not client_id.startswith(REGISTERED_PREFIX) or len(client_id) > 64:
             return None
         values = get_consistent(self._client, self._table, items.oauth_client(client_id))
-        if (
-            values is None
-            or "redirectUris" not in values
-            or int(values.get(TTL_ATTRIBUTE, 0)) <= epoch(now)
-        ):
+        if values is None:
             return None
-        return Client(
-            client_id,
-            tuple(values["redirectUris"]),
-            values.get("clientName"),
-            grant_types=tuple(values.get("grantTypes") or DEFAULT_GRANT_TYPES),
-            dpop_bound_access_tokens=bool(values.get("dpopBoundAccessTokens", False)),
-        )
+        registration = REGISTRATION_SHAPE.record(values, client_id=client_id)
+        if registration.redirect_uris is None or registration.expires <= epoch(now):
+            return None
+        return registration.client()
 
     def register(
         self,
@@ -269,18 +315,17 @@ class ClientStore:
         """RFC 7591 §3.1: the registered client's metadata, with its new `client_id`. The
         metadata as the edge validated it (`ClientMetadata` in api/models.py)."""
         client_id = REGISTERED_PREFIX + ids.ulid(now)
-        item = to_item(
-            {
-                "clientId": client_id,
-                "clientName": client_name,
-                "redirectUris": list(redirect_uris),
-                "applicationType": application_type,
-                "grantTypes": list(grant_types),
-                "dpopBoundAccessTokens": dpop_bound_access_tokens or None,
-                "createdAt": rfc3339(now),
-                TTL_ATTRIBUTE: epoch(now + REGISTRATION_LIFETIME),
-            }
+        registration = Registration(
+            client_id,
+            client_name,
+            tuple(redirect_uris),
+            application_type,
+            tuple(grant_types),
+            now,
+            epoch(now + REGISTRATION_LIFETIME),
+            dpop_bound_access_tokens,
         )
+        item = to_item(REGISTRATION_SHAPE.values(registration))
         item.update(items.oauth_client(client_id))
         # A ULID is never reused, so a plain put cannot overwrite another client.
         write(self._client, put(self._table, item))

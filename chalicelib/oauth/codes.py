@@ -18,11 +18,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from chalicelib import items
-from chalicelib.clock import epoch, rfc3339
+from chalicelib.clock import epoch, parse_rfc3339, rfc3339
 from chalicelib.hashing import hash_secret
 from chalicelib.table import (
     EXISTS,
     TTL_ATTRIBUTE,
+    Attribute,
+    Shape,
     get_consistent,
     put_if_absent,
     to_item,
@@ -33,6 +35,10 @@ from chalicelib.table import (
 CODE_LIFETIME = timedelta(seconds=60)
 KEPT_FOR_REUSE_DETECTION = timedelta(hours=1)
 MAX_CODE_LENGTH = 64
+
+
+def _present(value: Any) -> bool:
+    return True
 
 
 @dataclass(frozen=True)
@@ -48,9 +54,29 @@ class AuthorizationCode:
     expires_at: int  # epoch seconds
     used: bool = False
     grant_id: str | None = None
+    issued_at: datetime | None = None
 
     def __repr__(self) -> str:
         return f"AuthorizationCode(client_id={self.client_id!r}, used={self.used!r})"
+
+
+CODE_SHAPE = Shape(
+    AuthorizationCode,
+    [
+        Attribute("clientId", "client_id"),
+        Attribute("redirectUri", "redirect_uri"),
+        Attribute("codeChallenge", "code_challenge"),
+        Attribute("resource"),
+        Attribute("scope"),
+        Attribute("userId", "user_id"),
+        Attribute("workspaceId", "workspace_id"),
+        Attribute("issuedAt", "issued_at", rfc3339, parse_rfc3339),
+        Attribute("expiresAt", "expires_at", read=int),
+        # Set by `consume` and `spend`, never by the code's own write.
+        Attribute("usedAt", "used", read=_present, written=False, missing=False),
+        Attribute("grantId", "grant_id", written=False),
+    ],
+)
 
 
 class CodeStore:
@@ -72,21 +98,23 @@ class CodeStore:
     ) -> tuple[str, dict[str, Any]]:
         """(the code, returned once; the write that stores its hash)."""
         code = secrets.token_urlsafe(32)
-        item = to_item(
-            {
-                "clientId": client_id,
-                "redirectUri": redirect_uri,
-                "codeChallenge": code_challenge,
-                "resource": resource,
-                "scope": scope,
-                "userId": user_id,
-                "workspaceId": workspace_id,
-                "issuedAt": rfc3339(now),
-                "expiresAt": epoch(now + CODE_LIFETIME),
-                TTL_ATTRIBUTE: epoch(now + KEPT_FOR_REUSE_DETECTION),
-            }
+        digest = hash_secret(code)
+        issued = AuthorizationCode(
+            digest=digest,
+            client_id=client_id,
+            redirect_uri=redirect_uri,
+            code_challenge=code_challenge,
+            resource=resource,
+            scope=scope,
+            user_id=user_id,
+            workspace_id=workspace_id,
+            expires_at=epoch(now + CODE_LIFETIME),
+            issued_at=now,
         )
-        item.update(items.oauth_code(hash_secret(code)))
+        item = to_item(
+            {**CODE_SHAPE.values(issued), TTL_ATTRIBUTE: epoch(now + KEPT_FOR_REUSE_DETECTION)}
+        )
+        item.update(items.oauth_code(digest))
         return code, put_if_absent(self._table, item)
 
     def find(self, code: str) -> AuthorizationCode | None:
@@ -97,19 +125,7 @@ class CodeStore:
         values = get_consistent(self._client, self._table, items.oauth_code(digest))
         if values is None:
             return None
-        return AuthorizationCode(
-            digest=digest,
-            client_id=values["clientId"],
-            redirect_uri=values["redirectUri"],
-            code_challenge=values["codeChallenge"],
-            resource=values["resource"],
-            scope=values["scope"],
-            user_id=values["userId"],
-            workspace_id=values["workspaceId"],
-            expires_at=int(values["expiresAt"]),
-            used="usedAt" in values,
-            grant_id=values.get("grantId"),
-        )
+        return CODE_SHAPE.record(values, digest=digest)
 
     def consume(self, code: AuthorizationCode, grant_id: str, now: datetime) -> dict[str, Any]:
         """The write marking the code used by `grant_id` (a grant's commit point): of two

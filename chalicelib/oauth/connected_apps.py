@@ -28,7 +28,9 @@ from chalicelib.oauth.grants import in_force
 from chalicelib.sessions.refresh import GRANT_CLIENT, RefreshTokenStore
 from chalicelib.table import (
     EXISTS,
+    Attribute,
     Pending,
+    Shape,
     commit,
     delete,
     get_consistent,
@@ -48,6 +50,37 @@ class ConnectedApp:
     scopes: tuple[str, ...]
     created_at: datetime
     last_used_at: datetime | None
+
+
+@dataclass(frozen=True)
+class GrantIndex:
+    """A grant's item under its user (`USER#<user>` / `GRANT#<grant>`): what lists it."""
+
+    grant_id: str
+    client_id: str
+    client_name: str | None
+    workspace_id: str
+    scope: str
+    created_at: datetime
+
+
+def _moment(text: str) -> datetime:
+    parsed = parse_rfc3339(text)
+    assert parsed is not None  # written by rfc3339
+    return parsed
+
+
+GRANT_INDEX_SHAPE = Shape(
+    GrantIndex,
+    [
+        Attribute("grantId", "grant_id"),
+        Attribute("clientId", "client_id"),
+        Attribute("clientName", "client_name"),
+        Attribute("workspaceId", "workspace_id"),
+        Attribute("scope", read=str),
+        Attribute("createdAt", "created_at", rfc3339, _moment),
+    ],
+)
 
 
 class ConnectedApps:
@@ -78,16 +111,15 @@ class ConnectedApps:
         """The writes that list a new grant (its index item and its `grant.created` event),
         after the grant's commit point through its outbox, and the event to publish once
         the grant is written."""
-        item = to_item(
-            {
-                "grantId": grant_id,
-                "clientId": grant[GRANT_CLIENT],
-                "clientName": client_name,
-                "workspaceId": grant["workspaceId"],
-                "scope": grant["scope"],
-                "createdAt": rfc3339(now),
-            }
+        index = GrantIndex(
+            grant_id,
+            grant[GRANT_CLIENT],
+            client_name,
+            grant["workspaceId"],
+            grant["scope"],
+            now,
         )
+        item = to_item(GRANT_INDEX_SHAPE.values(index))
         item.update(items.user_grant(user_id, grant_id))
         members: list[dict[str, Any] | Pending] = [
             Pending.new_item(self._table, item, now)
@@ -110,34 +142,33 @@ class ConnectedApps:
 
     def list(self, user_id: str) -> list[ConnectedApp]:
         """The grants of `user_id` still in force, newest first."""
-        indexed = list(
-            under(
+        indexed = [
+            GRANT_INDEX_SHAPE.record(values)
+            for values in under(
                 self._client,
                 self._table,
                 items.user_pk(user_id),
                 items.GRANT_PREFIX,
                 consistent=True,
             )
-        )
+        ]
         now = self._clock.now()
         found = []
         families = get_many(
-            self._client, self._table, [items.refresh_family(v["grantId"]) for v in indexed]
+            self._client, self._table, [items.refresh_family(i.grant_id) for i in indexed]
         )
-        for values, family in zip(indexed, families, strict=True):
+        for index, family in zip(indexed, families, strict=True):
             if not in_force(family, now):
                 continue
             assert family is not None
-            created = parse_rfc3339(values["createdAt"])
-            assert created is not None
             found.append(
                 ConnectedApp(
-                    id=values["grantId"],
-                    client_id=values["clientId"],
-                    client_name=values.get("clientName"),
-                    workspace_id=values["workspaceId"],
-                    scopes=tuple(str(values["scope"]).split()),
-                    created_at=created,
+                    id=index.grant_id,
+                    client_id=index.client_id,
+                    client_name=index.client_name,
+                    workspace_id=index.workspace_id,
+                    scopes=tuple(index.scope.split()),
+                    created_at=index.created_at,
                     last_used_at=parse_rfc3339(family.get("lastRefreshedAt")),
                 )
             )
@@ -149,6 +180,7 @@ class ConnectedApps:
         values = get_consistent(self._client, self._table, items.user_grant(user_id, grant_id))
         if values is None:
             raise errors.NOT_FOUND.error()
+        index = GRANT_INDEX_SHAPE.record(values)
         now = self._clock.now()
         self._consents.forget_grant(grant_id)
         self._refresh_tokens.revoke_family(grant_id, now, reason="disconnected")
@@ -162,8 +194,8 @@ class ConnectedApps:
                 principal,
                 GRANT_REVOKED,
                 audience=user_id,
-                workspace_id=values["workspaceId"],
-                data=_data(grant_id, values["clientId"], values.get("clientName"), values["scope"]),
+                workspace_id=index.workspace_id,
+                data=_data(grant_id, index.client_id, index.client_name, index.scope),
             )
             members.append(self._events.member(event))
         try:

@@ -21,9 +21,18 @@ from datetime import datetime
 from typing import Any
 
 from chalicelib import items
-from chalicelib.clock import rfc3339
+from chalicelib.clock import parse_rfc3339, rfc3339
 from chalicelib.sessions.refresh import GRANT_CLIENT
-from chalicelib.table import EXISTS, delete, get_consistent, put, to_item, write_once
+from chalicelib.table import (
+    EXISTS,
+    Attribute,
+    Shape,
+    delete,
+    get_consistent,
+    put,
+    to_item,
+    write_once,
+)
 
 
 @dataclass(frozen=True)
@@ -31,9 +40,31 @@ class Consent:
     workspace_id: str
     resource: str
     scopes: frozenset[str]
+    client_id: str | None = None
+    given_at: datetime | None = None
 
     def covers(self, resource: str, scopes: Sequence[str]) -> bool:
         return resource == self.resource and set(scopes) <= self.scopes
+
+
+def _scope(scopes: frozenset[str]) -> str:
+    return " ".join(sorted(scopes))
+
+
+def _scopes(scope: str) -> frozenset[str]:
+    return frozenset(scope.split())
+
+
+CONSENT_SHAPE = Shape(
+    Consent,
+    [
+        Attribute("clientId", "client_id"),
+        Attribute("workspaceId", "workspace_id"),
+        Attribute("resource"),
+        Attribute("scope", "scopes", write=_scope, read=_scopes),
+        Attribute("givenAt", "given_at", rfc3339, parse_rfc3339),
+    ],
+)
 
 
 def _key(user_id: str, client_id: str) -> dict[str, Any]:
@@ -47,11 +78,8 @@ class ConsentStore:
 
     def find(self, user_id: str, client_id: str) -> Consent | None:
         values = get_consistent(self._client, self._table, _key(user_id, client_id))
-        if values is None or values.get("clientId") != client_id:
-            return None
-        return Consent(
-            values["workspaceId"], values["resource"], frozenset(values["scope"].split())
-        )
+        consent = CONSENT_SHAPE.record(values) if values is not None else None
+        return consent if consent is not None and consent.client_id == client_id else None
 
     def remember(
         self,
@@ -64,15 +92,8 @@ class ConsentStore:
         now: datetime,
     ) -> dict[str, Any]:
         """The write remembering it, made after the consent decision's commit point."""
-        item = to_item(
-            {
-                "clientId": client_id,
-                "workspaceId": workspace_id,
-                "resource": resource,
-                "scope": scope,
-                "givenAt": rfc3339(now),
-            }
-        )
+        consent = Consent(workspace_id, resource, _scopes(scope), client_id, now)
+        item = to_item(CONSENT_SHAPE.values(consent))
         item.update(_key(user_id, client_id))
         return put(self._table, item)
 

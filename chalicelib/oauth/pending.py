@@ -18,7 +18,7 @@ Items (see `items.py`):
 from __future__ import annotations
 
 import secrets
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -28,6 +28,8 @@ from chalicelib.table import (
     ABSENT,
     EXISTS,
     TTL_ATTRIBUTE,
+    Attribute,
+    Shape,
     delete,
     get_consistent,
     put,
@@ -67,20 +69,24 @@ class PendingAuthorization:
         return f"PendingAuthorization(client_id={self.client_id!r}, status={self.status!r})"
 
 
-_ATTRIBUTES = {
-    "client_id": "clientId",
-    "redirect_uri": "redirectUri",
-    "code_challenge": "codeChallenge",
-    "resource": "resource",
-    "scope": "scope",
-    "nonce": "nonce",
-    "binding_hash": "bindingHash",
-    "client_name": "clientName",
-    "state": "state",
-    "ask_consent": "askConsent",
-    "status": "status",
-    "user_id": "userId",
-}
+PENDING_SHAPE = Shape(
+    PendingAuthorization,
+    [
+        Attribute("clientId", "client_id"),
+        Attribute("redirectUri", "redirect_uri"),
+        Attribute("codeChallenge", "code_challenge"),
+        Attribute("resource"),
+        Attribute("scope"),
+        Attribute("nonce"),
+        Attribute("bindingHash", "binding_hash"),
+        Attribute("clientName", "client_name"),
+        Attribute("state"),
+        Attribute("askConsent", "ask_consent", read=bool, missing=False),  # absent in older items
+        Attribute("status"),
+        Attribute("userId", "user_id"),
+        Attribute(TTL_ATTRIBUTE, "expires", read=int),
+    ],
+)
 
 
 class PendingStore:
@@ -89,9 +95,7 @@ class PendingStore:
         self._table = table_name
 
     def create(self, pending: PendingAuthorization) -> None:
-        values = asdict(pending)
-        item = to_item({_ATTRIBUTES[n]: values[n] for n in _ATTRIBUTES})
-        item[TTL_ATTRIBUTE] = {"N": str(pending.expires)}
+        item = to_item(PENDING_SHAPE.values(pending))
         item.update(items.oauth_request(pending.request_id))
         # A 192-bit id never collides; the condition makes that an error, not a merge.
         write(self._client, put(self._table, item, ABSENT))
@@ -103,11 +107,7 @@ class PendingStore:
         values = get_consistent(self._client, self._table, items.oauth_request(request_id))
         if values is None or int(values[TTL_ATTRIBUTE]) <= epoch(now):
             return None
-        fields: dict[str, Any] = {n: values.get(a) for n, a in _ATTRIBUTES.items()}
-        fields["ask_consent"] = bool(fields["ask_consent"])  # absent in older items
-        return PendingAuthorization(
-            request_id=request_id, expires=int(values[TTL_ATTRIBUTE]), **fields
-        )
+        return PENDING_SHAPE.record(values, request_id=request_id)
 
     def signed_in(self, pending: PendingAuthorization, user_id: str) -> PendingAuthorization:
         """Records who signed in; False-y races (a second callback) raise ClientError."""

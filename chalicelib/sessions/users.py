@@ -15,19 +15,22 @@ splits unambiguously even when a subject does.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from chalicelib import ids, items
-from chalicelib.clock import rfc3339
+from chalicelib.clock import parse_rfc3339, rfc3339
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.logs import logger
 from chalicelib.sessions.openid import Identity
 from chalicelib.table import (
     EXISTS,
+    Attribute,
     Pending,
+    Shape,
     assignments,
     commit,
     complete,
@@ -47,17 +50,72 @@ def _verified_email(identity: Identity) -> str | None:
     return identity.email if identity.email_verified is True else None
 
 
-def _person(user_id: str, profile: dict[str, Any] | None) -> Person:
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True)
+class _Login:
+    user_id: str
+    issuer: str
+    subject: str
+
+
+@dataclass(frozen=True)
+class _EmailOwner:
+    user_id: str
+    email: str
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class _Profile:
+    """A profile as stored: every field may be absent (None) from an older or partial one,
+    and older profiles may hold an unverified email."""
+
+    user_id: str | None = None
+    issuer: str | None = None
+    subject: str | None = None
+    email: str | None = None
+    email_verified: Any = None
+    name: str | None = None
+    created_at: str | None = None
+    last_login_at: str | None = None
+
+
+LOGIN_SHAPE = Shape(
+    _Login, [Attribute("userId", "user_id", read=str), Attribute("issuer"), Attribute("subject")]
+)
+EMAIL_SHAPE = Shape(
+    _EmailOwner,
+    [
+        Attribute("userId", "user_id", read=str),
+        Attribute("email"),
+        Attribute("updatedAt", "updated_at", write=rfc3339, read=parse_rfc3339),
+    ],
+)
+PROFILE_SHAPE = Shape(
+    _Profile,
+    [
+        Attribute("userId", "user_id"),
+        Attribute("issuer"),
+        Attribute("subject", read=_text),
+        Attribute("email", read=_text),
+        Attribute("emailVerified", "email_verified"),
+        Attribute("name", read=_text),
+        Attribute("createdAt", "created_at"),
+        Attribute("lastLoginAt", "last_login_at"),
+    ],
+)
+
+
+def _person(user_id: str, values: dict[str, Any] | None) -> Person:
     """Profiles written before emails had to be verified may hold an unverified one."""
-    if not profile:
+    if not values:
         return Person(user_id)
-    email = profile.get("email") if profile.get("emailVerified") is True else None
-    name = profile.get("name")
-    return Person(
-        user_id,
-        email if isinstance(email, str) else None,
-        name if isinstance(name, str) else None,
-    )
+    profile = PROFILE_SHAPE.record(values)
+    email = profile.email if profile.email_verified is True else None
+    return Person(user_id, email, profile.name)
 
 
 class UserStore:
@@ -70,7 +128,7 @@ class UserStore:
     def find_login(self, issuer: str, subject: str) -> str | None:
         """The user id of this login, or None if it has never signed in."""
         found = get_consistent(self._client, self._table, items.login(issuer, subject))
-        return str(found["userId"]) if found else None
+        return LOGIN_SHAPE.record(found).user_id if found else None
 
     def exists(self, user_id: str) -> bool:
         """Whether this user has ever signed in (its profile is written at the first login)."""
@@ -83,8 +141,7 @@ class UserStore:
         if not profile:
             return None
         person = _person(user_id, profile)
-        subject = profile.get("subject")
-        return person.email or person.name or (subject if isinstance(subject, str) else None)
+        return person.email or person.name or PROFILE_SHAPE.record(profile).subject
 
     def person(self, user_id: str) -> Person:
         """What is known of a user (nothing for one who never signed in)."""
@@ -103,12 +160,12 @@ class UserStore:
         found = get_consistent(self._client, self._table, items.email(email))
         if not found:
             return None
-        user_id = str(found["userId"])
+        user_id = EMAIL_SHAPE.record(found).user_id
         known = self.person(user_id).email
         return user_id if known is not None and known.lower() == email.lower() else None
 
     def _email_item(self, user_id: str, email: str, now: datetime) -> dict[str, Any]:
-        item = to_item({"userId": user_id, "email": email, "updatedAt": rfc3339(now)})
+        item = to_item(EMAIL_SHAPE.values(_EmailOwner(user_id, email, now)))
         item.update(items.email(email))
         # No condition: two users may have signed in with one email (two issuers, a
         # reassigned address); the latest sign-in is who the email names now.
@@ -127,20 +184,19 @@ class UserStore:
 
     def _create(self, identity: Identity, now: datetime) -> str:
         user_id = ids.new_user_id(now)
-        login = to_item({"userId": user_id, "issuer": identity.issuer, "subject": identity.subject})
+        login = to_item(LOGIN_SHAPE.values(_Login(user_id, identity.issuer, identity.subject)))
         login.update(items.login(identity.issuer, identity.subject))
-        profile = to_item(
-            {
-                "userId": user_id,
-                "issuer": identity.issuer,
-                "subject": identity.subject,
-                "email": _verified_email(identity),
-                "emailVerified": identity.email_verified,
-                "name": identity.name,
-                "createdAt": rfc3339(now),
-                "lastLoginAt": rfc3339(now),
-            }
+        first = _Profile(
+            user_id,
+            identity.issuer,
+            identity.subject,
+            _verified_email(identity),
+            identity.email_verified,
+            identity.name,
+            rfc3339(now),
+            rfc3339(now),
         )
+        profile = to_item(PROFILE_SHAPE.values(first))
         profile.update(items.profile(user_id))
         email = _verified_email(identity)
         also = [self._email_item(user_id, email, now)] if email is not None else []
@@ -167,8 +223,14 @@ class UserStore:
     def _record_login(self, user_id: str, identity: Identity, now: datetime) -> None:
         """Keeps the profile current: the latest verified email and name the issuer sent."""
         email = _verified_email(identity)
-        sent = {"email": email, "emailVerified": identity.email_verified, "name": identity.name}
-        values = {"lastLoginAt": rfc3339(now)} | {n: v for n, v in sent.items() if v is not None}
+        # What the issuer sent now (None: not sent, the stored value kept).
+        sent = _Profile(
+            email=email,
+            email_verified=identity.email_verified,
+            name=identity.name,
+            last_login_at=rfc3339(now),
+        )
+        values = {n: v for n, v in PROFILE_SHAPE.values(sent).items() if v is not None}
         expression = "SET " + assignments(values)
         if identity.email is not None and email is None:  # an email, but not verified
             expression += " REMOVE #email"

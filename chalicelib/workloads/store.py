@@ -14,6 +14,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from types import MappingProxyType
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -24,7 +25,9 @@ from chalicelib.table import (
     ABSENT,
     EXISTS,
     TTL_ATTRIBUTE,
+    Attribute,
     Pending,
+    Shape,
     commit,
     complete,
     delete,
@@ -51,23 +54,37 @@ class LimitReached(Exception):
         self.limit = limit
 
 
+def _moment(text: str) -> datetime:
+    parsed = parse_rfc3339(text)
+    assert parsed is not None  # written by rfc3339
+    return parsed
+
+
+def _json_object(value: Any) -> str:
+    # Nested values as JSON text: the table layer marshals flat values only.
+    return json.dumps(dict(value), separators=(",", ":"))
+
+
+POLICY_SHAPE = Shape(
+    TrustPolicy,
+    [
+        Attribute("policyId", "id"),
+        Attribute("workspaceId", "workspace_id"),
+        Attribute("name"),
+        Attribute("issuer"),
+        Attribute("audience"),
+        Attribute("subject"),
+        Attribute("claims", write=_json_object, read=json.loads, missing=MappingProxyType({})),
+        Attribute("scopes", write=list, read=tuple),
+        Attribute("maxLifetimeSeconds", "max_lifetime_seconds", read=int),
+        Attribute("createdAt", "created_at", rfc3339, _moment),
+        Attribute("createdBy", "created_by"),
+    ],
+)
+
+
 def to_policy(values: dict[str, Any]) -> TrustPolicy:
-    created = parse_rfc3339(values["createdAt"])
-    assert created is not None
-    return TrustPolicy(
-        id=values["policyId"],
-        workspace_id=values["workspaceId"],
-        name=values["name"],
-        issuer=values["issuer"],
-        audience=values["audience"],
-        subject=values["subject"],
-        # Nested values as JSON text: the table layer marshals flat values only.
-        claims=json.loads(values.get("claims") or "{}"),
-        scopes=tuple(values["scopes"]),
-        max_lifetime_seconds=int(values["maxLifetimeSeconds"]),
-        created_at=created,
-        created_by=values["createdBy"],
-    )
+    return POLICY_SHAPE.record(values)
 
 
 def subject_digest(subject: str) -> str:
@@ -84,21 +101,7 @@ class TrustPolicyStore:
         """Writes the policy and `also` (its event) with the workspace's count raised; raises
         LimitReached when the count is at the limit already. The conditional counter is
         what keeps two concurrent creations from both passing a count read as one below it."""
-        record = to_item(
-            {
-                "policyId": policy.id,
-                "workspaceId": policy.workspace_id,
-                "name": policy.name,
-                "issuer": policy.issuer,
-                "audience": policy.audience,
-                "subject": policy.subject,
-                "claims": json.dumps(dict(policy.claims), separators=(",", ":")),
-                "scopes": list(policy.scopes),
-                "maxLifetimeSeconds": policy.max_lifetime_seconds,
-                "createdAt": rfc3339(policy.created_at),
-                "createdBy": policy.created_by,
-            }
-        )
+        record = to_item(POLICY_SHAPE.values(policy))
         record.update(items.trust_policy(policy.workspace_id, policy.id))
         if not take_one(
             self._client,
