@@ -12,6 +12,7 @@ from chalicelib.access.principal import Principal
 from chalicelib.clock import Clock
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
+from chalicelib.keys.vault import KeyVault
 from chalicelib.webhooks.delivery import Deliverer
 from chalicelib.webhooks.model import (
     ROTATION_OVERLAP,
@@ -45,7 +46,9 @@ class WebhookService:
         events_log: EventLog,
         clock: Clock,
         local_mode: bool,
+        vault: KeyVault,
     ):
+        self._vault = vault  # seals each signing secret before it is stored
         self._webhooks = webhooks
         self._workspaces = workspaces
         self._deliverer = deliverer
@@ -80,14 +83,16 @@ class WebhookService:
         """`body`: the request's fields (`api/models.NewWebhook`)."""
         url, types = self._checked(body.url, body.events)
         now = self._clock.now()
+        webhook_id = ids.new_webhook_id(now)
+        secret = new_secret()
         webhook = Webhook(
-            id=ids.new_webhook_id(now),
+            id=webhook_id,
             workspace_id=workspace.id,
             url=url or "",
             events=types,
             enabled=True,
             description=body.description,
-            secret=new_secret(),
+            sealed_secret=self._vault.seal(secret, webhook_id, workspace.id),
             created_at=now,
             created_by=principal.user_id,
         )
@@ -98,7 +103,7 @@ class WebhookService:
                 f"At most {full.limit} webhooks per workspace: delete one first."
             ) from None
         self._record(principal, events.WEBHOOK_CREATED, workspace, webhook)
-        return Created(webhook, webhook.secret)
+        return Created(webhook, secret)
 
     def list(self, workspace: Workspace) -> list[Webhook]:
         return self._webhooks.list(workspace.id)
@@ -141,16 +146,18 @@ class WebhookService:
         webhook = self.get(workspace, webhook_id)
         now = self._clock.now()
         secret = new_secret()
+        sealed = self._vault.seal(secret, webhook.id, workspace.id)
+        # Both ciphertexts name this webhook: the current one moves over unopened.
         changed = self._webhooks.change(
             webhook,
-            secret=secret,
-            previousSecret=webhook.secret,
+            sealedSecret=sealed,
+            sealedPrevious=webhook.sealed_secret,
             previousUntil=now + ROTATION_OVERLAP,
         )
         if not changed:
             raise errors.NOT_FOUND.error("No webhook with this id in this workspace.")
         rotated = replace(
-            webhook, secret=secret, previous_secret=webhook.secret,
+            webhook, sealed_secret=sealed, sealed_previous=webhook.sealed_secret,
             previous_until=now + ROTATION_OVERLAP,
         )
         self._record(principal, events.WEBHOOK_SECRET_ROTATED, workspace, rotated)
