@@ -229,8 +229,6 @@ class Deliverer:
             return
         if now - webhook.failing_since < FAILING_LIMIT:
             return
-        if not self._store.disable_failing(webhook, "failing"):
-            return  # disabled already
         event = self._events.new(
             events.WEBHOOK_DISABLED,
             webhook.created_by,  # only the workspace's owner manages its subscriptions
@@ -239,7 +237,9 @@ class Deliverer:
             data={"webhookId": webhook.id, "url": webhook.url,
                   "failingSince": rfc3339(webhook.failing_since)},
         )
-        self._events.record(event)
+        if not self._store.disable_failing(webhook, "failing", [self._events.member(event)]):
+            return  # disabled already
+        self._events.published(event)
 
     def retry(self, delivery: Delivery) -> None:
         """The deliveries API's retry: a finished delivery is tried once more, now."""

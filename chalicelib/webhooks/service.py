@@ -12,6 +12,7 @@ from chalicelib.access.principal import Principal
 from chalicelib.clock import Clock
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
+from chalicelib.events.model import Event
 from chalicelib.keys.vault import KeyVault
 from chalicelib.webhooks.delivery import Deliverer
 from chalicelib.webhooks.model import (
@@ -96,13 +97,14 @@ class WebhookService:
             created_at=now,
             created_by=principal.user_id,
         )
+        event = self._event(principal, events.WEBHOOK_CREATED, workspace, webhook)
         try:
-            self._webhooks.create(webhook)
+            self._webhooks.create(webhook, [self._events.member(event)])
         except LimitReached as full:
             raise errors.LIMIT_REACHED.error(
                 f"At most {full.limit} webhooks per workspace: delete one first."
             ) from None
-        self._record(principal, events.WEBHOOK_CREATED, workspace, webhook)
+        self._events.published(event)
         return Created(webhook, secret)
 
     def list(self, workspace: Workspace) -> list[Webhook]:
@@ -134,12 +136,18 @@ class WebhookService:
                 changes["disabledReason"] = None
         if not changes:
             return webhook
-        if not self._webhooks.change(webhook, **changes):
+        changed = replace(
+            webhook,
+            url=url if url is not None else webhook.url,
+            events=types if types is not None else webhook.events,
+            enabled=body.enabled if body.enabled is not None else webhook.enabled,
+        )
+        event = self._event(principal, events.WEBHOOK_UPDATED, workspace, changed,
+                            changed=sorted(k for k in changes if k in ("url", "events", "enabled")))
+        if not self._webhooks.change(webhook, [self._events.member(event)], **changes):
             raise errors.NOT_FOUND.error("No webhook with this id in this workspace.")
-        updated = self.get(workspace, webhook_id)
-        self._record(principal, events.WEBHOOK_UPDATED, workspace, updated,
-                     changed=sorted(k for k in changes if k in ("url", "events", "enabled")))
-        return updated
+        self._events.published(event)
+        return self.get(workspace, webhook_id)
 
     def rotate_secret(self, principal: Principal, workspace: Workspace, webhook_id: str) -> Created:
         """A new secret; the old one keeps signing beside it for ROTATION_OVERLAP."""
@@ -147,27 +155,30 @@ class WebhookService:
         now = self._clock.now()
         secret = new_secret()
         sealed = self._vault.seal(secret, webhook.id, workspace.id)
+        rotated = replace(
+            webhook, sealed_secret=sealed, sealed_previous=webhook.sealed_secret,
+            previous_until=now + ROTATION_OVERLAP,
+        )
+        event = self._event(principal, events.WEBHOOK_SECRET_ROTATED, workspace, rotated)
         # Both ciphertexts name this webhook: the current one moves over unopened.
         changed = self._webhooks.change(
             webhook,
+            [self._events.member(event)],
             sealedSecret=sealed,
             sealedPrevious=webhook.sealed_secret,
             previousUntil=now + ROTATION_OVERLAP,
         )
         if not changed:
             raise errors.NOT_FOUND.error("No webhook with this id in this workspace.")
-        rotated = replace(
-            webhook, sealed_secret=sealed, sealed_previous=webhook.sealed_secret,
-            previous_until=now + ROTATION_OVERLAP,
-        )
-        self._record(principal, events.WEBHOOK_SECRET_ROTATED, workspace, rotated)
+        self._events.published(event)
         return Created(rotated, secret)
 
     def delete(self, principal: Principal, workspace: Workspace, webhook_id: str) -> None:
         webhook = self.get(workspace, webhook_id)
-        if not self._webhooks.delete(webhook):
+        event = self._event(principal, events.WEBHOOK_DELETED, workspace, webhook)
+        if not self._webhooks.delete(webhook, [self._events.member(event)]):
             raise errors.NOT_FOUND.error("No webhook with this id in this workspace.")
-        self._record(principal, events.WEBHOOK_DELETED, workspace, webhook)
+        self._events.published(event)
 
     def deliveries(
         self, workspace: Workspace, webhook_id: str, limit: int, cursor: str | None
@@ -199,16 +210,16 @@ class WebhookService:
         again = self._webhooks.get_delivery(workspace.id, webhook.id, delivery.event_id)
         return again or delivery
 
-    def _record(
+    def _event(
         self,
         principal: Principal,
         type: str,
         workspace: Workspace,
         webhook: Webhook,
         **more: Any,
-    ) -> None:
-        """The change's event, stored after its commit point and then published."""
-        event = self._events.by(
+    ) -> Event:
+        """The change's event: a `Pending` member of its commit, published after it."""
+        return self._events.by(
             principal,
             type,
             workspace.owner_id,
@@ -216,4 +227,3 @@ class WebhookService:
             data={"webhookId": webhook.id, "url": webhook.url, "events": list(webhook.events),
                   "enabled": webhook.enabled, **more},
         )
-        self._events.record(event)
