@@ -539,6 +539,7 @@ class Services:
                 for w in self.workspace_store.list_for_user(user_id)
                 if w.owner_id == user_id
             ],
+            self.vault,
         )
 
     @cached_property
@@ -552,6 +553,7 @@ class Services:
             self.event_log,
             self.clock,
             self.settings.local_mode,
+            self.vault,
         )
 
     @cached_property

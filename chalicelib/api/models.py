@@ -1002,7 +1002,7 @@ class Webhook(Resource):
 
     @classmethod
     def of(cls, webhook: hooks.Webhook, now: datetime) -> Webhook:
-        overlap = len(webhook.secrets_in_use(now)) > 1
+        overlap = len(webhook.sealed_in_use(now)) > 1
         return cls.model_validate(
             {
                 "id": webhook.id,

@@ -225,13 +225,12 @@ class ClientCredentialsGrant:
         """`service_client.token_issued`, at most once per client and hour. Written before
         the token is handed out: no credential without its audit record (a failure: 503)."""
         logger.info("service client token", extra={"client_id": client.id})
-        if self._clients.token_event_due(client, self._clock.now()):
-            self._events.record(
-                self._events.new(
-                    events.SERVICE_CLIENT_TOKEN_ISSUED,
-                    client.created_by,
-                    events.system(events.SERVICE_CLIENT),
-                    workspace_id=client.workspace_id,
-                    data={"clientId": client.id, "name": client.name},
-                )
-            )
+        event = self._events.new(
+            events.SERVICE_CLIENT_TOKEN_ISSUED,
+            client.created_by,
+            events.system(events.SERVICE_CLIENT),
+            workspace_id=client.workspace_id,
+            data={"clientId": client.id, "name": client.name},
+        )
+        if self._clients.token_event_due(client, self._clock.now(), [self._events.member(event)]):
+            self._events.published(event)

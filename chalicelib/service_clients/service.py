@@ -84,22 +84,21 @@ class ServiceClientService:
             created_at=now,
             created_by=principal.user_id,
         )
+        event = self._events.by(
+            principal,
+            events.SERVICE_CLIENT_CREATED,
+            workspace.owner_id,
+            workspace_id=workspace.id,
+            data={"clientId": client.id, "name": client.name, "scopes": list(client.scopes)},
+        )
         try:
-            self._clients.create(client)
+            # The event a member of the commit: a crash after it leaves it to the sweep.
+            self._clients.create(client, [self._events.member(event)])
         except LimitReached as full:
             raise errors.LIMIT_REACHED.error(
                 f"At most {full.limit} service clients per workspace: delete one first."
             ) from None
-        # After the commit point, on its own (no transaction spans the two).
-        self._events.record(
-            self._events.by(
-                principal,
-                events.SERVICE_CLIENT_CREATED,
-                workspace.owner_id,
-                workspace_id=workspace.id,
-                data={"clientId": client.id, "name": client.name, "scopes": list(client.scopes)},
-            )
-        )
+        self._events.published(event)
         return client
 
     def list(self, workspace: Workspace) -> list[ServiceClient]:
@@ -113,14 +112,13 @@ class ServiceClientService:
 
     def delete(self, principal: Principal, workspace: Workspace, client_id: str) -> None:
         client = self.get(workspace, client_id)
-        if not self._clients.delete(client):
-            raise errors.NOT_FOUND.error(NOT_FOUND)
-        self._events.record(
-            self._events.by(
-                principal,
-                events.SERVICE_CLIENT_DELETED,
-                workspace.owner_id,
-                workspace_id=workspace.id,
-                data={"clientId": client.id, "name": client.name},
-            )
+        event = self._events.by(
+            principal,
+            events.SERVICE_CLIENT_DELETED,
+            workspace.owner_id,
+            workspace_id=workspace.id,
+            data={"clientId": client.id, "name": client.name},
         )
+        if not self._clients.delete(client, [self._events.member(event)]):
+            raise errors.NOT_FOUND.error(NOT_FOUND)
+        self._events.published(event)

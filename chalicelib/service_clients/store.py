@@ -11,14 +11,19 @@ the commit point, the client put if absent. Deleting: the commit point is the cl
 deleted (its tokens are refused on the next request), then its id leaves the set. Both set
 writes are idempotent (a set, not a number: a retried write never counts twice). A crash
 between the two writes leaves an id without a client in the set: the next creation that finds
-the set full gives such places back (`_reclaim`).
+the set full gives such places back (`_reclaim`). A change's audit event is a `Pending` member
+of its commit (table.py): a crash after the commit point leaves it in the outbox, for the
+hourly sweep to store and publish, once.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
+
+from botocore.exceptions import ClientError
 
 from chalicelib import items
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
@@ -27,13 +32,18 @@ from chalicelib.table import (
     ABSENT,
     EXISTS,
     TTL_ATTRIBUTE,
+    Pending,
+    commit,
+    complete,
     delete,
     get_consistent,
     get_many_consistent,
+    is_condition_failure,
     put,
     put_if_absent,
     to_item,
     update,
+    was_retried,
     write,
     write_once,
 )
@@ -72,8 +82,9 @@ class ServiceClientStore:
         self._table = table_name
         self._limit = limit  # clients per workspace (SERVICE_CLIENT_LIMIT)
 
-    def create(self, client: ServiceClient) -> None:
-        """Raises LimitReached when the workspace has `limit` clients already."""
+    def create(self, client: ServiceClient, also: Sequence[Pending] = ()) -> None:
+        """Writes the client, and `also` (its event) through the outbox. Raises LimitReached
+        when the workspace has `limit` clients already."""
         if not self._take_place(client) and not (
             self._reclaim(client.workspace_id, client.created_at) and self._take_place(client)
         ):
@@ -94,7 +105,13 @@ class ServiceClientStore:
         record.update(items.service_client(client.id))
         # Commit point: a fresh id never collides, so a failed condition means an earlier
         # attempt of this very write was applied and its answer lost.
-        write_once(self._client, put_if_absent(self._table, record))
+        point = put_if_absent(self._table, record)
+        try:
+            commit(self._client, point, also)
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            complete(self._client, point)
 
     def _take_place(self, client: ServiceClient) -> bool:
         # The condition is what makes the limit exact: the set's size is read and raised in
@@ -158,21 +175,41 @@ class ServiceClientStore:
         )
         return [to_client(values) for values in found if values is not None]
 
-    def delete(self, client: ServiceClient) -> bool:
-        """True when deleted; False when it was gone already."""
+    def delete(self, client: ServiceClient, also: Sequence[Pending] = ()) -> bool:
+        """True when deleted, with `also` (its event) through the outbox; False when it was
+        gone already."""
         # Commit point: the client's item deleted (of two deletions, one passes).
-        deleted = write_once(
-            self._client,
-            delete(self._table, items.service_client(client.id), EXISTS),
-        )
+        deleted = True
+        try:
+            commit(self._client, delete(self._table, items.service_client(client.id), EXISTS), also)
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            deleted = was_retried(error)
+            if deleted:
+                # The first attempt deleted it, its answer lost (its outbox item with it):
+                # what follows is written here, each member only if absent.
+                for pending in also:
+                    write_once(self._client, pending.member)
         self._give_back(client.workspace_id, client.id)  # idempotent: a retry repairs it
         return deleted
 
-    def token_event_due(self, client: ServiceClient, now: datetime) -> bool:
-        """True at most once per client and TOKEN_EVENT_WINDOW: the caller records the event.
-        The condition keeps a fleet of machines fetching tokens at once to one event."""
+    def token_event_due(
+        self, client: ServiceClient, now: datetime, also: Sequence[Pending] = ()
+    ) -> bool:
+        """True at most once per client and TOKEN_EVENT_WINDOW, then `also` (the event) is
+        written through the outbox. The condition keeps a fleet of machines fetching tokens
+        at once to one event."""
         until = epoch(now + TOKEN_EVENT_WINDOW)
         marker = to_item({"until": until, TTL_ATTRIBUTE: until})
         marker.update(items.service_client_token_seen(client.id))
         seen = put(self._table, marker, f"{ABSENT} OR #until <= :now", {"now": epoch(now)})
-        return write_once(self._client, seen)
+        try:
+            commit(self._client, seen, also)
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            if not was_retried(error):
+                return False
+            complete(self._client, seen)  # the first attempt applied it, its answer lost
+        return True

@@ -22,6 +22,7 @@ from chalicelib.clock import Clock, epoch, rfc3339
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
 from chalicelib.events.model import Event
+from chalicelib.keys.vault import KeyVault
 from chalicelib.logs import logger
 from chalicelib.webhooks.model import (
     DELIVERY_TIMEOUT,
@@ -99,7 +100,9 @@ class Deliverer:
         clock: Clock,
         first_retry: timedelta | None = None,
         owned: Callable[[str], list[str]] = lambda user_id: [],
+        vault: KeyVault | None = None,
     ):
+        self._vault = vault  # opens the signing secrets, here only, to sign a delivery
         self._owned = owned  # the ids of the workspaces a user owns
         self._store = store
         self._queue = queue
@@ -197,7 +200,7 @@ class Deliverer:
 
         body = delivery.body.encode()
         now = self._clock.now()
-        signed = headers(webhook.secrets_in_use(now), delivery.event_id, epoch(now), body)
+        signed = headers(self._opened(webhook, now), delivery.event_id, epoch(now), body)
         try:
             return self._poster.post(webhook.url, body, signed, DELIVERY_TIMEOUT)
         except FetchRefused as refused:
@@ -208,6 +211,17 @@ class Deliverer:
             )
             return None
 
+    def _opened(self, webhook: Webhook, now: datetime) -> list[str]:
+        """The secrets that sign now, opened. KMS unavailable raises (DependencyUnavailable)
+        before anything is sent or recorded: the attempt stays pending, and the queue gives
+        its message again (fail closed: never sent unsigned, never lost)."""
+        if self._vault is None:
+            raise RuntimeError("no key vault: a delivery is never sent unsigned")
+        return [
+            self._vault.open(sealed, webhook.id, webhook.workspace_id)
+            for sealed in webhook.sealed_in_use(now)
+        ]
+
     def _failing(self, webhook: Webhook) -> None:
         now = self._clock.now()
         if webhook.failing_since is None:
@@ -215,8 +229,6 @@ class Deliverer:
             return
         if now - webhook.failing_since < FAILING_LIMIT:
             return
-        if not self._store.disable_failing(webhook, "failing"):
-            return  # disabled already
         event = self._events.new(
             events.WEBHOOK_DISABLED,
             webhook.created_by,  # only the workspace's owner manages its subscriptions
@@ -225,7 +237,9 @@ class Deliverer:
             data={"webhookId": webhook.id, "url": webhook.url,
                   "failingSince": rfc3339(webhook.failing_since)},
         )
-        self._events.record(event)
+        if not self._store.disable_failing(webhook, "failing", [self._events.member(event)]):
+            return  # disabled already
+        self._events.published(event)
 
     def retry(self, delivery: Delivery) -> None:
         """The deliveries API's retry: a finished delivery is tried once more, now."""

@@ -47,10 +47,12 @@ class Webhook:
     events: tuple[str, ...]
     enabled: bool
     description: str | None
-    secret: str
+    # The signing secret, sealed by KMS (chalicelib/keys/vault.py) under an encryption
+    # context naming this webhook and its workspace: only the delivery worker opens it.
+    sealed_secret: bytes
     created_at: datetime
     created_by: str
-    previous_secret: str | None = None
+    sealed_previous: bytes | None = None
     previous_until: datetime | None = None
     # When its deliveries started failing without a success since (None: not failing).
     failing_since: datetime | None = None
@@ -59,11 +61,12 @@ class Webhook:
     def wants(self, event_type: str) -> bool:
         return ALL_EVENTS in self.events or event_type in self.events
 
-    def secrets_in_use(self, now: datetime) -> tuple[str, ...]:
-        """The current secret, and the previous one while the rotation's overlap lasts."""
-        if self.previous_secret and self.previous_until and now < self.previous_until:
-            return (self.secret, self.previous_secret)
-        return (self.secret,)
+    def sealed_in_use(self, now: datetime) -> tuple[bytes, ...]:
+        """The current secret, and the previous one while the rotation's overlap lasts
+        (sealed both)."""
+        if self.sealed_previous and self.previous_until and now < self.previous_until:
+            return (self.sealed_secret, self.sealed_previous)
+        return (self.sealed_secret,)
 
 
 @dataclass(frozen=True)

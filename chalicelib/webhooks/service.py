@@ -12,6 +12,8 @@ from chalicelib.access.principal import Principal
 from chalicelib.clock import Clock
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
+from chalicelib.events.model import Event
+from chalicelib.keys.vault import KeyVault
 from chalicelib.webhooks.delivery import Deliverer
 from chalicelib.webhooks.model import (
     ROTATION_OVERLAP,
@@ -45,7 +47,9 @@ class WebhookService:
         events_log: EventLog,
         clock: Clock,
         local_mode: bool,
+        vault: KeyVault,
     ):
+        self._vault = vault  # seals each signing secret before it is stored
         self._webhooks = webhooks
         self._workspaces = workspaces
         self._deliverer = deliverer
@@ -80,25 +84,28 @@ class WebhookService:
         """`body`: the request's fields (`api/models.NewWebhook`)."""
         url, types = self._checked(body.url, body.events)
         now = self._clock.now()
+        webhook_id = ids.new_webhook_id(now)
+        secret = new_secret()
         webhook = Webhook(
-            id=ids.new_webhook_id(now),
+            id=webhook_id,
             workspace_id=workspace.id,
             url=url or "",
             events=types,
             enabled=True,
             description=body.description,
-            secret=new_secret(),
+            sealed_secret=self._vault.seal(secret, webhook_id, workspace.id),
             created_at=now,
             created_by=principal.user_id,
         )
+        event = self._event(principal, events.WEBHOOK_CREATED, workspace, webhook)
         try:
-            self._webhooks.create(webhook)
+            self._webhooks.create(webhook, [self._events.member(event)])
         except LimitReached as full:
             raise errors.LIMIT_REACHED.error(
                 f"At most {full.limit} webhooks per workspace: delete one first."
             ) from None
-        self._record(principal, events.WEBHOOK_CREATED, workspace, webhook)
-        return Created(webhook, webhook.secret)
+        self._events.published(event)
+        return Created(webhook, secret)
 
     def list(self, workspace: Workspace) -> list[Webhook]:
         return self._webhooks.list(workspace.id)
@@ -129,38 +136,49 @@ class WebhookService:
                 changes["disabledReason"] = None
         if not changes:
             return webhook
-        if not self._webhooks.change(webhook, **changes):
+        changed = replace(
+            webhook,
+            url=url if url is not None else webhook.url,
+            events=types if types is not None else webhook.events,
+            enabled=body.enabled if body.enabled is not None else webhook.enabled,
+        )
+        event = self._event(principal, events.WEBHOOK_UPDATED, workspace, changed,
+                            changed=sorted(k for k in changes if k in ("url", "events", "enabled")))
+        if not self._webhooks.change(webhook, [self._events.member(event)], **changes):
             raise errors.NOT_FOUND.error("No webhook with this id in this workspace.")
-        updated = self.get(workspace, webhook_id)
-        self._record(principal, events.WEBHOOK_UPDATED, workspace, updated,
-                     changed=sorted(k for k in changes if k in ("url", "events", "enabled")))
-        return updated
+        self._events.published(event)
+        return self.get(workspace, webhook_id)
 
     def rotate_secret(self, principal: Principal, workspace: Workspace, webhook_id: str) -> Created:
         """A new secret; the old one keeps signing beside it for ROTATION_OVERLAP."""
         webhook = self.get(workspace, webhook_id)
         now = self._clock.now()
         secret = new_secret()
+        sealed = self._vault.seal(secret, webhook.id, workspace.id)
+        rotated = replace(
+            webhook, sealed_secret=sealed, sealed_previous=webhook.sealed_secret,
+            previous_until=now + ROTATION_OVERLAP,
+        )
+        event = self._event(principal, events.WEBHOOK_SECRET_ROTATED, workspace, rotated)
+        # Both ciphertexts name this webhook: the current one moves over unopened.
         changed = self._webhooks.change(
             webhook,
-            secret=secret,
-            previousSecret=webhook.secret,
+            [self._events.member(event)],
+            sealedSecret=sealed,
+            sealedPrevious=webhook.sealed_secret,
             previousUntil=now + ROTATION_OVERLAP,
         )
         if not changed:
             raise errors.NOT_FOUND.error("No webhook with this id in this workspace.")
-        rotated = replace(
-            webhook, secret=secret, previous_secret=webhook.secret,
-            previous_until=now + ROTATION_OVERLAP,
-        )
-        self._record(principal, events.WEBHOOK_SECRET_ROTATED, workspace, rotated)
+        self._events.published(event)
         return Created(rotated, secret)
 
     def delete(self, principal: Principal, workspace: Workspace, webhook_id: str) -> None:
         webhook = self.get(workspace, webhook_id)
-        if not self._webhooks.delete(webhook):
+        event = self._event(principal, events.WEBHOOK_DELETED, workspace, webhook)
+        if not self._webhooks.delete(webhook, [self._events.member(event)]):
             raise errors.NOT_FOUND.error("No webhook with this id in this workspace.")
-        self._record(principal, events.WEBHOOK_DELETED, workspace, webhook)
+        self._events.published(event)
 
     def deliveries(
         self, workspace: Workspace, webhook_id: str, limit: int, cursor: str | None
@@ -192,16 +210,16 @@ class WebhookService:
         again = self._webhooks.get_delivery(workspace.id, webhook.id, delivery.event_id)
         return again or delivery
 
-    def _record(
+    def _event(
         self,
         principal: Principal,
         type: str,
         workspace: Workspace,
         webhook: Webhook,
         **more: Any,
-    ) -> None:
-        """The change's event, stored after its commit point and then published."""
-        event = self._events.by(
+    ) -> Event:
+        """The change's event: a `Pending` member of its commit, published after it."""
+        return self._events.by(
             principal,
             type,
             workspace.owner_id,
@@ -209,4 +227,3 @@ class WebhookService:
             data={"webhookId": webhook.id, "url": webhook.url, "events": list(webhook.events),
                   "enabled": webhook.enabled, **more},
         )
-        self._events.record(event)

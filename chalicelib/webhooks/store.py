@@ -6,12 +6,14 @@
                                             query reads a subscription's newest first)
 
 No change here uses a transaction: each has one conditional single-item write as its commit
-point, and what follows it is idempotent.
+point, and what follows it is idempotent. A change's audit event is a `Pending` member of its
+commit (table.py): a crash after the commit point leaves it in the outbox, for the hourly
+sweep to store and publish, once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -19,9 +21,13 @@ from botocore.exceptions import ClientError
 
 from chalicelib import items
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
+from chalicelib.dependencies import DependencyUnavailable
 from chalicelib.table import (
     EXISTS,
     TTL_ATTRIBUTE,
+    Pending,
+    commit,
+    complete,
     delete,
     get_consistent,
     is_condition_failure,
@@ -61,10 +67,10 @@ def to_webhook(values: dict[str, Any]) -> Webhook:
         events=tuple(values["events"]),
         enabled=bool(values["enabled"]),
         description=values.get("description"),
-        secret=values["secret"],
+        sealed_secret=values["sealedSecret"],
         created_at=created,
         created_by=values["createdBy"],
-        previous_secret=values.get("previousSecret"),
+        sealed_previous=values.get("sealedPrevious"),
         previous_until=_time(values.get("previousUntil")),
         failing_since=_time(values.get("failingSince")),
         disabled_reason=values.get("disabledReason"),
@@ -98,11 +104,12 @@ class WebhookStore:
 
     # -- subscriptions ---------------------------------------------------------------------
 
-    def create(self, webhook: Webhook) -> None:
-        """Takes one of the workspace's places, then writes the subscription; LimitReached
-        when none is left. The counter's condition is what keeps two concurrent creations
-        from both passing a count read as one below the limit: each takes its place in one
-        conditional write, the commit point, before its subscription exists."""
+    def create(self, webhook: Webhook, also: Sequence[Pending] = ()) -> None:
+        """Takes one of the workspace's places, then writes the subscription and `also` (its
+        event) through the outbox; LimitReached when no place is left. The counter's
+        condition is what keeps two concurrent creations from both passing a count read as
+        one below the limit: each takes its place in one conditional write before its
+        subscription exists. Commit point: the subscription, put if absent."""
         counter = items.webhook_count(webhook.workspace_id)
         taken = update(
             self._table,
@@ -121,19 +128,26 @@ class WebhookStore:
                 "events": list(webhook.events),
                 "enabled": webhook.enabled,
                 "description": webhook.description,
-                "secret": webhook.secret,
+                "sealedSecret": webhook.sealed_secret,
                 "createdAt": rfc3339(webhook.created_at),
                 "createdBy": webhook.created_by,
             }
         )
         record.update(items.webhook(webhook.workspace_id, webhook.id))
+        point = put_if_absent(self._table, record)
         try:
-            write(self._client, put_if_absent(self._table, record))
+            commit(self._client, point, also)
         except ClientError as error:
             # A fresh id never collides: the condition failing means an earlier attempt of
             # this very write was applied and its answer lost.
             if not is_condition_failure(error):
+                self._give_back(webhook.workspace_id)
                 raise
+            complete(self._client, point)
+        except DependencyUnavailable:
+            # Before or after the commit point: the place stays taken (the limit errs on
+            # the strict side); after it, the sweep delivers what the outbox holds.
+            raise
         except Exception:
             self._give_back(webhook.workspace_id)
             raise
@@ -165,10 +179,11 @@ class WebhookStore:
         )
         return [to_webhook(values) for values in found]
 
-    def change(self, webhook: Webhook, **values: Any) -> bool:
+    def change(self, webhook: Webhook, also: Sequence[Pending] = (), **values: Any) -> bool:
         """Sets `values` (attribute name -> value; None removes it) on an existing
-        subscription: False when it is gone. Conditional on its existence, so a change racing
-        a deletion never writes a subscription back."""
+        subscription, and `also` (its event) through the outbox: False when it is gone.
+        Conditional on its existence, so a change racing a deletion never writes a
+        subscription back."""
         sets = {name: value for name, value in values.items() if value is not None}
         removes = [name for name, value in values.items() if value is None]
         expression = "SET " + ", ".join(f"#{n} = :{n}" for n in sets) if sets else ""
@@ -181,11 +196,24 @@ class WebhookStore:
             EXISTS,
             {n: (rfc3339(v) if isinstance(v, datetime) else v) for n, v in sets.items()},
         )
-        return write_once(self._client, member)
+        if not also:
+            return write_once(self._client, member)
+        try:
+            commit(self._client, member, also)
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            if not was_retried(error):
+                return False
+            complete(self._client, member)  # the first attempt applied it, its answer lost
+        return True
 
-    def disable_failing(self, webhook: Webhook, reason: str) -> bool:
-        """Disables an enabled subscription: True for the one caller that did it (of two
-        workers failing it at once, only one records the event)."""
+    def disable_failing(
+        self, webhook: Webhook, reason: str, also: Sequence[Pending] = ()
+    ) -> bool:
+        """Disables an enabled subscription, with `also` (its event) through the outbox:
+        True for the one caller that did it (of two workers failing it at once, only one
+        records the event)."""
         member = update(
             self._table,
             items.webhook(webhook.workspace_id, webhook.id),
@@ -193,7 +221,15 @@ class WebhookStore:
             f"{EXISTS} AND #enabled = :on",
             {"off": False, "on": True, "reason": reason},
         )
-        return write_once(self._client, member)
+        try:
+            commit(self._client, member, also)
+        except ClientError as error:
+            if not is_condition_failure(error):
+                raise
+            if not was_retried(error):
+                return False
+            complete(self._client, member)
+        return True
 
     def mark_failing(self, webhook: Webhook, since: datetime) -> None:
         """Records when its failures began, unless they began earlier."""
@@ -206,16 +242,22 @@ class WebhookStore:
         )
         write_once(self._client, member)
 
-    def delete(self, webhook: Webhook) -> bool:
-        """True when deleted; False when it was gone already. The deletion is the commit
-        point (of two, one passes); the place it held is given back after it."""
+    def delete(self, webhook: Webhook, also: Sequence[Pending] = ()) -> bool:
+        """True when deleted, with `also` (its event) through the outbox; False when it was
+        gone already. The deletion is the commit point (of two, one passes); the place it
+        held is given back after it."""
         member = delete(self._table, items.webhook(webhook.workspace_id, webhook.id), EXISTS)
         try:
-            write(self._client, member)
+            commit(self._client, member, also)
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
-            return was_retried(error)  # the first attempt deleted it, its answer lost
+            if not was_retried(error):
+                return False
+            # The first attempt deleted it, its answer lost (and its outbox item with it):
+            # what follows is written here, each member only if absent.
+            for pending in also:
+                write_once(self._client, pending.member)
         self._give_back(webhook.workspace_id)
         return True
 

@@ -225,6 +225,8 @@ def crashing(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
         "chalicelib.keys.store.commit",
         "chalicelib.workspaces.store.commit",
         "chalicelib.sessions.refresh.commit",
+        "chalicelib.webhooks.store.commit",
+        "chalicelib.service_clients.store.commit",
     ]
     for target in targets:
         monkeypatch.setattr(target, commit_point_only)
@@ -490,3 +492,61 @@ def test_the_global_stages_authorizer_puts_its_usage_items_and_quota_events_in_t
     quota = events_of(api, alice, "key.quota_exceeded")
     assert len(quota) == 1
     assert f"{items.EVENT_PREFIX}{quota[0]['id']}" in sort_keys
+
+
+# -- the webhooks' and service clients' events: members of their change's commit ----------
+
+
+def test_a_crash_after_a_webhook_creations_commit_point_the_sweep_delivers_its_event_once(
+    api: Api, alice: str, services: Services, clock: FrozenClock,
+    crash_after_the_commit_point: Callable[[], None],
+) -> None:
+    from tests.functional.webhooks.conftest import URL
+
+    ws = api.workspace(alice)
+    recover = crash_after_the_commit_point()
+    answer = api.call(
+        "POST", f"/v1/workspaces/{ws}/webhooks", alice, body={"url": URL, "events": ["*"]}
+    )
+    recover()
+
+    assert answer.status == 503
+    (made,) = api.call("GET", f"/v1/workspaces/{ws}/webhooks", alice).json["webhooks"]
+    assert events_of(api, alice, "webhook.created") == []  # not stored: the crash
+    clock.advance(minutes=6)
+    delivered = sweep(services).outbox_delivered
+    clock.advance(hours=1)
+    again = sweep(services).outbox_delivered
+
+    assert delivered == 1 and again == 0
+    (event,) = events_of(api, alice, "webhook.created")
+    assert event["data"]["webhookId"] == made["id"]
+
+
+def test_a_crash_after_a_service_client_deletions_commit_point_the_sweep_delivers_its_event_once(
+    api: Api, alice: str, services: Services, clock: FrozenClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.functional.service_clients.conftest import Machine, create_client
+
+    ws = api.workspace(alice)
+    created = create_client(api, alice, ws, Machine())
+    assert created.status == 201, created.body
+    client_id = created.json["clientId"]
+    deliver = table._deliver
+    monkeypatch.setattr(table, "_deliver", _raise)
+    answer = api.call("DELETE", f"/v1/workspaces/{ws}/service-clients/{client_id}", alice)
+    monkeypatch.setattr(table, "_deliver", deliver)
+
+    assert answer.status == 503
+    gone = api.call("GET", f"/v1/workspaces/{ws}/service-clients/{client_id}", alice)
+    assert gone.status == 404  # deleted: the commit point
+    assert events_of(api, alice, "service_client.deleted") == []
+    clock.advance(minutes=6)
+    delivered = sweep(services).outbox_delivered
+    clock.advance(hours=1)
+    again = sweep(services).outbox_delivered
+
+    assert delivered == 1 and again == 0
+    (event,) = events_of(api, alice, "service_client.deleted")
+    assert event["data"]["clientId"] == client_id

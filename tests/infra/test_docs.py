@@ -61,7 +61,7 @@ def broken_links(page: Path) -> list[str]:
 def nav_pages(config: str) -> set[str]:
     """The pages `nav` lists in mkdocs.yml (one `- Title: page.md` per line, after `nav:`)."""
     nav = config.split("\nnav:\n", 1)[1]
-    return set(re.findall(r"^\s+- [^:\n]+: (\S+\.md)$", nav, re.MULTILINE))
+    return set(re.findall(r'^\s+- (?:"[^"\n]+"|[^:\n]+): (\S+\.md)$', nav, re.MULTILINE))
 
 
 def test_every_relative_link_in_every_markdown_file_resolves() -> None:

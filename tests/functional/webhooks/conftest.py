@@ -76,7 +76,7 @@ def consumer_of(services: Services, poster: Any) -> Any:
     built = services.deliverer
     return Deliverer(
         services.webhooks, services.work_queue, poster, services.event_log, services.clock,
-        timedelta(0), built._owned,
+        timedelta(0), built._owned, services.vault,
     )
 
 

@@ -303,3 +303,59 @@ def test_the_consumer_in_a_container_of_its_own_finds_its_queue_and_delivers(
         runtime.use(services)
 
     assert [p.json["data"]["keyId"] for p in receiver.posted] == [key["id"]]
+
+
+def test_the_stored_subscription_holds_its_secret_sealed_and_deliveries_still_verify(
+    services: Services, api: Api, alice: str, workspace: str, receiver: Receiver, queue: Queue
+) -> None:
+    made = subscribe(api, alice, workspace, events=["key.created"])
+    rotated = api.call(
+        "POST", f"/v1/workspaces/{workspace}/webhooks/{made['id']}/rotate-secret", alice
+    )
+    assert rotated.status == 200, rotated.body
+    queue.run()
+
+    from chalicelib import items
+
+    stored = services.dynamodb.get_item(
+        TableName=services.settings.table_name, Key=items.webhook(workspace, made["id"])
+    )["Item"]
+    text = repr(stored).encode() + b"".join(
+        v["B"] for v in stored.values() if "B" in v
+    )
+    assert b"whsec" + b"_" not in text
+    for shown in (made["secret"], rotated.json["secret"]):
+        assert shown.encode() not in text
+        assert shown.removeprefix("whsec" "_").encode() not in text
+    bound_key(api, alice, workspace)
+    queue.run()
+    (posted,) = receiver.posted
+    assert verify(rotated.json["secret"], posted)
+    assert verify(made["secret"], posted)  # the overlap: the old secret signs beside it
+
+
+def test_a_kms_outage_at_delivery_sends_nothing_and_leaves_the_delivery_pending_until_it_clears(
+    services: Services, api: Api, alice: str, workspace: str, receiver: Receiver,
+    queue: Queue, monkeypatch: Any,
+) -> None:
+    made = subscribe(api, alice, workspace, events=["key.created"])
+    queue.run()
+    key = bound_key(api, alice, workspace)
+
+    def down(**_: Any) -> Any:
+        raise EndpointConnectionError(endpoint_url="https://kms.example")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(services.kms, "decrypt", down)
+        queue.run_once()  # the event fans out to its delivery
+        failed = queue.run_once()  # the attempt cannot sign it
+    (pending,) = deliveries(api, alice, workspace, made["id"])
+
+    assert len(failed["batchItemFailures"]) == 1
+    assert receiver.posted == []
+    assert pending["state"] == "pending"
+    assert pending["attempts"] == 0
+    queue.run()
+    assert [p.json["data"]["keyId"] for p in receiver.posted] == [key["id"]]
+    (delivery,) = deliveries(api, alice, workspace, made["id"])
+    assert delivery["state"] == "delivered"

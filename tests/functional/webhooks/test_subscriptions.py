@@ -122,7 +122,7 @@ def test_concurrent_creations_never_pass_the_limit(
     def create() -> None:
         webhook = Webhook(
             id=ids.new_webhook_id(clock.now()), workspace_id=workspace, url=URL,
-            events=("*",), enabled=True, description=None, secret="x",
+            events=("*",), enabled=True, description=None, sealed_secret=b"x",
             created_at=clock.now(), created_by="usr_alice",
         )
         try:
