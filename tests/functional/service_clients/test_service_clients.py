@@ -135,7 +135,12 @@ def test_a_name_breaking_the_label_rule_is_400_invalid_name(
 
 
 def test_a_workspace_holds_at_most_20_service_clients_even_created_at_once(
-    api: Api, services: Services, alice: str, workspace: str, machine: Machine
+    api: Api,
+    services: Services,
+    alice: str,
+    workspace: str,
+    machine: Machine,
+    one_request_at_a_time: None,
 ) -> None:
     with ThreadPoolExecutor(max_workers=6) as pool:
         answers = list(
