@@ -49,7 +49,7 @@ export class DpopKey {
   }
 
   /** A pair you keep yourself (e.g. in IndexedDB, still non-extractable). */
-  static async fromKeyPair(pair: CryptoKeyPair): Promise<DpopKey> {
+  static async fromKeyPair(pair: { publicKey: CryptoKey; privateKey: CryptoKey }): Promise<DpopKey> {
     const exported = await crypto.subtle.exportKey("jwk", pair.publicKey);
     if (exported.kty !== "EC" || exported.crv !== "P-256" || !exported.x || !exported.y) {
       throw new TypeError("A DPoP key must be an ECDSA P-256 key pair.");

@@ -89,5 +89,5 @@ export {
   ServiceClientError,
   thumbprint,
 } from "./service-client.js";
-export type { ServiceClientOptions } from "./service-client.js";
+export type { Jwk, ServiceClientOptions } from "./service-client.js";
 export { DpopKey, type PublicJwk } from "./dpop.js";

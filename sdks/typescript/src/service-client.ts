@@ -27,11 +27,33 @@ type Fetch = (
   init: { method: string; headers: Record<string, string>; body?: string },
 ) => Promise<{ status: number; text(): Promise<string> }>;
 
+/** A JSON Web Key (RFC 7517), the members this SDK reads: its own type rather than the DOM
+ * library's `JsonWebKey`, so that a Node program's types check without that library. */
+export interface Jwk {
+  kty?: string;
+  crv?: string;
+  x?: string;
+  y?: string;
+  n?: string;
+  e?: string;
+  d?: string;
+  p?: string;
+  q?: string;
+  dp?: string;
+  dq?: string;
+  qi?: string;
+  alg?: string;
+  kid?: string;
+  use?: string;
+  key_ops?: string[];
+  ext?: boolean;
+}
+
 export interface ServiceClientOptions {
   endpoint: string;
   clientId: string;
   /** A PKCS#8 PEM ("-----BEGIN PRIVATE KEY-----") or a private JWK (RSA, or EC on P-256). */
-  privateKey: string | JsonWebKey;
+  privateKey: string | Jwk;
   /** The `kid` the key was registered with (default: a JWK's own `kid`, else its RFC 7638 thumbprint). */
   keyId?: string | undefined;
   scope?: string | undefined;
@@ -64,7 +86,7 @@ function pkcs8(pem: string): ArrayBuffer {
 }
 
 /** RFC 7638: the SHA-256 of the public key's required members, sorted. */
-export async function thumbprint(jwk: JsonWebKey): Promise<string> {
+export async function thumbprint(jwk: Jwk): Promise<string> {
   const members: Record<string, unknown> =
     jwk.kty === "RSA" ? { e: jwk.e, kty: "RSA", n: jwk.n } : { crv: jwk.crv, kty: "EC", x: jwk.x, y: jwk.y };
   const digest = await crypto.subtle.digest("SHA-256", utf8(JSON.stringify(members)));
@@ -148,7 +170,7 @@ export class ServiceClientCredentials {
   }
 
   /** What the owner registers: `{ keys: [credentials.publicJwk] }`. */
-  get publicJwk(): JsonWebKey & { kid: string } {
+  get publicJwk(): Jwk & { kid: string } {
     return { ...this.#publicJwk, kid: this.#kid, alg: this.#algorithm, use: "sig" };
   }
 
