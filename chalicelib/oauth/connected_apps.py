@@ -25,7 +25,7 @@ from chalicelib.events.log import EventLog
 from chalicelib.events.model import GRANT_CREATED, GRANT_REVOKED, Event
 from chalicelib.oauth.consents import ConsentStore
 from chalicelib.oauth.grants import in_force
-from chalicelib.sessions.refresh import GRANT_CLIENT, RefreshTokenStore
+from chalicelib.sessions.refresh import GRANT_CLIENT, RefreshTokenStore, family_from_values
 from chalicelib.table import (
     EXISTS,
     Attribute,
@@ -169,7 +169,7 @@ class ConnectedApps:
                     workspace_id=index.workspace_id,
                     scopes=tuple(index.scope.split()),
                     created_at=index.created_at,
-                    last_used_at=parse_rfc3339(family.get("lastRefreshedAt")),
+                    last_used_at=family_from_values(family).last_refreshed_at,
                 )
             )
         return sorted(found, key=lambda app: (app.created_at, app.id), reverse=True)

@@ -22,7 +22,7 @@ from typing import Any
 
 from chalicelib import items
 from chalicelib.clock import parse_rfc3339, rfc3339
-from chalicelib.sessions.refresh import GRANT_CLIENT
+from chalicelib.sessions.refresh import GRANT_CLIENT, family_from_values
 from chalicelib.table import (
     EXISTS,
     Attribute,
@@ -102,6 +102,7 @@ class ConsentStore:
 
     def forget_grant(self, grant_id: str) -> None:
         """Forgets the consent behind an MCP grant (a refresh-token family), if any."""
-        family = get_consistent(self._client, self._table, items.refresh_family(grant_id))
-        if family is not None and GRANT_CLIENT in family and "userId" in family:
-            self.forget(family["userId"], family[GRANT_CLIENT])
+        found = get_consistent(self._client, self._table, items.refresh_family(grant_id))
+        family = family_from_values(found) if found is not None else None
+        if family is not None and family.grant is not None and family.user_id is not None:
+            self.forget(family.user_id, family.grant[GRANT_CLIENT])

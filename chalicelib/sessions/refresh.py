@@ -50,8 +50,10 @@ from chalicelib.logs import logger
 from chalicelib.table import (
     EXISTS,
     TTL_ATTRIBUTE,
+    Attribute,
     Item,
     Pending,
+    Shape,
     commit,
     complete,
     get_consistent,
@@ -113,12 +115,84 @@ class RefreshToken:
     expires_at: datetime
     used_at: datetime | None = None
     successor_digest: str | None = None  # set when it was used
+    issued_at: datetime | None = field(default=None, compare=False)
+    retain_until: int | None = field(default=None, compare=False)  # its `ttl` (epoch)
     # The family's binding when it is an MCP grant (clientId, resource, scope, workspaceId);
     # None for a sign-in of the service itself.
     grant: Mapping[str, Any] | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:  # the digest is not a secret, but it has no business in logs
         return f"RefreshToken(user_id={self.user_id!r}, family_id={self.family_id!r})"
+
+
+@dataclass(frozen=True)
+class RefreshFamily:
+    """A stored family: one sign-in, or one MCP grant (then `grant` is its binding)."""
+
+    user_id: str
+    family_id: str
+    created_at: datetime | None = None
+    retain_until: int | None = None  # its `ttl` (epoch)
+    dpop_jkt: str | None = None  # the thumbprint of the key its refreshes must prove
+    last_refreshed_at: datetime | None = None
+    revoked_at: datetime | None = None
+    revoked_reason: str | None = None
+    revoked_by: str | None = None  # the revocation's own mark (it recognises its write)
+    # The binding of an MCP grant (clientId, resource, scope, workspaceId), kept under
+    # those same names in the item; None for a sign-in of the service itself.
+    grant: Mapping[str, Any] | None = None
+
+
+# The token record's item, declared once: its writes (`_token_item`) and reads follow from it.
+TOKEN_SHAPE = Shape(
+    RefreshToken,
+    [
+        Attribute("userId", "user_id"),
+        Attribute("familyId", "family_id"),
+        Attribute("issuedAt", "issued_at", rfc3339, parse_rfc3339),
+        Attribute("expiresAt", "expires_at", rfc3339, parse_rfc3339),
+        # Set by its consumption (`rotate`), not by the token's own write.
+        Attribute("usedAt", "used_at", read=parse_rfc3339, written=False),
+        Attribute("replacedBy", "successor_digest", written=False),
+        Attribute(TTL_ATTRIBUTE, "retain_until"),
+    ],
+)
+
+
+def _grant_of(values: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """A family's MCP grant binding: present only when the item names a client."""
+    if GRANT_CLIENT not in values:
+        return {"grant": None}
+    return {"grant": {name: values[name] for name in GRANT_FIELDS if name in values}}
+
+
+def family_values(family: RefreshFamily) -> dict[str, Any]:
+    """The family's item values: its shape's, and its grant binding's under their names."""
+    return {**(family.grant or {}), **FAMILY_SHAPE.values(family)}
+
+
+# The family record's item, declared once (the grant binding derived from the item's
+# `GRANT_FIELDS`): rotation and revocation set the attributes its own write does not.
+FAMILY_SHAPE = Shape(
+    RefreshFamily,
+    [
+        Attribute("userId", "user_id"),
+        Attribute("familyId", "family_id"),
+        Attribute("createdAt", "created_at", rfc3339, parse_rfc3339),
+        Attribute(DPOP_JKT, "dpop_jkt"),
+        Attribute(TTL_ATTRIBUTE, "retain_until"),
+        Attribute("lastRefreshedAt", "last_refreshed_at", read=parse_rfc3339, written=False),
+        Attribute("revokedAt", "revoked_at", read=parse_rfc3339, written=False),
+        Attribute("revokedReason", "revoked_reason", written=False),
+        Attribute("revokedBy", "revoked_by", written=False),
+    ],
+    _grant_of,
+)
+
+
+def family_from_values(values: dict[str, Any]) -> RefreshFamily:
+    """A family record from its item's plain values (a reader outside this store)."""
+    return FAMILY_SHAPE.record(values)
 
 
 # What a sign-in's end by reuse writes with its commit point, and what runs once it is done.
@@ -144,15 +218,10 @@ class RefreshTokenStore:
 
     def _token_item(self, digest: str, user_id: str, family_id: str, now: datetime) -> Any:
         expires = now + REFRESH_TOKEN_LIFETIME
-        item = to_item(
-            {
-                "userId": user_id,
-                "familyId": family_id,
-                "issuedAt": rfc3339(now),
-                "expiresAt": rfc3339(expires),
-                TTL_ATTRIBUTE: epoch(expires),
-            }
+        token = RefreshToken(
+            digest, user_id, family_id, expires, issued_at=now, retain_until=epoch(expires)
         )
+        item = to_item(TOKEN_SHAPE.values(token))
         item.update(items.refresh_token(digest))
         # A fresh 256-bit token never collides; the condition makes that an error, not a merge.
         return put_if_absent(self._table, item)
@@ -168,13 +237,7 @@ class RefreshTokenStore:
         do. One conditional put is the commit point (a new family id never exists: the
         condition only keeps a retried write from reviving a revoked grant)."""
         family = to_item(
-            {
-                **grant,
-                "userId": user_id,
-                "familyId": family_id,
-                "createdAt": rfc3339(now),
-                TTL_ATTRIBUTE: expires_at,
-            }
+            family_values(RefreshFamily(user_id, family_id, now, expires_at, grant=dict(grant)))
         )
         family.update(items.refresh_family(family_id))
         if not write_once(self._client, put_if_absent(self._table, family)):
@@ -198,18 +261,17 @@ class RefreshTokenStore:
         family_id = family_id or ids.ulid(now)
         plaintext = new_refresh_token()
         digest = token_hash(plaintext)
-        family = to_item(
-            {
-                **(grant or {}),
-                "userId": user_id,
-                "familyId": family_id,
-                "createdAt": rfc3339(now),
-                # Started by a DPoP token request: every refresh of the family needs a proof
-                # by the same key (RFC 9449 §5; our clients are public).
-                DPOP_JKT: bound_key(),
-                TTL_ATTRIBUTE: epoch(now + REFRESH_TOKEN_LIFETIME),
-            }
+        record = RefreshFamily(
+            user_id,
+            family_id,
+            now,
+            epoch(now + REFRESH_TOKEN_LIFETIME),
+            # Started by a DPoP token request: every refresh of the family needs a proof by
+            # the same key (RFC 9449 §5; our clients are public).
+            dpop_jkt=bound_key(),
+            grant=dict(grant) if grant else None,
         )
+        family = to_item(family_values(record))
         family.update(items.refresh_family(family_id))
         # Commit point: the first member of `together_with` (an MCP grant's authorization
         # code, used once), else the family, put only if absent. The family and the token
@@ -261,32 +323,23 @@ class RefreshTokenStore:
         token = self._token(digest, item)
         if now >= token.expires_at:
             raise RefreshRejected(EXPIRED)
-        family = self._get(items.refresh_family(token.family_id))
-        if family is None or family.get("revokedAt"):
+        family = self._family(token.family_id)
+        if family is None or family.revoked_at is not None:
             raise RefreshRejected(REVOKED)
-        bound = family.get(DPOP_JKT)
-        if bound is not None and not hmac.compare_digest(str(bound), bound_key() or ""):
+        bound = family.dpop_jkt
+        if bound is not None and not hmac.compare_digest(bound, bound_key() or ""):
             # A copy of a bound refresh token is useless without its key; nothing is revoked
             # (the holder's next refresh, with its proof, goes on).
             raise RefreshRejected(DPOP_BOUND)
-        if GRANT_CLIENT in family:
-            token = replace(token, grant={n: family[n] for n in GRANT_FIELDS if n in family})
+        if family.grant is not None:
+            token = replace(token, grant=family.grant)
         if token.used_at is not None and not self._retrying(token, now):
             self._reused(token, now)
         return token
 
     @staticmethod
     def _token(digest: str, item: dict[str, Any]) -> RefreshToken:
-        expires = parse_rfc3339(item["expiresAt"])
-        assert expires is not None
-        return RefreshToken(
-            digest=digest,
-            user_id=item["userId"],
-            family_id=item["familyId"],
-            expires_at=expires,
-            used_at=parse_rfc3339(item.get("usedAt")),
-            successor_digest=item.get("replacedBy"),
-        )
+        return TOKEN_SHAPE.record(item, digest=digest)
 
     def _retrying(self, token: RefreshToken, now: datetime) -> bool:
         """A used token presented again by a client whose refresh answer was lost: within
@@ -295,8 +348,8 @@ class RefreshTokenStore:
         assert token.used_at is not None
         if now - token.used_at > RETRY_WINDOW or token.successor_digest is None:
             return False
-        successor = self._get(items.refresh_token(token.successor_digest))
-        return successor is not None and not successor.get("usedAt")
+        found = self._get(items.refresh_token(token.successor_digest))
+        return found is not None and self._token(token.successor_digest, found).used_at is None
 
     def rotate(self, token: RefreshToken, successor_plaintext: str, now: datetime) -> None:
         """Consumes `token` and issues its successor (no transaction: the successor item,
@@ -318,7 +371,7 @@ class RefreshTokenStore:
         # for every rotation of this token (successors.py), so a concurrent one finds it.
         if not write_once(self._client, successor_item):
             found = self._get(items.refresh_token(successor))
-            if found is None or found.get("familyId") != token.family_id:
+            if found is None or self._token(successor, found).family_id != token.family_id:
                 self._reused(token, now)
         consume = update(
             self._table,
@@ -399,11 +452,15 @@ class RefreshTokenStore:
         # Already revoked, gone (deleted by TTL: nothing is left to revoke), or revoked by
         # this very write, applied although its answer was lost (a retry met it): then what
         # follows it is completed here.
-        found = self._get(items.refresh_family(family_id))
-        if found is None or found.get("revokedBy") != mark:
+        found = self._family(family_id)
+        if found is None or found.revoked_by != mark:
             return False
         complete(self._client, revoked)
         return True
+
+    def _family(self, family_id: str) -> RefreshFamily | None:
+        found = self._get(items.refresh_family(family_id))
+        return FAMILY_SHAPE.record(found) if found is not None else None
 
     def _get(self, item_key: Item) -> dict[str, Any] | None:
         return get_consistent(self._client, self._table, item_key)
