@@ -174,6 +174,18 @@ def _text(problem: errors.Problem, name: str) -> BeforeValidator:
     return BeforeValidator(clean)
 
 
+def _not_null(problem: errors.Problem, message: str) -> BeforeValidator:
+    """A field that may be left out (it is then None), but sent, even as null, must hold a
+    value: the schema says its type, not null."""
+
+    def present(value: Any) -> Any:
+        if value is None:
+            raise Refused(problem, message)
+        return value
+
+    return BeforeValidator(present)
+
+
 # A key's label and a workspace's name: one rule (`strict_parsing.clean_text`), stored trimmed.
 _LABEL = (
     _text(errors.INVALID_LABEL, "label"),
@@ -962,16 +974,19 @@ class WebhookChanges(Request):
     url: Annotated[
         str | None,
         Invalid(errors.INVALID_WEBHOOK, "url must be a string."),
+        _not_null(errors.INVALID_WEBHOOK, "url must be a string."),
         WithJsonSchema(_WEBHOOK_URL),
     ] = None
     events: Annotated[
         list[str] | None,
         Invalid(errors.INVALID_WEBHOOK, "events must be a list of event types."),
+        _not_null(errors.INVALID_WEBHOOK, "events must be a list of event types."),
         WithJsonSchema(_WEBHOOK_EVENTS),
     ] = None
     enabled: Annotated[
         bool | None,
         Invalid(errors.INVALID_WEBHOOK, "enabled must be true or false."),
+        _not_null(errors.INVALID_WEBHOOK, "enabled must be true or false."),
         WithJsonSchema({"type": "boolean", "description": "false: nothing is delivered."}),
     ] = None
 
@@ -1162,6 +1177,7 @@ class NewServiceClient(Request):
     jwks: Annotated[
         dict[str, Any] | None,
         Invalid(errors.INVALID_SERVICE_CLIENT, "jwks must be a JWK Set (an object)."),
+        _not_null(errors.INVALID_SERVICE_CLIENT, "jwks must be a JWK Set (an object)."),
         WithJsonSchema(
             {
                 "type": "object",
@@ -1181,6 +1197,7 @@ class NewServiceClient(Request):
     jwks_uri: Annotated[
         str | None,
         Invalid(errors.INVALID_SERVICE_CLIENT, "jwksUri must be a string."),
+        _not_null(errors.INVALID_SERVICE_CLIENT, "jwksUri must be a string."),
         WithJsonSchema(
             {
                 "type": "string",

@@ -149,3 +149,31 @@ def test_only_an_issued_key_carries_its_plaintext_last() -> None:
 
     assert list(body)[-1] == "key"
     assert body["key"] == "x"
+
+
+def test_the_longest_credential_list_the_schema_allows_fits_the_revocation_body_limit() -> None:
+    import json
+
+    from chalicelib.api.credentials import MAX_REPORT_BYTES
+    from chalicelib.scanning.revocation import MAX_CREDENTIAL_LENGTH, MAX_CREDENTIALS
+
+    longest = {"credentials": ["x" * MAX_CREDENTIAL_LENGTH] * MAX_CREDENTIALS}
+    assert len(json.dumps(longest).encode()) <= MAX_REPORT_BYTES
+
+
+def test_a_webhook_change_or_a_service_client_sent_with_null_is_refused() -> None:
+    from pydantic import ValidationError
+
+    from chalicelib.api import models
+
+    for model, body in [
+        (models.WebhookChanges, {"enabled": None}),
+        (models.WebhookChanges, {"url": None}),
+        (models.WebhookChanges, {"events": None}),
+        (
+            models.NewServiceClient,
+            {"name": "ci", "scopes": ["memory"], "jwks": None, "jwksUri": "https://m.example.com/j"},
+        ),
+    ]:
+        with pytest.raises(ValidationError):
+            model.model_validate(body)
