@@ -49,13 +49,15 @@ export class DpopKey {
   }
 
   /** A pair you keep yourself (e.g. in IndexedDB, still non-extractable). */
-  static async fromKeyPair(pair: { publicKey: CryptoKey; privateKey: CryptoKey }): Promise<DpopKey> {
-    const exported = await crypto.subtle.exportKey("jwk", pair.publicKey);
+  // Typed by shape, not as `CryptoKeyPair`: a Node program's types (no DOM library) know no
+  // `CryptoKey`; a WebCrypto pair is what it takes.
+  static async fromKeyPair(pair: { publicKey: object; privateKey: object }): Promise<DpopKey> {
+    const exported = await crypto.subtle.exportKey("jwk", pair.publicKey as CryptoKey);
     if (exported.kty !== "EC" || exported.crv !== "P-256" || !exported.x || !exported.y) {
       throw new TypeError("A DPoP key must be an ECDSA P-256 key pair.");
     }
     const jwk: PublicJwk = { kty: "EC", crv: "P-256", x: exported.x, y: exported.y };
-    return new DpopKey(pair.privateKey, jwk, await thumbprint(jwk));
+    return new DpopKey(pair.privateKey as CryptoKey, jwk, await thumbprint(jwk));
   }
 
   /**
