@@ -150,6 +150,8 @@ def test_create_a_key_with_the_keyboard_alone(people, stack: Stack) -> None:
     expect(confirm).to_have_count(0)
     expect(secret).to_be_visible()
     page.keyboard.press("Escape")
+    # The question opens after the key press is handled: Tab only once it holds the focus.
+    expect(confirm.get_by_role("button", name="Back to the key")).to_be_focused()
     page.keyboard.press("Tab")
     expect(page.get_by_role("button", name="Yes, close")).to_be_focused()
     page.keyboard.press("Enter")
