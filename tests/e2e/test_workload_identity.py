@@ -178,10 +178,8 @@ def test_the_banners_workload_commands_work_as_printed(stack: Stack) -> None:
     result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
 
     assert result.returncode == 0, result.stderr
-    decoder, printed, at = json.JSONDecoder(), list[Any](), 0
-    while at < len(result.stdout):  # curl prints its answers without newlines
-        value, at = decoder.raw_decode(result.stdout, at)
-        printed.append(value)
+    # Each answer on a line of its own (the commands end curl's output with a newline).
+    printed = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
     created, exchanged = printed
     assert created["issuer"] == stack.info["idpEndpoint"]
     assert exchanged["token_type"] == "Bearer"
