@@ -11,6 +11,9 @@ They give a generated request what no schema can describe, so that its logic is 
 - a key of its own for PATCH and DELETE of a key (CONTRACT_UPDATED_KEY_ID,
   CONTRACT_REVOKED_KEY_ID): schemathesis keeps one configuration per path, so the config
   file cannot give GET, PATCH and DELETE of `/v1/auth/api-keys/{key_id}` different keys;
+- a real public key for a service client's registration generated as valid (positive) data:
+  a JWK Set holds usable keys only when they are real ones, which no schema can generate
+  (negative data is sent as generated);
 - a sign-in of its own for ending sign-ins (`DELETE /v1/auth/sessions[/{session_id}]`) in the
   user token's run: with the run's token they would end the run's own credential. It is a
   new sign-in of another user at the development issuer (CONTRACT_IDP), and ending one
@@ -51,8 +54,51 @@ CIDRS = st.one_of(
 schemathesis.openapi.format("cidr", CIDRS)
 
 
+SERVICE_CLIENTS = "/v1/workspaces/{workspace_id}/service-clients"
+
+
+def _public_jwks() -> dict[str, Any]:
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from jwt.algorithms import ECAlgorithm
+
+    key = ec.generate_private_key(ec.SECP256R1()).public_key()
+    return {"keys": [{**json.loads(ECAlgorithm.to_jwk(key)), "alg": "ES256", "kid": "contract"}]}
+
+
+PUBLIC_JWKS = _public_jwks()
+
+
+def _real_keys(case: Any) -> None:
+    from schemathesis import GenerationMode
+
+    body = case.body
+    if case.meta is None or case.meta.generation.mode != GenerationMode.POSITIVE:
+        return
+    if isinstance(body, dict):
+        body.pop("jwksUri", None)
+        body["jwks"] = PUBLIC_JWKS
+
+
+@schemathesis.hook
+def after_call(context: Any, case: Any, response: Any) -> None:
+    """A registered service client is deleted at once: a workspace holds 20, and the run
+    registers more than that (each phase's valid registrations must be able to succeed)."""
+    if case.operation.path != SERVICE_CLIENTS or case.method.upper() != "POST":
+        return
+    if response.status_code != 201:
+        return
+    created = response.json()
+    request = response.request
+    url = str(request.url).rstrip("/") + "/" + created["clientId"]
+    kept = ("authorization", "x-workspace-id")
+    headers = {k: v for k, v in request.headers.items() if k.lower() in kept}
+    httpx.delete(url, headers=headers, timeout=10)
+
+
 @schemathesis.hook
 def before_call(context: Any, case: Any, kwargs: dict[str, Any]) -> None:
+    if case.operation.path == SERVICE_CLIENTS and case.method.upper() == "POST":
+        _real_keys(case)
     headers = case.headers
     if headers is not None and IDEMPOTENCY_KEY in headers:
         value = headers[IDEMPOTENCY_KEY]
