@@ -24,6 +24,7 @@ of the clients it is attached to, or only the calls of one `operation` such as
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -112,7 +113,11 @@ class FaultInjector:
 
     def _write_state(self, plan: Path) -> None:
         state = {"id": self._plan_id, "fired": self.fired, "operations": self.operations}
-        plan.with_name(plan.name + ".state").write_text(json.dumps(state))
+        # Atomically, like the plan: the test reads the state while the stack writes it, and
+        # a half-written (empty) file would read as no JSON at all.
+        temporary = plan.with_name(f"{plan.name}.state.{os.getpid()}.{threading.get_ident()}")
+        temporary.write_text(json.dumps(state))
+        temporary.replace(plan.with_name(plan.name + ".state"))
 
     def attach(self, client: Any) -> None:
         events = client.meta.events
