@@ -49,9 +49,9 @@ from memory_sdk.models import (
     UserActor,
     UserSession,
 )
+from memory_sdk.service_client import ServiceClientCredentials, ServiceClientError
 from memory_sdk.webhooks import WebhookVerificationError
 from memory_sdk.webhooks import verify as verify_webhook
-from memory_sdk.service_client import ServiceClientCredentials, ServiceClientError
 from memory_sdk.workload import WorkloadIdentity, WorkloadIdentityError
 
 __version__ = "0.1.0"
