@@ -52,7 +52,7 @@ export interface Jwk {
 export interface ServiceClientOptions {
   endpoint: string;
   clientId: string;
-  /** A PKCS#8 PEM ("-----BEGIN PRIVATE KEY-----") or a private JWK (RSA, or EC on P-256). */
+  /** A PKCS#8 PEM (its first line names a PRIVATE KEY) or a private JWK (RSA, or EC on P-256). */
   privateKey: string | Jwk;
   /** The `kid` the key was registered with (default: a JWK's own `kid`, else its RFC 7638 thumbprint). */
   keyId?: string | undefined;
