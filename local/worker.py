@@ -13,7 +13,12 @@ import threading
 import time
 from typing import Any
 
+from botocore.exceptions import ConnectTimeoutError, EndpointConnectionError, ReadTimeoutError
+
 from chalicelib.logs import logger
+
+# moto stopped or not answering: said once, in a line, until it answers again.
+UNREACHABLE = (EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError)
 
 # Short polls, POLL_SECONDS apart: moto's long poll holds its SQS backend while it waits,
 # which would hold up EventBridge's deliveries to queues of the same Region (a PutEvents
@@ -46,6 +51,7 @@ class QueueWorker:
         backoff = 0.0
         drained = 0.0
         url = None
+        unreachable = False
         while not self._stop.is_set():
             try:
                 if url is None:
@@ -53,6 +59,16 @@ class QueueWorker:
                     url = sqs.get_queue_url(QueueName=queue)["QueueUrl"]
                 drained = self._once(sqs, url, webhook_delivery, drained)
                 backoff = 0.0
+                unreachable = False
+            except UNREACHABLE as error:
+                if not unreachable:
+                    logger.warning(
+                        "local queue worker: moto does not answer; polling again",
+                        extra={"error": type(error).__name__},
+                    )
+                unreachable = True
+                backoff = min(MAX_BACKOFF, max(1.0, backoff * 2))
+                self._stop.wait(backoff)
             except Exception:  # noqa: BLE001 - moto frozen or restarting: poll again, later
                 logger.exception("local queue worker")
                 backoff = min(MAX_BACKOFF, max(1.0, backoff * 2))
