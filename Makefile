@@ -18,13 +18,13 @@ BIN := $(VENV)/bin
 LOCAL_STAMP := $(VENV)/.local-$(shell cat requirements.txt requirements-local.txt | cksum | cut -d' ' -f1)
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-local.txt requirements-dev.txt | cksum | cut -d' ' -f1)
 # Without --quiet: pip prints each package as it is collected and installed (progress).
-# pip byte-compiles what it installs on one core; compileall does it on every core after it
-# (a first `make run`: 60 s of installing became 47).
+# --no-compile: pip would byte-compile what it installs on one core; the test install runs
+# compileall on every core after it instead (a first `make run`: 60 s of installing became 47).
 PIP_INSTALL := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar on --require-hashes --no-compile
 COMPILE := $(BIN)/python -m compileall -q -j 0 $(VENV)/lib >/dev/null
-# cfn-lint and what only it imports (sympy, mpmath, networkx): a third of the files, which
-# the local stack never imports (moto's server brings them); the test install compiles them.
-COMPILE_LOCAL := $(BIN)/python -m compileall -q -j 0 -x '/(sympy|mpmath|networkx|cfnlint)/' $(VENV)/lib >/dev/null
+# `make run` compiles nothing up front: most of what it installs (moto's hundreds of services,
+# cfn-lint) is never imported by the local stack, and Python compiles what it imports on
+# first use. The test install (`venv`) compiles everything, for the benchmarks' cold starts.
 PYTEST := $(BIN)/python -m pytest
 # The unit and functional tiers run on every core (pytest-xdist), a test file per worker so
 # that a file's module-level fixtures are built once: `make test-functional XDIST=` runs them
@@ -127,8 +127,6 @@ $(BIN)/python:
 $(LOCAL_STAMP): requirements.txt requirements-local.txt | $(BIN)/python
 	@echo "==> installing the service and the local stack (requirements-local.txt, hashes checked)"
 	$(PIP_INSTALL) -r requirements-local.txt
-	@echo "==> byte-compiling them (every core)"
-	@$(COMPILE_LOCAL)
 	@rm -f $(VENV)/.local-*
 	@touch $(LOCAL_STAMP)
 
