@@ -5,6 +5,7 @@
 import { ApiError, MemoryClient, NotFoundError, Session, type Principal, type SessionTokens, type Workspace } from "memory-sdk";
 
 import { Api } from "./api.js";
+import type { Context } from "./context.js";
 import { announce, h, replace } from "./dom.js";
 import { ANSWER_BUDGET_MS, PROGRESS_AFTER_MS, problemText, sessionEnded, signInAgain, TimedOut } from "./format.js";
 import { loadChoice, saveChoice, saveTokens } from "./storage.js";
@@ -29,7 +30,7 @@ export const SECTIONS = [
 /** Why the dashboard signed out, shown on the sign-in screen; undefined for a plain sign-out. */
 export type SignOut = (reason?: string) => void;
 
-export class App {
+export class App implements Context {
   readonly client: MemoryClient;
   /** The calls the SDK has no method for yet (connected apps, trust policies). */
   readonly api: Api;

@@ -5,13 +5,13 @@
 import type { Workspace } from "memory-sdk";
 
 import type { NewTrustPolicy, TrustPolicy } from "../api.js";
-import type { App } from "../app.js";
+import type { Context } from "../context.js";
 import { confirmAction, formDialog } from "../dialogs.js";
 import { announce, append, errorArea, field, h, replace, token, uid, words } from "../dom.js";
 import { dateTime, problemText } from "../format.js";
 import { DATA_PLANE_SCOPES, subjectMatches, subjectPreview, subjectProblem, trustPolicyRequest } from "../requests.js";
 
-export function renderTrustPolicies(app: App, main: HTMLElement): void {
+export function renderTrustPolicies(app: Context, main: HTMLElement): void {
   const errors = errorArea();
   const body = h("div", { class: "list", "aria-live": "polite" });
   append(
