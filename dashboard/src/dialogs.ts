@@ -110,6 +110,19 @@ export function formDialog(spec: FormDialog): Promise<boolean> {
   });
 }
 
+/** A form in a dialog whose submission answers something (what it created or changed):
+ * that answer once submitted, undefined when cancelled. */
+export async function formAnswer<T>(spec: Omit<FormDialog, "onSubmit"> & { onSubmit(): Promise<T> }): Promise<T | undefined> {
+  let answer: T | undefined;
+  const ok = await formDialog({
+    ...spec,
+    onSubmit: async () => {
+      answer = await spec.onSubmit();
+    },
+  });
+  return ok ? answer : undefined;
+}
+
 export interface Secret {
   title: string;
   /** The plaintext key; dropped from the page when the dialog closes. */
