@@ -15,6 +15,7 @@ import { renderKeys } from "./views/keys.js";
 import { renderServiceClients } from "./views/service-clients.js";
 import { renderSessions } from "./views/sessions.js";
 import { renderTrustPolicies } from "./views/trust.js";
+import { renderWebhooks } from "./views/webhooks.js";
 import { renderWorkspaces } from "./views/workspaces.js";
 
 export const SECTIONS = [
@@ -24,6 +25,7 @@ export const SECTIONS = [
   { id: "apps", title: "Connected apps", render: renderConnectedApps },
   { id: "trust", title: "Trust policies", render: renderTrustPolicies },
   { id: "machines", title: "Service clients", render: renderServiceClients },
+  { id: "webhooks", title: "Webhooks", render: renderWebhooks },
   { id: "sessions", title: "Sessions", render: renderSessions },
 ] as const;
 
@@ -32,7 +34,7 @@ export type SignOut = (reason?: string) => void;
 
 export class App implements Context {
   readonly client: MemoryClient;
-  /** The calls the SDK has no method for yet (connected apps, trust policies). */
+  /** The calls the SDK has no method for yet (connected apps, trust policies, service clients, webhooks). */
   readonly api: Api;
   me: Principal | undefined;
   workspaces: Workspace[] = [];
