@@ -22,7 +22,7 @@ from playwright.sync_api import Locator, Route, expect
 from tests.browser.conftest import Person, Stack
 from tests.browser.test_keys import create_workspace
 from tests.browser.test_page import axe_violations
-from tests.browser.test_people import WIDTHS, no_sideways_scroll, unique
+from tests.browser.test_people import WIDTHS, a_member_of, no_sideways_scroll, open_section, unique
 from tests.browser.test_sessions import answer
 
 WEBHOOKS = re.compile(r".*/v1/workspaces/[^/]+/webhooks$")
@@ -79,11 +79,15 @@ def receiver() -> Iterator[Receiver]:
 
 def open_webhooks(person: Person) -> Locator:
     """Shows the Webhooks section; answers its rows once they are listed."""
-    page = person.page
-    page.get_by_role("link", name="Webhooks").click()
-    expect(page.get_by_role("heading", name="Webhooks", level=1)).to_be_visible()
-    expect(page.locator("main [aria-busy='true']")).to_have_count(0)
-    return page.locator("tr[data-webhook-id]")
+    open_section(person, "Webhooks")
+    return person.page.locator("tr[data-webhook-id]")
+
+
+def an_owner(people: Any, name: str, width: str, workspace_name: str) -> tuple[Person, str]:
+    """A person signed in at `width` with a workspace of their own; answers them and its id."""
+    person: Person = people(name, viewport=WIDTHS[width])
+    person.sign_in(unique(name))
+    return person, create_workspace(person, workspace_name)
 
 
 def add_webhook(stack: Stack, person: Person, workspace: str, url: str, **more: Any) -> Any:
@@ -192,10 +196,8 @@ def test_adding_a_webhook_shows_its_secret_once_and_lists_it_and_deliveries_veri
 def test_a_webhook_is_edited_disabled_enabled_and_its_secret_rotated_then_deleted(
     people, stack: Stack, width: str
 ) -> None:
-    person: Person = people(f"webhooks-manage-{width}", viewport=WIDTHS[width])
-    person.sign_in(unique("manage"))
+    person, workspace = an_owner(people, f"webhooks-manage-{width}", width, "Managed")
     page = person.page
-    workspace = create_workspace(person, "Managed")
     made = add_webhook(stack, person, workspace, "https://hooks.example.com/memory")
     rows = open_webhooks(person)
     expect(rows).to_have_count(1)
@@ -265,10 +267,8 @@ def test_a_webhook_is_edited_disabled_enabled_and_its_secret_rotated_then_delete
 def test_deliveries_are_listed_and_a_failed_one_is_retried_and_delivered(
     people, stack: Stack, receiver: Receiver, width: str
 ) -> None:
-    person: Person = people(f"webhooks-deliveries-{width}", viewport=WIDTHS[width])
-    person.sign_in(unique("deliveries"))
+    person, workspace = an_owner(people, f"webhooks-deliveries-{width}", width, "Delivered")
     page = person.page
-    workspace = create_workspace(person, "Delivered")
     receiver.statuses.append(500)  # the first delivery is refused, the rest taken
     add_webhook(stack, person, workspace, receiver.url)
     rows = open_webhooks(person)
@@ -383,20 +383,8 @@ def test_the_empty_error_outage_and_budget_states_say_what_happened_and_offer_a_
 
 
 def test_a_member_sees_why_they_cannot_manage_webhooks(people, stack: Stack) -> None:
-    member_subject = unique("member")
-    member: Person = people("webhooks-member", viewport=WIDTHS["phone"])
-    member.sign_in(member_subject, name="Grace Hopper")
-    owner: Person = people("webhooks-owner")
-    owner.sign_in(unique("owner"))
-    workspace = create_workspace(owner, "Shared hooks")
-    members = owner.page.locator("section.members")
-    members.get_by_label("Email of the new member").fill(member.email(member_subject))
-    members.get_by_role("button", name="Add member").click()
-    expect(members.locator("tbody")).to_contain_text("Grace Hopper")
-
+    member, workspace = a_member_of(people, "Shared hooks", "webhooks")
     page = member.page
-    page.reload()
-    page.get_by_label("Workspace", exact=True).select_option(label="Shared hooks")
     open_webhooks(member)
 
     expect(
