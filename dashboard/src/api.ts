@@ -1,5 +1,5 @@
-// The calls of this phase that the SDK has no method for yet: sign-out, connected apps and
-// trust policies. Same origin, same bearer (the session's), and a refusal arrives as the
+// The calls of this phase that the SDK has no method for yet: sign-out, connected apps,
+// trust policies, service clients and webhooks. Same origin, same bearer (the session's), and a refusal arrives as the
 // SDK's ApiError, so that every screen words it through problemText.
 
 import { ApiError, NetworkError, type TokenProvider } from "memory-sdk";
@@ -57,6 +57,57 @@ export interface NewServiceClient {
   jwksUri?: string;
 }
 
+export interface Webhook {
+  id: string;
+  workspaceId: string;
+  url: string;
+  /** Event types, or ["*"] for every type. */
+  events: string[];
+  enabled: boolean;
+  description: string | null;
+  createdAt: string;
+  createdBy: string;
+  /** When its deliveries began failing without a success since (null: not failing). */
+  failingSince: string | null;
+  /** Until when the secret before the last rotation still signs (null: no overlap). */
+  previousSecretExpiresAt: string | null;
+}
+
+/** A webhook as created or rotated: with its signing secret, shown once. */
+export interface WebhookWithSecret extends Webhook {
+  secret: string;
+}
+
+export interface NewWebhook {
+  url: string;
+  events: string[];
+  description?: string;
+}
+
+export interface WebhookChanges {
+  url?: string;
+  events?: string[];
+  enabled?: boolean;
+}
+
+export interface Delivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  state: "pending" | "delivered" | "failed";
+  attempts: number;
+  /** The receiver's last HTTP status (null: no answer). */
+  lastStatusCode: number | null;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+/** A path below a workspace: /v1/workspaces/{id}/{parts…}, each part encoded. */
+function inWorkspace(workspaceId: string, ...parts: string[]): string {
+  return ["/v1/workspaces", workspaceId, ...parts].map((part, at) => (at === 0 ? part : encodeURIComponent(part))).join("/");
+}
+
 export class Api {
   readonly #endpoint: string;
   readonly #token: TokenProvider;
@@ -95,33 +146,56 @@ export class Api {
   }
 
   async listTrustPolicies(workspaceId: string): Promise<TrustPolicy[]> {
-    const path = `/v1/workspaces/${encodeURIComponent(workspaceId)}/trust-policies`;
-    return ((await this.#send("GET", path)) as { trustPolicies: TrustPolicy[] }).trustPolicies;
+    return ((await this.#send("GET", inWorkspace(workspaceId, "trust-policies"))) as { trustPolicies: TrustPolicy[] }).trustPolicies;
   }
 
   async createTrustPolicy(workspaceId: string, policy: NewTrustPolicy): Promise<TrustPolicy> {
-    const path = `/v1/workspaces/${encodeURIComponent(workspaceId)}/trust-policies`;
-    return (await this.#send("POST", path, policy)) as TrustPolicy;
-  }
-
-  async listServiceClients(workspaceId: string): Promise<ServiceClient[]> {
-    const path = `/v1/workspaces/${encodeURIComponent(workspaceId)}/service-clients`;
-    return ((await this.#send("GET", path)) as { serviceClients: ServiceClient[] }).serviceClients;
-  }
-
-  async createServiceClient(workspaceId: string, client: NewServiceClient): Promise<ServiceClient> {
-    const path = `/v1/workspaces/${encodeURIComponent(workspaceId)}/service-clients`;
-    return (await this.#send("POST", path, client)) as ServiceClient;
-  }
-
-  async deleteServiceClient(workspaceId: string, clientId: string): Promise<void> {
-    const path = `/v1/workspaces/${encodeURIComponent(workspaceId)}/service-clients/${encodeURIComponent(clientId)}`;
-    await this.#send("DELETE", path);
+    return (await this.#send("POST", inWorkspace(workspaceId, "trust-policies"), policy)) as TrustPolicy;
   }
 
   async deleteTrustPolicy(workspaceId: string, policyId: string): Promise<void> {
-    const path = `/v1/workspaces/${encodeURIComponent(workspaceId)}/trust-policies/${encodeURIComponent(policyId)}`;
-    await this.#send("DELETE", path);
+    await this.#send("DELETE", inWorkspace(workspaceId, "trust-policies", policyId));
+  }
+
+  async listServiceClients(workspaceId: string): Promise<ServiceClient[]> {
+    return ((await this.#send("GET", inWorkspace(workspaceId, "service-clients"))) as { serviceClients: ServiceClient[] }).serviceClients;
+  }
+
+  async createServiceClient(workspaceId: string, client: NewServiceClient): Promise<ServiceClient> {
+    return (await this.#send("POST", inWorkspace(workspaceId, "service-clients"), client)) as ServiceClient;
+  }
+
+  async deleteServiceClient(workspaceId: string, clientId: string): Promise<void> {
+    await this.#send("DELETE", inWorkspace(workspaceId, "service-clients", clientId));
+  }
+
+  async listWebhooks(workspaceId: string): Promise<Webhook[]> {
+    return ((await this.#send("GET", inWorkspace(workspaceId, "webhooks"))) as { webhooks: Webhook[] }).webhooks;
+  }
+
+  async createWebhook(workspaceId: string, webhook: NewWebhook): Promise<WebhookWithSecret> {
+    return (await this.#send("POST", inWorkspace(workspaceId, "webhooks"), webhook)) as WebhookWithSecret;
+  }
+
+  async updateWebhook(workspaceId: string, webhookId: string, changes: WebhookChanges): Promise<Webhook> {
+    return (await this.#send("PATCH", inWorkspace(workspaceId, "webhooks", webhookId), changes)) as Webhook;
+  }
+
+  async rotateWebhookSecret(workspaceId: string, webhookId: string): Promise<WebhookWithSecret> {
+    return (await this.#send("POST", inWorkspace(workspaceId, "webhooks", webhookId, "rotate-secret"))) as WebhookWithSecret;
+  }
+
+  async deleteWebhook(workspaceId: string, webhookId: string): Promise<void> {
+    await this.#send("DELETE", inWorkspace(workspaceId, "webhooks", webhookId));
+  }
+
+  /** The newest deliveries (one page: the service keeps them 30 days). */
+  async listDeliveries(workspaceId: string, webhookId: string): Promise<Delivery[]> {
+    return ((await this.#send("GET", inWorkspace(workspaceId, "webhooks", webhookId, "deliveries"))) as { deliveries: Delivery[] }).deliveries;
+  }
+
+  async retryDelivery(workspaceId: string, webhookId: string, deliveryId: string): Promise<Delivery> {
+    return (await this.#send("POST", inWorkspace(workspaceId, "webhooks", webhookId, "deliveries", deliveryId, "retry"))) as Delivery;
   }
 }
 

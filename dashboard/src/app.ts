@@ -5,6 +5,7 @@
 import { ApiError, MemoryClient, NotFoundError, Session, type Principal, type SessionTokens, type Workspace } from "memory-sdk";
 
 import { Api } from "./api.js";
+import type { Context } from "./context.js";
 import { announce, h, replace } from "./dom.js";
 import { ANSWER_BUDGET_MS, PROGRESS_AFTER_MS, problemText, sessionEnded, signInAgain, TimedOut } from "./format.js";
 import { loadChoice, saveChoice, saveTokens } from "./storage.js";
@@ -14,6 +15,7 @@ import { renderKeys } from "./views/keys.js";
 import { renderServiceClients } from "./views/service-clients.js";
 import { renderSessions } from "./views/sessions.js";
 import { renderTrustPolicies } from "./views/trust.js";
+import { renderWebhooks } from "./views/webhooks.js";
 import { renderWorkspaces } from "./views/workspaces.js";
 
 export const SECTIONS = [
@@ -23,15 +25,16 @@ export const SECTIONS = [
   { id: "apps", title: "Connected apps", render: renderConnectedApps },
   { id: "trust", title: "Trust policies", render: renderTrustPolicies },
   { id: "machines", title: "Service clients", render: renderServiceClients },
+  { id: "webhooks", title: "Webhooks", render: renderWebhooks },
   { id: "sessions", title: "Sessions", render: renderSessions },
 ] as const;
 
 /** Why the dashboard signed out, shown on the sign-in screen; undefined for a plain sign-out. */
 export type SignOut = (reason?: string) => void;
 
-export class App {
+export class App implements Context {
   readonly client: MemoryClient;
-  /** The calls the SDK has no method for yet (connected apps, trust policies). */
+  /** The calls the SDK has no method for yet (connected apps, trust policies, service clients, webhooks). */
   readonly api: Api;
   me: Principal | undefined;
   workspaces: Workspace[] = [];

@@ -110,6 +110,19 @@ export function formDialog(spec: FormDialog): Promise<boolean> {
   });
 }
 
+/** A form in a dialog whose submission answers something (what it created or changed):
+ * that answer once submitted, undefined when cancelled. */
+export async function formAnswer<T>(spec: Omit<FormDialog, "onSubmit"> & { onSubmit(): Promise<T> }): Promise<T | undefined> {
+  let answer: T | undefined;
+  const ok = await formDialog({
+    ...spec,
+    onSubmit: async () => {
+      answer = await spec.onSubmit();
+    },
+  });
+  return ok ? answer : undefined;
+}
+
 export interface Secret {
   title: string;
   /** The plaintext key; dropped from the page when the dialog closes. */
@@ -117,13 +130,18 @@ export interface Secret {
   /** Shown once: a new key (create, rotate) rather than a reveal. */
   once: boolean;
   summary: string;
+  /** What the value is, as the dialog words it: "key" (an API key) unless said. */
+  noun?: string;
+  /** The field's label: "API key" unless said. */
+  label?: string;
 }
 
 /**
- * Shows a key's plaintext with a copy button. Closing asks for a confirmation first; then
- * the value is wiped from the field and the dialog leaves the page.
+ * Shows a key's (or another secret's) plaintext with a copy button. Closing asks for a
+ * confirmation first; then the value is wiped from the field and the dialog leaves the page.
  */
 export function showSecret(secret: Secret): Promise<void> {
+  const noun = secret.noun ?? "key";
   return new Promise((resolve) => {
     const fieldId = uid("secret");
     const value = h("input", {
@@ -148,7 +166,7 @@ export function showSecret(secret: Secret): Promise<void> {
       [
         h("p", {}, secret.summary),
         h("p", { class: "warning", id: `${fieldId}-warning` }, warning),
-        h("label", { for: fieldId }, "API key"),
+        h("label", { for: fieldId }, secret.label ?? "API key"),
         h("div", { class: "secret-row" }, value, copy),
         copied,
         h("div", { class: "actions" }, done),
@@ -160,12 +178,12 @@ export function showSecret(secret: Secret): Promise<void> {
       if (leaving) return;
       leaving = true;
       const sure = await confirmAction({
-        title: secret.once ? "Close without the key?" : "Close the key?",
+        title: secret.once ? `Close without the ${noun}?` : `Close the ${noun}?`,
         message: secret.once
-          ? "You will not see this key again. Make sure you have copied it."
-          : "The key will be hidden again. Make sure you have copied it.",
+          ? `You will not see this ${noun} again. Make sure you have copied it.`
+          : `The ${noun} will be hidden again. Make sure you have copied it.`,
         confirm: "Yes, close",
-        cancel: "Back to the key",
+        cancel: `Back to the ${noun}`,
       });
       leaving = false;
       if (sure) modal.close();
@@ -179,13 +197,13 @@ export function showSecret(secret: Secret): Promise<void> {
         })
         .catch(() => {
           value.select();
-          copied.textContent = "Copying was blocked: the key is selected, press Ctrl+C (⌘C on a Mac).";
+          copied.textContent = `Copying was blocked: the ${noun} is selected, press Ctrl+C (⌘C on a Mac).`;
         });
     });
     done.addEventListener("click", () => void leave());
     modal.dialog.addEventListener("close", () => {
       value.value = "";
-      announce("The key is no longer shown.");
+      announce(`The ${noun} is no longer shown.`);
       resolve();
     });
     value.focus();

@@ -92,6 +92,7 @@ function softened(detail: string): string {
   return detail
     .replace(/^The caller is\b/, "You are")
     .replace(/^The caller\b/, "You")
+    .replace(/^url must be\b/, "The URL must be")
     .replace(/\bA dependency \([^)]*\) is unavailable; retry later\./, PROBLEM_MESSAGES["dependency_unavailable"] ?? "")
     .replace(/\bA dependency is unavailable; retry later\./, PROBLEM_MESSAGES["dependency_unavailable"] ?? "");
 }
@@ -164,6 +165,18 @@ export function eventName(type: string): string {
   const [subject = type, verb = ""] = type.split(".", 2);
   const words = `${subject.replace(/_/g, " ")} ${verb.replace(/_/g, " ")}`.trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** A webhook's event filter in words: "Every event", or the types' names. */
+export function eventsText(events: readonly string[]): string {
+  return events.includes("*") ? "Every event" : events.map(eventName).join(", ");
+}
+
+/** The receiver's last answer to a delivery: its status code, "no answer" (a timeout or a
+ * refused connection), or an em dash before the first attempt. */
+export function lastResponse(delivery: { attempts: number; lastStatusCode: number | null }): string {
+  if (delivery.lastStatusCode !== null) return String(delivery.lastStatusCode);
+  return delivery.attempts > 0 ? "no answer" : "—";
 }
 
 /** Why the session ended, said once: "Your session has ended: …" unless the reason says it. */

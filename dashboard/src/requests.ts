@@ -247,3 +247,44 @@ export function quotaValue(text: string): Checked<number | null> {
   }
   return { ok: true, value: count };
 }
+
+// Webhooks: a subscription's URL and the event types it wants ("*": every type, also those
+// added later). The service judges the URL (https and a public host name).
+export const EVERY_EVENT = "*";
+
+export interface WebhookForm {
+  url: string;
+  description: string;
+  /** Every event type, also those added later. */
+  every: boolean;
+  /** The types chosen when not every one. */
+  events: readonly string[];
+}
+
+function webhookFields(form: WebhookForm): Checked<{ url: string; events: string[] }> {
+  const url = form.url.trim();
+  if (url === "") return { ok: false, problem: "Enter the URL your receiver listens at, such as https://hooks.example.com/memory." };
+  if (!form.every && form.events.length === 0) return { ok: false, problem: "Choose at least one event type, or every event." };
+  return { ok: true, value: { url, events: form.every ? [EVERY_EVENT] : [...form.events] } };
+}
+
+export function newWebhookRequest(form: WebhookForm): Checked<{ url: string; events: string[]; description?: string }> {
+  const fields = webhookFields(form);
+  if (!fields.ok) return fields;
+  const description = form.description.trim();
+  return { ok: true, value: description === "" ? fields.value : { ...fields.value, description } };
+}
+
+/** What an edit changes: the URL and the events, only where they differ. */
+export function webhookChanges(
+  current: { url: string; events: readonly string[] },
+  form: WebhookForm,
+): Checked<{ url?: string; events?: string[] }> {
+  const fields = webhookFields(form);
+  if (!fields.ok) return fields;
+  const changes: { url?: string; events?: string[] } = {};
+  if (fields.value.url !== current.url) changes.url = fields.value.url;
+  if ([...fields.value.events].sort().join(",") !== [...current.events].sort().join(",")) changes.events = fields.value.events;
+  if (Object.keys(changes).length === 0) return { ok: false, problem: "Nothing to change." };
+  return { ok: true, value: changes };
+}

@@ -28,6 +28,32 @@ def unique(prefix: str) -> str:
     return f"{prefix}-{secrets.token_hex(3)}"
 
 
+def open_section(person: Person, name: str) -> None:
+    """Shows the section `name` (its link and its heading say it) once its list has loaded."""
+    page = person.page
+    page.get_by_role("link", name=name).click()
+    expect(page.get_by_role("heading", name=name, level=1)).to_be_visible()
+    expect(page.locator("main [aria-busy='true']")).to_have_count(0)
+
+
+def a_member_of(people: Any, workspace_name: str, prefix: str) -> tuple[Person, str]:
+    """Grace, signed in at phone width and added by its owner (signed in beside her) to a
+    new workspace `workspace_name`, chosen in her switcher; answers her and its id."""
+    member_subject = unique("member")
+    member: Person = people(f"{prefix}-member", viewport=WIDTHS["phone"])
+    member.sign_in(member_subject, name="Grace Hopper")
+    owner: Person = people(f"{prefix}-owner")
+    owner.sign_in(unique("owner"))
+    workspace = create_workspace(owner, workspace_name)
+    members = owner.page.locator("section.members")
+    members.get_by_label("Email of the new member").fill(member.email(member_subject))
+    members.get_by_role("button", name="Add member").click()
+    expect(members.locator("tbody")).to_contain_text("Grace Hopper")
+    member.page.reload()
+    member.page.get_by_label("Workspace", exact=True).select_option(label=workspace_name)
+    return member, workspace
+
+
 def no_sideways_scroll(person: Person) -> None:
     """Nothing wider than the screen; on failure, the elements that stick out."""
     width = person.page.evaluate("() => document.documentElement.scrollWidth")

@@ -27,6 +27,7 @@ from tests.browser.test_people import (
     LONG_WORD,
     PERSIAN,
     WIDTHS,
+    a_member_of,
     no_sideways_scroll,
     unique,
 )
@@ -240,20 +241,8 @@ def test_trust_policies_are_created_with_a_live_preview_and_deleted_by_the_owner
 
 
 def test_a_member_sees_why_they_cannot_manage_trust_policies(people, stack: Stack) -> None:
-    member_subject = unique("member")
-    member: Person = people("screens-trust-member", viewport=WIDTHS["phone"])
-    member.sign_in(member_subject, name="Grace Hopper")
-    owner: Person = people("screens-trust-owner")
-    owner.sign_in(unique("owner"))
-    create_workspace(owner, "Shared with Grace")
-    members = owner.page.locator("section.members")
-    members.get_by_label("Email of the new member").fill(member.email(member_subject))
-    members.get_by_role("button", name="Add member").click()
-    expect(members.locator("tbody")).to_contain_text("Grace Hopper")
-
+    member, _ = a_member_of(people, "Shared with Grace", "screens-trust")
     page = member.page
-    page.reload()
-    page.get_by_label("Workspace", exact=True).select_option(label="Shared with Grace")
     page.get_by_role("link", name="Trust policies").click()
 
     expect(

@@ -20,7 +20,7 @@ from playwright.sync_api import Locator, expect
 from tests.browser.conftest import Person, Stack
 from tests.browser.test_keys import create_workspace
 from tests.browser.test_page import axe_violations
-from tests.browser.test_people import WIDTHS, no_sideways_scroll, unique
+from tests.browser.test_people import WIDTHS, no_sideways_scroll, open_section, unique
 from tests.browser.test_sessions import answer
 
 SERVICE_CLIENTS = re.compile(r".*/v1/workspaces/[^/]+/service-clients$")
@@ -28,11 +28,8 @@ ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
 
 def open_service_clients(person: Person) -> Locator:
-    page = person.page
-    page.get_by_role("link", name="Service clients").click()
-    expect(page.get_by_role("heading", name="Service clients", level=1)).to_be_visible()
-    expect(page.locator("main [aria-busy='true']")).to_have_count(0)
-    return page.locator("tr[data-client-id]")
+    open_section(person, "Service clients")
+    return person.page.locator("tr[data-client-id]")
 
 
 def key_pair() -> tuple[Any, dict[str, Any]]:

@@ -5,7 +5,7 @@
 import type { ApiKey, AuditEvent } from "memory-sdk";
 import { NotFoundError } from "memory-sdk";
 
-import type { App } from "../app.js";
+import type { Context } from "../context.js";
 import { append, errorArea, h, replace, words } from "../dom.js";
 import { dateTime, eventName, EVENT_TYPES, problemText } from "../format.js";
 
@@ -29,7 +29,7 @@ const CHANGED_FIELDS: Readonly<Record<string, string>> = {
 /** An actor as services that name people answer: with the person's email and name. */
 type Actor = { userId?: string; credential?: string; keyId?: string | null; email?: string | null; name?: string | null; system?: string };
 
-export function renderActivity(app: App, main: HTMLElement): void {
+export function renderActivity(app: Context, main: HTMLElement): void {
   const errors = errorArea();
   const list = h("div", { class: "list", "aria-busy": "true", "aria-live": "polite" });
   const more = h("button", { type: "button", class: "secondary" }, "Load more events");

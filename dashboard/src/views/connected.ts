@@ -2,7 +2,7 @@
 // with Disconnect: the app's tokens are refused from its next request.
 
 import type { ConnectedApp } from "../api.js";
-import type { App } from "../app.js";
+import type { Context } from "../context.js";
 import { confirmAction } from "../dialogs.js";
 import { announce, append, errorArea, h, replace } from "../dom.js";
 import { dateTime, problemText } from "../format.js";
@@ -13,7 +13,7 @@ export function appName(grant: Pick<ConnectedApp, "clientId" | "clientName">): s
   return name === "" ? grant.clientId : name;
 }
 
-export function renderConnectedApps(app: App, main: HTMLElement): void {
+export function renderConnectedApps(app: Context, main: HTMLElement): void {
   const errors = errorArea();
   const list = h("div", { class: "list", "aria-live": "polite", "aria-busy": "true" });
   append(

@@ -3,7 +3,7 @@
 
 import type { ApiKey, ApiKeyWithSecret, KeyStatus } from "memory-sdk";
 
-import type { App } from "../app.js";
+import type { Context } from "../context.js";
 import { confirmAction, formDialog, showSecret } from "../dialogs.js";
 import { quotaInput, quotaText, QUOTA_HINT, showUsage } from "./usage.js";
 import { announce, append, errorArea, field, h, replace, uid, words } from "../dom.js";
@@ -38,7 +38,7 @@ function searchable(text: string): string {
   return text.normalize("NFKC").toLocaleLowerCase();
 }
 
-export function renderKeys(app: App, main: HTMLElement): void {
+export function renderKeys(app: Context, main: HTMLElement): void {
   let status: "" | KeyStatus = "";
   let search = "";
   let keys: ApiKey[] = [];
@@ -441,7 +441,7 @@ interface NewKeyFields {
   values(): Parameters<typeof newKeyRequest>[0];
 }
 
-function newKeyFields(app: App, kind: "workspace" | "admin"): NewKeyFields {
+function newKeyFields(app: Context, kind: "workspace" | "admin"): NewKeyFields {
   const label = h("input", { type: "text", maxlength: 100, required: true, autocomplete: "off", placeholder: "e.g. ingest worker" });
   const kindName = uid("kind");
   const kinds = [

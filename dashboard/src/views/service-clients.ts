@@ -2,135 +2,46 @@
 // key (private_key_jwt); the owner registers the public half, pasted as a JWK Set or named by
 // a JWKS URI. Per workspace, and only its owner manages them; anyone else is told why.
 
-import type { Workspace } from "memory-sdk";
-
 import type { NewServiceClient, ServiceClient } from "../api.js";
-import type { App } from "../app.js";
-import { confirmAction, formDialog } from "../dialogs.js";
-import { announce, append, errorArea, field, h, replace, uid } from "../dom.js";
-import { dateTime, problemText } from "../format.js";
+import type { Context } from "../context.js";
+import { formAnswer } from "../dialogs.js";
+import { announce, field, h, replace, uid } from "../dom.js";
+import { dateTime } from "../format.js";
 import { DATA_PLANE_SCOPES } from "../requests.js";
+import { checkboxes, confirmThen, empty, listTable, loader, ownedSection, rowAction, toolbar } from "./owned.js";
 
-export function renderServiceClients(app: App, main: HTMLElement): void {
-  const errors = errorArea();
-  const body = h("div", { class: "list", "aria-live": "polite" });
-  append(
-    main,
-    h("h1", {}, "Service clients"),
-    h(
-      "p",
-      { class: "intro" },
+export function renderServiceClients(app: Context, main: HTMLElement): void {
+  const section = ownedSection(app, main, {
+    title: "Service clients",
+    intro:
       "A service client is a machine that holds its own private key and gets short-lived tokens of a workspace " +
-        "with it. You register only its public key: no secret is stored here or sent anywhere.",
-    ),
-    errors.element,
-    body,
-  );
+      "with it. You register only its public key: no secret is stored here or sent anywhere.",
+    things: "service clients",
+    forMembers: "Service clients work in the workspace without a person: ask its owner to register the machine you need.",
+    noWorkspace: "Service clients belong to a workspace, and only its owner manages them. Create a workspace under Workspaces first.",
+  });
+  if (section === undefined) return;
+  const { workspace: current, body, errors } = section;
+  const load = loader(section, main, () => app.call(() => app.api.listServiceClients(current.id)), draw, true);
 
-  const workspace = app.workspaces.find((w) => w.id === app.current);
-  if (workspace === undefined) {
-    drawChooser();
-    return;
-  }
-  if (workspace.role !== undefined && workspace.role !== "owner") {
-    replace(
-      body,
-      h(
-        "div",
-        { class: "empty" },
-        h("h2", {}, `Only the owner of ${workspace.name} manages its service clients`),
-        h("p", {}, "Service clients work in the workspace without a person: ask its owner to register the machine you need."),
-      ),
-    );
-    return;
-  }
-  const current: Workspace = workspace;
-  let clients: ServiceClient[] = [];
-
-  function drawChooser(): void {
-    const owned = app.workspaces.filter((w) => w.role === undefined || w.role === "owner");
-    if (owned.length === 0) {
-      replace(
-        body,
-        h(
-          "div",
-          { class: "empty" },
-          h("h2", {}, "No workspace of yours"),
-          h("p", {}, "Service clients belong to a workspace, and only its owner manages them. Create a workspace under Workspaces first."),
-        ),
-      );
-      return;
-    }
-    replace(
-      body,
-      h("p", {}, "Choose the workspace whose service clients you want to see:"),
-      h(
-        "ul",
-        { class: "chooser" },
-        ...owned.map((w) => {
-          const pick = h("button", { type: "button", class: "link" }, w.name);
-          pick.addEventListener("click", () => app.choose(w.id));
-          return h("li", {}, pick);
-        }),
-      ),
-    );
-  }
-
-  async function load(refocus = false): Promise<void> {
-    errors.clear();
-    body.setAttribute("aria-busy", "true");
-    try {
-      clients = await app.call(() => app.api.listServiceClients(current.id));
-      draw();
-      if (refocus) (body.querySelector<HTMLElement>("table") ?? main).focus();
-    } catch (error) {
-      replace(body);
-      errors.show(problemText(error), () => void load(refocus));
-    } finally {
-      body.setAttribute("aria-busy", "false");
-    }
-  }
-
-  function draw(): void {
+  function draw(clients: ServiceClient[]): void {
     const create = h("button", { type: "button", class: "primary" }, "Register service client");
     create.addEventListener("click", () => void register());
-    const toolbar = h("div", { class: "toolbar" }, h("p", {}, `Service clients of ${current.name}`), create);
+    const tools = toolbar(`Service clients of ${current.name}`, create);
     if (clients.length === 0) {
       replace(
         body,
-        toolbar,
-        h(
-          "div",
-          { class: "empty" },
-          h("h2", {}, "No service clients yet"),
-          h("p", {}, "Register a machine with its public key (a JWK Set) or the https URL where it publishes its keys."),
-        ),
+        tools,
+        empty("No service clients yet", "Register a machine with its public key (a JWK Set) or the https URL where it publishes its keys."),
       );
       return;
     }
-    replace(
-      body,
-      toolbar,
-      h(
-        "table",
-        { class: "policies", tabindex: "-1" },
-        h("caption", { class: "visually-hidden" }, `Service clients of ${current.name}`),
-        h("thead", {}, h("tr", {}, ...["Name", "Client id", "Keys", "Scopes", "Created", "Actions"].map((t) => h("th", { scope: "col" }, t)))),
-        h("tbody", {}, ...clients.map(row)),
-      ),
-    );
+    const headings = ["Name", "Client id", "Keys", "Scopes", "Created", "Actions"];
+    replace(body, tools, listTable("policies", `Service clients of ${current.name}`, headings, clients.map(row)));
   }
 
   function row(client: ServiceClient): HTMLTableRowElement {
-    const remove = h(
-      "button",
-      { type: "button", class: "danger small", "aria-label": `Delete service client ${client.name}`, "data-action": "Delete" },
-      "Delete",
-    );
-    remove.addEventListener("click", () => {
-      errors.clear();
-      void deleteClient(client).catch((error: unknown) => errors.show(problemText(error)));
-    });
+    const remove = rowAction("Delete", `Delete service client ${client.name}`, errors, () => deleteClient(client));
     const keys =
       client.jwksUri !== null
         ? `published at ${client.jwksUri}`
@@ -148,33 +59,30 @@ export function renderServiceClients(app: App, main: HTMLElement): void {
   }
 
   async function deleteClient(client: ServiceClient): Promise<void> {
-    const sure = await confirmAction({
+    const question = {
       title: `Delete service client ${client.name}?`,
       message:
         `The machine can no longer get tokens for ${current.name}, and the tokens it holds are refused from ` +
         "their next request. This cannot be undone.",
       confirm: "Delete service client",
       danger: true,
-    });
-    if (!sure) return;
-    await app.call(() => app.api.deleteServiceClient(current.id, client.clientId));
-    announce(`Service client ${client.name} deleted.`);
-    await load(true);
+    };
+    const work = (): Promise<void> => app.call(() => app.api.deleteServiceClient(current.id, client.clientId));
+    await confirmThen(question, work, `Service client ${client.name} deleted.`, load);
   }
 
   async function register(): Promise<void> {
     const form = clientFields();
-    let created: ServiceClient | undefined;
-    const ok = await formDialog({
+    const created = await formAnswer({
       title: `Register a service client in ${current.name}`,
       fields: form.fields,
       submit: "Register",
       onSubmit: async () => {
         const request = form.request();
-        created = await app.call(() => app.api.createServiceClient(current.id, request));
+        return app.call(() => app.api.createServiceClient(current.id, request));
       },
     });
-    if (!ok || created === undefined) return;
+    if (created === undefined) return;
     announce(`Service client ${created.name} registered: its client id is ${created.clientId}.`);
     await load(true);
   }
@@ -211,16 +119,11 @@ function clientFields(): { fields: Node[]; request(): NewServiceClient } {
   pasted.addEventListener("change", toggle);
   byUri.addEventListener("change", toggle);
   toggle();
-  const scopeBoxes = DATA_PLANE_SCOPES.map((scope) => {
-    const id = uid("client-scope");
-    const box = h("input", { type: "checkbox", id, value: scope, checked: scope === "memory" });
-    return { scope, box, wrapper: h("div", { class: "choice" }, box, h("label", { for: id }, scope)) };
-  });
-  const scopes = h("fieldset", {}, h("legend", {}, "Scopes its tokens get"), h("div", { class: "choices" }, ...scopeBoxes.map((s) => s.wrapper)));
+  const scopes = checkboxes("Scopes its tokens get", DATA_PLANE_SCOPES, (scope) => scope === "memory");
   return {
-    fields: [field("Name", name, "What the machine is, in words."), source, jwksField, uriField, scopes],
+    fields: [field("Name", name, "What the machine is, in words."), source, jwksField, uriField, scopes.element],
     request(): NewServiceClient {
-      const chosen = scopeBoxes.filter((s) => s.box.checked).map((s) => s.scope);
+      const chosen = scopes.chosen();
       if (name.value.trim() === "") throw new Error("Give the machine a name.");
       if (chosen.length === 0) throw new Error("Choose at least one scope.");
       if (!pasted.checked) {

@@ -4,12 +4,12 @@
 
 import { NotFoundError, type UserSession } from "memory-sdk";
 
-import type { App } from "../app.js";
+import type { Context } from "../context.js";
 import { confirmAction } from "../dialogs.js";
 import { announce, append, errorArea, h, replace } from "../dom.js";
 import { dateTime, deviceName, problemText } from "../format.js";
 
-export function renderSessions(app: App, main: HTMLElement): void {
+export function renderSessions(app: Context, main: HTMLElement): void {
   const errors = errorArea();
   const list = h("div", { class: "list", "aria-live": "polite", "aria-busy": "true" });
   const everywhere = h("button", { type: "button", class: "danger", id: "sign-out-everywhere" }, "Sign out everywhere");

@@ -2,154 +2,55 @@
 // platform's identity token for a token of a workspace, with no stored key. Per workspace,
 // and only its owner manages them; anyone else is told why and whom to ask.
 
-import type { Workspace } from "memory-sdk";
-
 import type { NewTrustPolicy, TrustPolicy } from "../api.js";
-import type { App } from "../app.js";
-import { confirmAction, formDialog } from "../dialogs.js";
-import { announce, append, errorArea, field, h, replace, token, uid, words } from "../dom.js";
-import { dateTime, problemText } from "../format.js";
+import type { Context } from "../context.js";
+import { formAnswer } from "../dialogs.js";
+import { announce, append, field, h, replace, token, uid, words } from "../dom.js";
+import { dateTime } from "../format.js";
 import { DATA_PLANE_SCOPES, subjectMatches, subjectPreview, subjectProblem, trustPolicyRequest } from "../requests.js";
+import { checkboxes, confirmThen, empty, listTable, loader, ownedSection, rowAction, toolbar } from "./owned.js";
 
-export function renderTrustPolicies(app: App, main: HTMLElement): void {
-  const errors = errorArea();
-  const body = h("div", { class: "list", "aria-live": "polite" });
-  append(
-    main,
-    h("h1", {}, "Trust policies"),
-    h(
-      "p",
-      { class: "intro" },
+export function renderTrustPolicies(app: Context, main: HTMLElement): void {
+  const section = ownedSection(app, main, {
+    title: "Trust policies",
+    intro:
       "A trust policy lets a machine that already holds an identity token from its platform (a GitHub Actions job, " +
-        "a GitLab pipeline, a Kubernetes service account) work in a workspace without a stored key. The first policy " +
-        "whose issuer, audience, subject and claims all match the token wins.",
-    ),
-    errors.element,
-    body,
-  );
+      "a GitLab pipeline, a Kubernetes service account) work in a workspace without a stored key. The first policy " +
+      "whose issuer, audience, subject and claims all match the token wins.",
+    things: "trust policies",
+    forMembers:
+      "You are a member of this workspace, not its owner. Trust policies decide which machines work in it " +
+      "without a key, so only the owner can see or change them: ask them to add the policy you need.",
+    noWorkspace:
+      "Trust policies belong to a workspace, and only its owner manages them. Create a workspace under " +
+      "Workspaces first; in workspaces others own, ask their owner.",
+  });
+  if (section === undefined) return;
+  const { workspace: current, body, errors } = section;
+  const load = loader(section, main, () => app.call(() => app.api.listTrustPolicies(current.id)), draw);
 
-  const workspace = app.workspaces.find((w) => w.id === app.current);
-  if (workspace === undefined) {
-    drawChooser();
-    return;
-  }
-  if (workspace.role !== undefined && workspace.role !== "owner") {
-    replace(
-      body,
-      h(
-        "div",
-        { class: "empty" },
-        h("h2", {}, `Only the owner of ${workspace.name} manages its trust policies`),
-        h(
-          "p",
-          {},
-          "You are a member of this workspace, not its owner. Trust policies decide which machines work in it " +
-            "without a key, so only the owner can see or change them: ask them to add the policy you need.",
-        ),
-      ),
-    );
-    return;
-  }
-  const current: Workspace = workspace;
-  let policies: TrustPolicy[] = [];
-
-  function drawChooser(): void {
-    const owned = app.workspaces.filter((w) => w.role === undefined || w.role === "owner");
-    if (owned.length === 0) {
-      replace(
-        body,
-        h(
-          "div",
-          { class: "empty" },
-          h("h2", {}, "No workspace of yours"),
-          h(
-            "p",
-            {},
-            "Trust policies belong to a workspace, and only its owner manages them. Create a workspace under " +
-              "Workspaces first; in workspaces others own, ask their owner.",
-          ),
-        ),
-      );
-      return;
-    }
-    replace(
-      body,
-      h("p", {}, "Choose the workspace whose trust policies you want to see:"),
-      h(
-        "ul",
-        { class: "chooser" },
-        ...owned.map((w) => {
-          const pick = h("button", { type: "button", class: "link" }, w.name);
-          pick.addEventListener("click", () => app.choose(w.id));
-          return h("li", {}, pick);
-        }),
-      ),
-    );
-  }
-
-  async function load(refocus = false): Promise<void> {
-    errors.clear();
-    body.setAttribute("aria-busy", "true");
-    try {
-      policies = await app.call(() => app.api.listTrustPolicies(current.id));
-      draw();
-      if (refocus) (body.querySelector<HTMLElement>("table") ?? main).focus();
-    } catch (error) {
-      errors.show(problemText(error), () => void load(refocus));
-    } finally {
-      body.setAttribute("aria-busy", "false");
-    }
-  }
-
-  function draw(): void {
+  function draw(policies: TrustPolicy[]): void {
     const create = h("button", { type: "button", class: "primary" }, "Create trust policy");
     create.addEventListener("click", () => void createPolicy());
-    const toolbar = h("div", { class: "toolbar" }, h("p", {}, `Trust policies of ${current.name}`), create);
+    const tools = toolbar(`Trust policies of ${current.name}`, create);
     if (policies.length === 0) {
       replace(
         body,
-        toolbar,
-        h(
-          "div",
-          { class: "empty" },
-          h("h2", {}, "No trust policies yet"),
-          h(
-            "p",
-            {},
-            "Without one, every machine needs an API key. Create a policy naming the issuer of your platform's tokens " +
-              "and the subject of the job or service account to trust.",
-          ),
+        tools,
+        empty(
+          "No trust policies yet",
+          "Without one, every machine needs an API key. Create a policy naming the issuer of your platform's tokens " +
+            "and the subject of the job or service account to trust.",
         ),
       );
       return;
     }
-    replace(
-      body,
-      toolbar,
-      h(
-        "table",
-        { class: "policies", tabindex: "-1" },
-        h("caption", { class: "visually-hidden" }, `Trust policies of ${current.name}`),
-        h(
-          "thead",
-          {},
-          h("tr", {}, ...["Name", "Issuer", "Audience", "Subject", "Claims", "Scopes", "Token lifetime", "Created", "Actions"].map((t) => h("th", { scope: "col" }, t))),
-        ),
-        h("tbody", {}, ...policies.map(row)),
-      ),
-    );
+    const headings = ["Name", "Issuer", "Audience", "Subject", "Claims", "Scopes", "Token lifetime", "Created", "Actions"];
+    replace(body, tools, listTable("policies", `Trust policies of ${current.name}`, headings, policies.map(row)));
   }
 
   function row(policy: TrustPolicy): HTMLTableRowElement {
-    const remove = h(
-      "button",
-      { type: "button", class: "danger small", "aria-label": `Delete trust policy ${policy.name}`, "data-action": "Delete" },
-      "Delete",
-    );
-    remove.addEventListener("click", () => {
-      errors.clear();
-      void deletePolicy(policy).catch((error: unknown) => errors.show(problemText(error)));
-    });
+    const remove = rowAction("Delete", `Delete trust policy ${policy.name}`, errors, () => deletePolicy(policy));
     const claims = Object.entries(policy.claims);
     return h(
       "tr",
@@ -167,24 +68,21 @@ export function renderTrustPolicies(app: App, main: HTMLElement): void {
   }
 
   async function deletePolicy(policy: TrustPolicy): Promise<void> {
-    const sure = await confirmAction({
+    const question = {
       title: `Delete trust policy ${policy.name}?`,
       message:
         `Machines matching it can no longer exchange their tokens for ${current.name}, and the tokens they hold ` +
         "are refused from their next request. This cannot be undone.",
       confirm: "Delete policy",
       danger: true,
-    });
-    if (!sure) return;
-    await app.call(() => app.api.deleteTrustPolicy(current.id, policy.id));
-    announce(`Trust policy ${policy.name} deleted.`);
-    await load(true);
+    };
+    const work = (): Promise<void> => app.call(() => app.api.deleteTrustPolicy(current.id, policy.id));
+    await confirmThen(question, work, `Trust policy ${policy.name} deleted.`, load);
   }
 
   async function createPolicy(): Promise<void> {
     const form = policyFields();
-    let created: TrustPolicy | undefined;
-    const ok = await formDialog({
+    const created = await formAnswer({
       title: `Create a trust policy for ${current.name}`,
       fields: form.fields,
       submit: "Create policy",
@@ -192,10 +90,10 @@ export function renderTrustPolicies(app: App, main: HTMLElement): void {
         const checked = trustPolicyRequest(form.values());
         if (!checked.ok) throw new Error(checked.problem);
         const policy: NewTrustPolicy = checked.value;
-        created = await app.call(() => app.api.createTrustPolicy(current.id, policy));
+        return app.call(() => app.api.createTrustPolicy(current.id, policy));
       },
     });
-    if (!ok || created === undefined) return;
+    if (created === undefined) return;
     announce(`Trust policy ${created.name} created.`);
     await load(true);
   }
@@ -213,12 +111,7 @@ function policyFields(): { fields: Node[]; values(): Parameters<typeof trustPoli
   const subject = text("repo:acme/agents:ref:refs/heads/main");
   const claims = h("textarea", { rows: 2, spellcheck: "false", placeholder: "repository_owner=acme" });
   const lifetime = h("input", { type: "number", min: 1, max: 60, step: 1, inputmode: "numeric", placeholder: "15" });
-  const scopeBoxes = DATA_PLANE_SCOPES.map((scope) => {
-    const id = uid("policy-scope");
-    const box = h("input", { type: "checkbox", id, value: scope, checked: scope === "memory" });
-    return { scope, box, wrapper: h("div", { class: "choice" }, box, h("label", { for: id }, scope)) };
-  });
-  const scopes = h("fieldset", {}, h("legend", {}, "Scopes its tokens get"), h("div", { class: "choices" }, ...scopeBoxes.map((s) => s.wrapper)));
+  const scopes = checkboxes("Scopes its tokens get", DATA_PLANE_SCOPES, (scope) => scope === "memory");
 
   // The live preview: what the pattern matches, refused patterns with the service's reason,
   // and a subject to try.
@@ -267,7 +160,7 @@ function policyFields(): { fields: Node[]; values(): Parameters<typeof trustPoli
       field("Try a subject", tryIt, "Type a workload's subject to see whether the pattern matches it."),
       verdict,
       field("Other claims (optional)", claims, "One name=value per line, each matched exactly; up to 10."),
-      scopes,
+      scopes.element,
       field("Token lifetime in minutes (optional)", lifetime, "1 to 60. Empty: 15 minutes."),
     ],
     values: () => ({
@@ -276,7 +169,7 @@ function policyFields(): { fields: Node[]; values(): Parameters<typeof trustPoli
       audience: audience.value,
       subject: subject.value,
       claims: claims.value,
-      scopes: scopeBoxes.filter((s) => s.box.checked).map((s) => s.scope),
+      scopes: scopes.chosen(),
       lifetimeMinutes: lifetime.value,
     }),
   };

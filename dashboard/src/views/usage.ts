@@ -4,7 +4,7 @@
 
 import type { ApiKey, KeyUsage } from "memory-sdk";
 
-import type { App } from "../app.js";
+import type { Context } from "../context.js";
 import { infoDialog } from "../dialogs.js";
 import { errorArea, h, replace } from "../dom.js";
 import { problemText } from "../format.js";
@@ -59,7 +59,7 @@ function chart(usage: KeyUsage, caption: string, when: (start: string) => string
   );
 }
 
-export async function showUsage(app: App, key: ApiKey): Promise<void> {
+export async function showUsage(app: Context, key: ApiKey): Promise<void> {
   const errors = errorArea();
   const body = h("div", { class: "usage-body", "aria-busy": "true" }, h("p", {}, "Loading the key's usage…"));
   const load = async (): Promise<void> => {

@@ -2,7 +2,7 @@
 
 import type { Member as WireMember, Workspace } from "memory-sdk";
 
-import type { App } from "../app.js";
+import type { Context } from "../context.js";
 import { confirmAction } from "../dialogs.js";
 import { announce, append, clearInvalid, errorArea, field, h, markInvalid, replace, words } from "../dom.js";
 import { dateTime, problemText } from "../format.js";
@@ -14,7 +14,7 @@ type Member = WireMember & { email?: string | null; name?: string | null };
  * members (the form that had it is drawn again). */
 let arriveAtMembers = false;
 
-export function renderWorkspaces(app: App, main: HTMLElement): void {
+export function renderWorkspaces(app: Context, main: HTMLElement): void {
   const errors = errorArea();
   const list = h("div", { class: "list" });
   const members = h("section", { class: "members", "aria-labelledby": "members-title" });
