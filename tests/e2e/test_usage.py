@@ -3,11 +3,9 @@ LOCAL_USAGE_FLUSH_SECONDS (2 s) instead of 5 minutes."""
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from local.stack import LOCAL_USAGE_FLUSH_SECONDS
 from tests.e2e.conftest import Stack
 
 KEYS = "/v1/auth/api-keys"
@@ -21,16 +19,11 @@ def create(stack: Stack, **body: Any) -> dict[str, Any]:
     return dict(answer.json())
 
 
-def next_window() -> None:
-    time.sleep(float(LOCAL_USAGE_FLUSH_SECONDS) + 0.5)
-
-
 def test_a_keys_requests_are_counted_by_hour_and_day_once_written(stack: Stack) -> None:
     key = create(stack)
     since = (datetime.now(UTC) - timedelta(hours=1)).strftime("%Y-%m-%dT%H:00:00Z")
     statuses = [stack.call("GET", WHOAMI, key["key"]).status_code for _ in range(5)]
-    next_window()
-    statuses.append(stack.call("GET", WHOAMI, key["key"]).status_code)  # writes the other 4
+    statuses.append(stack.use_in_next_flush_window(key["key"], key["id"]))  # writes the rest
 
     by_hour = stack.call(
         "GET", f"{KEYS}/{key['id']}/usage?granularity=hour&from={since}", stack.token
