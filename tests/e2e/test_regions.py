@@ -25,10 +25,10 @@ import httpx
 import pytest
 
 from infra.template import PROJECT_DIR, stage_environment
+from local.connection import LOCAL_CREDENTIALS
 from local.running import running_stack
 from local.stack import port_in_use
 from tests.e2e.conftest import Stack
-from tools.connection import LOCAL_CREDENTIALS
 
 KEYS = "/v1/auth/api-keys"
 WHOAMI = "/v1/auth/whoami"
