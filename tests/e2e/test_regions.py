@@ -24,8 +24,8 @@ import boto3
 import httpx
 import pytest
 
+from infra.connection import LOCAL_CREDENTIALS
 from infra.template import PROJECT_DIR, stage_environment
-from local.connection import LOCAL_CREDENTIALS
 from local.running import running_stack
 from local.stack import port_in_use
 from tests.e2e.conftest import Stack
