@@ -140,7 +140,7 @@ $(STAMP): $(LOCAL_STAMP) requirements-dev.txt
 
 venv: $(STAMP)
 
-# The connection settings go to .local/connection.env (tools/connection.py): every local tool
+# The connection settings go to .local/connection.env (infra/connection.py): every local tool
 # reads them, whatever ports this run uses.
 # The service's packages (pip) and the dashboard (npm) are independent: they install side by
 # side, so a first `make run` waits for the longer of the two, not for both.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 
 class Clock:
@@ -21,8 +21,6 @@ class FrozenClock(Clock):
         return self.at
 
     def advance(self, **delta: float) -> None:
-        from datetime import timedelta
-
         self.at = self.at + timedelta(**delta)
 
 

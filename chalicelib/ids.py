@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import secrets
 import threading
-from datetime import datetime
+from datetime import UTC, datetime
 
 # Crockford's base32, as the ULID spec uses it.
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -127,8 +127,6 @@ def is_webhook_id(value: str) -> bool:
     return bool(WEBHOOK_ID.fullmatch(value))
 def ulid_time(value: str) -> datetime:
     """The creation time a ULID holds (its first 10 characters: milliseconds since 1970)."""
-    from datetime import UTC
-
     ms = 0
     for char in value[:10].upper():
         ms = ms * 32 + _CROCKFORD.index(char)

@@ -35,8 +35,6 @@ from botocore.awsrequest import AWSResponse
 from botocore.exceptions import EndpointConnectionError, ReadTimeoutError
 
 KINDS = ("unreachable", "timeout", "throttled", "lost", "retried")
-# Kinds after which the write may have happened: the service cannot know either way.
-APPLIED_KINDS = ("lost", "retried")
 # Requests never sent anywhere: botocore would only look at the answer.
 _NOWHERE = "https://fault.invalid/"
 
@@ -85,9 +83,6 @@ class FaultInjector:
             self._calls = 0
             self.operations = []
             self.fired = False
-
-    def disarm(self) -> None:
-        self.arm(None)
 
     def follow(self, plan: Path) -> None:
         """Take faults from a plan file (the local stack's side; see `write_plan`).

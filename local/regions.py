@@ -45,7 +45,7 @@ from infra.global_stage import MRSC_REGION_SETS
 from infra.template import PROJECT_DIR
 
 # One Region set of multi-Region strong consistency; the first is the local credentials'
-# Region (tools/connection.py), where the stack's own clients live.
+# Region (infra/connection.py), where the stack's own clients live.
 REGION_NAMES = MRSC_REGION_SETS["US"]
 STARTUP_SECONDS = 60.0
 STOP_SECONDS = 5.0

@@ -10,6 +10,10 @@ The ready file is the stack's answer (endpoint, ports, the development user and 
 into place, so whoever sees the file sees all of it: a reader never retries a half-written
 one. Nothing here imports the service's code or its dependencies: the SDKs' tests import
 this module from outside the project.
+
+`on_output` hands each line the stack prints (its JSON log lines) to the caller as it is
+printed, from a thread reading the stack's stdout: the end-to-end tests wait on a line (the
+stack saying it did something) instead of for a while.
 """
 
 from __future__ import annotations
@@ -21,8 +25,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -64,22 +69,20 @@ def running_stack(
     *arguments: str,
     environment: Mapping[str, str] | None = None,
     startup_seconds: float = STARTUP_SECONDS,
-    keep_output: bool = False,
+    on_output: Callable[[str], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """A local stack on free ports for the duration of the block; yields its ready file.
 
     `arguments` are added to `python -m local.stack`'s; `environment` to this process's
     (TRUSTED_ISSUERS adds issuers to the development one). Its stdout, which prints the
-    development token, is discarded, unless `keep_output`: then it goes to a file beside the
-    ready file (which holds that token too, and goes with it), named by the ready file's
-    `output`, for tests that read the service's log lines. Its stderr ends the error when it
-    does not start.
+    development token, is discarded, unless `on_output`: then each of its lines (without the
+    line break) is handed to it, in order, from a thread of this process, for tests that
+    wait on the service's log lines. Its stderr ends the error when it does not start.
     """
     with tempfile.TemporaryDirectory(prefix="memory-auth-stack-") as scratch:
         ready_file = Path(scratch) / "ready.json"
         errors = Path(scratch) / "stderr.log"
-        output = Path(scratch) / "stdout.log"
-        with errors.open("wb") as stderr, output.open("wb") as stdout:
+        with errors.open("wb") as stderr:
             process = subprocess.Popen(  # noqa: S603 (this interpreter, our module, no shell)
                 [
                     sys.executable, "-m", "local.stack", "--port", "0", "--quiet",
@@ -87,16 +90,29 @@ def running_stack(
                 ],
                 cwd=PROJECT_DIR,
                 env={**os.environ, **(environment or {})},
-                stdout=stdout if keep_output else subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL if on_output is None else subprocess.PIPE,
                 stderr=stderr,
             )
+        reader = None
+        if on_output is not None and process.stdout is not None:
+            reader = threading.Thread(
+                target=_hand_lines, args=(process.stdout, on_output), name="stack-output",
+                daemon=True,
+            )
+            reader.start()
         try:
-            info = _wait_until_ready(process, ready_file, errors, startup_seconds)
-            if keep_output:
-                info["output"] = str(output)
-            yield info
+            yield _wait_until_ready(process, ready_file, errors, startup_seconds)
         finally:
             _stop(process)
+            if reader is not None:
+                reader.join(timeout=STOP_SECONDS)  # ends at the pipe's end, once it stopped
+
+
+def _hand_lines(stdout: Any, on_output: Callable[[str], None]) -> None:
+    """Reads the stack's stdout to its end (the stack never blocks on a full pipe)."""
+    with stdout:
+        for raw in stdout:
+            on_output(raw.decode(errors="replace").rstrip("\r\n"))
 
 
 def _wait_until_ready(

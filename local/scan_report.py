@@ -6,7 +6,7 @@
         [--tamper none|unsigned|wrong-signature|other-body]
 
 `--service` and `--signer` default to the running stack's (the connection file `make run`
-writes, tools/connection.py), so it reaches the stack on whatever ports it uses.
+writes, infra/connection.py), so it reaches the stack on whatever ports it uses.
 
 The body is GitHub's JSON array of `{"token", "type", "url", "source"}`; the local signer
 (`local/secret_scanning.py`, started by `make run`) signs it. `--tamper` sends what an
@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 
-from tools.connection import CONNECTION_FILE, NoRunningStack, read_connection
+from infra.connection import CONNECTION_FILE, NoRunningStack, read_connection
 
 REPORT_PATH = "/v1/auth/secret-scanning/github"
 TOKEN_TYPE = "memory_auth_api_key"

@@ -18,7 +18,7 @@ everything it started.
 Before anything starts it checks the ports and the configuration the service would get
 (the stage's, and the caller's ALLOWED_ORIGINS, TRUSTED_ISSUERS, ...) and lists every
 problem in one message. `--connection-file` (what `make run` passes) writes the connection
-settings every local tool reads (`tools/connection.py`), and removes them on the way out.
+settings every local tool reads (`infra/connection.py`), and removes them on the way out.
 
 `--port 0` picks free ports for the service and (unless `--idp-port`, `--mcp-port` or
 `--scan-port` say otherwise) the issuer, the MCP server and the signer. TRUSTED_ISSUERS in the
@@ -50,15 +50,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from infra.template import PROJECT_DIR, stage_environment
-from local import regions as global_stage
-from local.running import write_ready_file
-from tools.connection import (
+from infra.connection import (
     LOCAL_CREDENTIALS,
     export_block,
     remove_connection,
     write_connection,
 )
+from infra.template import PROJECT_DIR, stage_environment
+from local import regions as global_stage
+from local.running import write_ready_file
 
 DEV_SUBJECT = "developer"  # the development user's `sub` at the development issuer
 

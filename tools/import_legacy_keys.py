@@ -13,7 +13,7 @@ where its age puts it. Only the SHA-256 is stored, never the plaintext, and no c
 these keys predate encryption at rest, so reveal answers 410 `key_not_revealable`.
 Importing the same key twice skips it. Uses the same environment variables as the service
 (AUTH_TABLE, …), all checked before the first line is read; with `--local`, the running
-local stack's instead (the connection file `make run` writes, tools/connection.py).
+local stack's instead (the connection file `make run` writes, infra/connection.py).
 
     python -m tools.import_legacy_keys keys.jsonl [--dry-run] [--local [FILE]]
 """
@@ -38,7 +38,7 @@ from chalicelib.keys.plaintext import hint, parse_key
 from chalicelib.keys.store import KeyNotCreated
 from chalicelib.runtime import Services
 from chalicelib.strict_parsing import InvalidText, clean_text
-from tools.connection import (
+from infra.connection import (
     CONNECTION_FILE,
     NoRunningStack,
     read_connection,

@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -34,8 +33,6 @@ ALGS = " ".join(ALGORITHMS)  # as a challenge's `algs` lists them
 MAX_AGE_SECONDS = 60  # a proof's `iat` may be this far in the past or the future
 MAX_PROOF_LENGTH = 8192  # an RSA-4096 key and the claims fit with room to spare
 MIN_RSA_BITS = 2048
-# An RFC 7638 SHA-256 thumbprint: 32 bytes, base64url without padding.
-JKT_PATTERN = re.compile(r"^[A-Za-z0-9_-]{43}$")
 # The members a JWK's private part is made of (RFC 7518 §6.2.2, §6.3.2, §6.4; RFC 8037).
 PRIVATE_MEMBERS = frozenset({"d", "p", "q", "dp", "dq", "qi", "oth", "k"})
 # The members a thumbprint is computed over, per key type (RFC 7638 §3.2, RFC 8037 §2).
@@ -81,10 +78,6 @@ def b64url(data: bytes) -> str:
 def ath(credential: str) -> str:
     """The `ath` a proof carries for a credential: base64url(SHA-256(its ASCII))."""
     return b64url(hashlib.sha256(credential.encode("ascii", "replace")).digest())
-
-
-def is_jkt(value: object) -> bool:
-    return isinstance(value, str) and JKT_PATTERN.match(value) is not None
 
 
 def thumbprint(jwk: dict[str, Any]) -> str | None:

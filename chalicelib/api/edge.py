@@ -21,7 +21,7 @@ from chalicelib.access.dpop import DpopRequest
 from chalicelib.access.headers import Sent, identity_headers
 from chalicelib.access.principal import Origin, Principal, Refusal
 from chalicelib.dependencies import is_dependency_failure
-from chalicelib.errors import DependencyUnavailable, OAuthError, Problem, ServiceError
+from chalicelib.errors import DependencyUnavailable, OAuthError, ServiceError
 from chalicelib.idempotency import IdempotentRequest
 from chalicelib.logs import logger
 from chalicelib.runtime import services
@@ -176,21 +176,6 @@ def query(request: Request, allowed: set[str]) -> dict[str, str]:
     if unknown:
         raise errors.UNKNOWN_PARAMETER.error(f"Unknown query parameter: {unknown[0][:64]!r}.")
     return params
-
-
-def clean_text(value: Any, problem: Problem, name: str) -> str:
-    """A label or a name by the one rule (`strict_parsing.clean_text`), else 400 `problem`."""
-    try:
-        return strict_parsing.clean_text(value)
-    except strict_parsing.InvalidText as invalid:
-        raise problem.error(f"{name} {invalid}.") from None
-
-
-def one_of_spellings(body: Mapping[str, Any], camel: str, snake: str) -> Any:
-    """Older clients spell `workspaceId` as `workspace_id`; both and different is a 400."""
-    if camel in body and snake in body and body[camel] != body[snake]:
-        raise errors.CONFLICTING_WORKSPACE_ID.error(f"{camel} and {snake} disagree.")
-    return body[camel] if camel in body else body.get(snake)
 
 
 # Where a request named its workspace, as a refusal's detail names it.

@@ -167,10 +167,6 @@ class ApiKey(Record):
             self, replaced_by=successor, expires_at=end, retain_until=end + REVOKED_RETENTION
         )
 
-    def needs_last_use(self, now: datetime) -> bool:
-        """True when `lastUsedAt` does not yet record the 5-minute window of `now`."""
-        return self.last_used_at is None or self.last_used_at < last_used_window(now)
-
     def requests_on(self, day: str) -> int:
         """The requests counted on `day` as the item read says (the decision adds what
         its own container has not written yet)."""

@@ -41,7 +41,6 @@ REGISTRATION_LIFETIME = timedelta(days=180)
 MAX_REDIRECT_URIS = 10
 MAX_URI_LENGTH = 2000
 MAX_NAME_LENGTH = 100
-LOOPBACK_HOSTS = {"127.0.0.1", "[::1]", "::1", "localhost"}
 # Schemes that would run or read something in the browser instead of returning to an app.
 _FORBIDDEN_SCHEMES = {"javascript", "data", "file", "vbscript", "about", "blob", "ftp", "ws", "wss"}
 _SECRET_AUTH_METHODS = {"client_secret_basic", "client_secret_post", "client_secret_jwt"}

@@ -5,6 +5,8 @@ data-plane authorizer reads a client on every decision of its tokens.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -97,9 +99,6 @@ def _check_key(jwk: Any, index: int) -> dict[str, Any]:
 
 def thumbprint(public: dict[str, Any]) -> str:
     """RFC 7638: SHA-256 over the required members, sorted, without white space."""
-    import base64
-    import hashlib
-
     canonical = json.dumps(public, sort_keys=True, separators=(",", ":"))
     digest = hashlib.sha256(canonical.encode("ascii")).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")

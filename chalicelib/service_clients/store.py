@@ -27,6 +27,7 @@ from botocore.exceptions import ClientError
 
 from chalicelib import items
 from chalicelib.clock import epoch, parse_rfc3339, rfc3339
+from chalicelib.ids import ulid_time
 from chalicelib.service_clients.model import ServiceClient
 from chalicelib.table import (
     ABSENT,
@@ -135,8 +136,6 @@ class ServiceClientStore:
             if ids
             else []
         )
-        from chalicelib.ids import ulid_time
-
         orphans = [
             i
             for i, values in zip(ids, found, strict=True)

@@ -2,11 +2,17 @@
 
 `exchange` verifies an OpenID Connect ID token, maps its (issuer, subject) to our user and
 starts a sign-in (a refresh-token family, which its access tokens name in `sid`); `refresh`
-trades one refresh token for a new pair; `revoke` ends the sign-in (sign_ins.py). Both call
-KMS (the successor's MAC, the access token's signature) before they write anything, so that
-a KMS failure (503) leaves the caller's refresh token unused. A failure after the write (the
-answer lost) is settled by the retry: the refresh token's successor is derived from it, so a
-retry within `refresh.RETRY_WINDOW` is answered the same successor (`refresh.py`).
+trades one refresh token for a new pair; `revoke` ends the sign-in (sign_ins.py).
+
+`refresh` calls KMS (the successor's MAC, the access token's signature) before it writes
+anything, so that a KMS failure (503) leaves the caller's refresh token unused. A failure
+after the write (the answer lost) is settled by the retry: the refresh token's successor is
+derived from it, so a retry within `refresh.RETRY_WINDOW` is answered the same successor
+(`refresh.py`). `exchange` writes first: the user (created on a first login, its profile
+updated on the others) before `start` signs the access token. A KMS failure there leaves a
+user and no sign-in, which the retry finds and signs in (the login maps to the same user);
+`start` itself signs before it writes the sign-in and its refresh-token family, so no
+sign-in is left half made.
 """
 
 from __future__ import annotations

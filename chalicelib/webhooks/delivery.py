@@ -67,6 +67,16 @@ def attempt_message(delivery: Delivery, number: int) -> dict[str, Any]:
     }
 
 
+def attempt_recorded(delivery: Delivery, number: int, state: str, status: int | None) -> None:
+    """One line per attempt made and recorded: ids and the outcome, never the URL (its query
+    may hold the receiver's secret) nor the body."""
+    logger.info(
+        "webhook attempt recorded",
+        extra={"webhook_id": delivery.webhook_id, "event_id": delivery.event_id,
+               "attempt": number, "state": state, "status": status},
+    )
+
+
 class WebhookDispatch:
     """The request path's side: events onto the queue, never failing the request."""
 
@@ -175,22 +185,28 @@ class Deliverer:
             return
         status = self._post(webhook, delivery)
         if status is not None and 200 <= status < 300:
-            if self._store.record_attempt(
+            recorded = self._store.record_attempt(
                 delivery, now, state="delivered", lastStatus=status, nextAttemptAt=None
-            ) and webhook.failing_since is not None:
-                self._store.change(webhook, failingSince=None)
+            )
+            if recorded:
+                attempt_recorded(delivery, number, "delivered", status)
+                if webhook.failing_since is not None:
+                    self._store.change(webhook, failingSince=None)
             return
         delay = retry_delay(number, self._first_retry)
         if delay is None:
             recorded = self._store.record_attempt(
                 delivery, now, state="failed", lastStatus=status, nextAttemptAt=None
             )
+            if recorded:
+                attempt_recorded(delivery, number, "failed", status)
         else:
             next_at = now + delay
             recorded = self._store.record_attempt(
                 delivery, now, lastStatus=status, nextAttemptAt=next_at
             )
             if recorded:
+                attempt_recorded(delivery, number, "pending", status)
                 self._queue.send([attempt_message(delivery, number + 1)], due=next_at)
         if recorded:
             self._failing(webhook)

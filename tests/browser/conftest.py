@@ -20,6 +20,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expec
 from chalicelib.dashboard import assets
 from local.running import running_stack
 from tests.e2e.conftest import Stack
+from tests.e2e.waiting import StackLog
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 SCREENSHOTS = PROJECT_DIR / "build" / "screenshots"
@@ -45,8 +46,9 @@ AXE = PROJECT_DIR / "dashboard" / "node_modules" / "axe-core" / "axe.min.js"
 def stack() -> Iterator[Stack]:
     if not assets.is_built():
         pytest.fail("The dashboard is not built: run `make dashboard` (make test-dashboard does).")
-    with running_stack() as info:
-        running = Stack(info)
+    log = StackLog()  # its log lines, which the usage test waits on
+    with running_stack(on_output=log.append) as info:
+        running = Stack(info, log)
         yield running
         running.http.close()
 

@@ -18,7 +18,6 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from local.stack import LOCAL_USAGE_FLUSH_SECONDS
 from tests.browser.conftest import Person, Stack
 from tests.browser.test_keys import create_workspace, key_row
 from tests.browser.test_page import axe_violations
@@ -281,11 +280,12 @@ def test_a_keys_usage_is_charted_and_its_quota_set_on_create_and_edit(
     row = key_row(person, label)
     expect(row).to_contain_text("quota 1,000 a day")
 
-    # Five requests, then one a window later: that one writes the five (and counts itself).
+    # Five requests, then one a window later, which writes them (and itself; `flush_usage`).
     for _ in range(5):
         assert stack.call("GET", "/v1/auth/whoami", key).status_code == 200
-    page.wait_for_timeout((float(LOCAL_USAGE_FLUSH_SECONDS) + 0.5) * 1000)
-    assert stack.call("GET", "/v1/auth/whoami", key).status_code == 200
+    key_id = row.get_attribute("data-key-id")
+    assert key_id is not None
+    assert set(stack.flush_usage(key, key_id)) == {200}
 
     row.get_by_role("button", name="Edit").click()
     edit = person.dialog(re.compile("^Edit"))

@@ -1,6 +1,6 @@
 """The examples under examples/, and the local tools, run as a person runs them: a fresh
 process whose only settings are the connection file the stack wrote (`make run` writes
-.local/connection.env; these tests' stack writes its own, tools/connection.py)."""
+.local/connection.env; these tests' stack writes its own, infra/connection.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from infra.connection import parse_connection
 from infra.template import PROJECT_DIR
 from tests.e2e.conftest import Stack
-from tools.connection import parse_connection
 
 EXAMPLES = PROJECT_DIR / "examples"
 

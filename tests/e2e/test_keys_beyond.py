@@ -23,6 +23,7 @@ from local.scan_report import send
 from local.stack import LOCAL_USAGE_FLUSH_SECONDS
 from tests.e2e.conftest import Stack
 from tests.e2e.test_key_service import sign_in
+from tests.e2e.waiting import clock_passes, says
 
 KEYS = "/v1/auth/api-keys"
 WHOAMI = "/v1/auth/whoami"
@@ -45,11 +46,8 @@ def get(stack: Stack, credential: str, key_id: str) -> dict[str, Any]:
 def use_records(stack: Stack, key_id: str) -> list[dict[str, Any]]:
     """The stack's log lines for lastUsedAt writes of this key (one per write sent)."""
     assert stack.log is not None
-    found = []
-    for line in stack.log.read_text(errors="replace").splitlines():
-        if key_id in line and "api key use recorded" in line:
-            found.append(json.loads(line[line.index("{"):]))
-    return found
+    wanted = says("api key use recorded", key_id=key_id)
+    return [record for record in stack.log.records() if wanted(record)]
 
 
 def test_the_old_key_works_during_a_short_grace_and_is_refused_right_after(
@@ -63,8 +61,7 @@ def test_the_old_key_works_during_a_short_grace_and_is_refused_right_after(
     during = stack.call("GET", WHOAMI, old["key"])
     ends = parse_rfc3339(get(stack, stack.token, old["id"])["expiresAt"])
     assert ends is not None
-    while datetime.now(UTC) < ends:  # wait for the grace to end, by the stack's own clock
-        time.sleep(0.2)
+    clock_passes(ends)  # the grace ends by the stack's own clock
     after = stack.call("GET", WHOAMI, old["key"])
 
     assert during.status_code == 200

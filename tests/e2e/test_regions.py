@@ -24,11 +24,11 @@ import boto3
 import httpx
 import pytest
 
+from infra.connection import LOCAL_CREDENTIALS
 from infra.template import PROJECT_DIR, stage_environment
 from local.running import running_stack
 from local.stack import port_in_use
 from tests.e2e.conftest import Stack
-from tools.connection import LOCAL_CREDENTIALS
 
 KEYS = "/v1/auth/api-keys"
 WHOAMI = "/v1/auth/whoami"

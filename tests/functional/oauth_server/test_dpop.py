@@ -4,39 +4,18 @@ with a proof gives a DPoP-bound access token and a bound refresh token; at the M
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlencode
 
 import pytest
-from chalice.test import Client
 
-from chalicelib import runtime
 from chalicelib.decisions.authorizer import Unauthorized
 from tests.fixtures.dpop import DpopKey
 from tests.fixtures.events import bearer, request_event
-from tests.functional.conftest import ISSUER, another_container
+from tests.functional.conftest import ISSUER, Invoke
 from tests.functional.oauth_server.conftest import FORM, Browser, Mcp, code_grant, pkce
 
-Invoke = Callable[[dict[str, Any]], dict[str, Any]]
 TOKEN = "/v1/oauth/token"
-
-
-@pytest.fixture
-def authorize(mcp: Mcp) -> Iterator[Invoke]:
-    from app import app
-
-    own = another_container(mcp.services)
-
-    def invoke(event: dict[str, Any]) -> dict[str, Any]:
-        runtime.use(own)
-        try:
-            return dict(client.lambda_.invoke("authorizer", event).payload)
-        finally:
-            runtime.use(mcp.services)
-
-    with Client(app) as client:
-        yield invoke
 
 
 def token_request(mcp: Mcp, fields: dict[str, str], proof: str | None) -> Any:

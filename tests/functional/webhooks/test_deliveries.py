@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import logging
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError
 
 from chalicelib import runtime
@@ -359,3 +362,25 @@ def test_a_kms_outage_at_delivery_sends_nothing_and_leaves_the_delivery_pending_
     assert [p.json["data"]["keyId"] for p in receiver.posted] == [key["id"]]
     (delivery,) = deliveries(api, alice, workspace, made["id"])
     assert delivery["state"] == "delivered"
+
+
+def test_each_attempt_recorded_is_logged_with_its_ids_and_outcome_never_its_url(
+    api: Api, alice: str, workspace: str, receiver: Receiver, queue: Queue,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    made = subscribe(api, alice, workspace, events=["key.created"])
+    receiver.script = [500, 200]
+
+    with caplog.at_level(logging.INFO, logger="memory-auth"):
+        bound_key(api, alice, workspace)
+        queue.run()
+
+    (delivery,) = deliveries(api, alice, workspace, made["id"])
+    lines = [r for r in caplog.records if r.getMessage() == "webhook attempt recorded"]
+    assert [(r.attempt, r.state, r.status) for r in lines] == [  # type: ignore[attr-defined]
+        (1, "pending", 500), (2, "delivered", 200)
+    ]
+    assert {(r.webhook_id, r.event_id) for r in lines} == {  # type: ignore[attr-defined]
+        (made["id"], delivery["eventId"])
+    }
+    assert not any(made["url"] in json.dumps(r.__dict__, default=str) for r in lines)

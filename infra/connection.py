@@ -2,14 +2,16 @@
 
 `make run` writes `.local/connection.env` once the stack serves (and removes it when it
 stops): shell `export` lines, so `. .local/connection.env` loads them into a shell, and the
-tools here read the same file (`make import-legacy ARGS="… --local"`, `python -m
+local tools read the same file (`make import-legacy ARGS="… --local"`, `python -m
 local.scan_report`, the examples under `examples/`), so each reaches the stack on whatever
 ports this run uses (`PORT=0 make run`). The names are those the SDKs already read
 (`MEMORY_ENDPOINT`, `MEMORY_WORKSPACE_ID`) and `MEMORY_LOCAL_*` for the rest; nothing in it
-points a shell's AWS tools at moto (the tools here build that environment themselves).
+points a shell's AWS tools at moto (the tools build that environment themselves).
 
 The file holds the development user's one-hour token (a local token, signed by moto's KMS),
-so it is written with mode 0600 and the whole file appears at once. Standard library only.
+so it is written with mode 0600 and the whole file appears at once. Standard library only
+(and the template reader beside it): the local stack (`local/stack.py`) writes it and the
+operator tools (`tools/import_legacy_keys.py`) read it, and neither imports the other.
 """
 
 from __future__ import annotations

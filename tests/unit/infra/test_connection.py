@@ -1,4 +1,4 @@
-"""The connection settings `make run` writes and the local tools read (tools/connection.py)."""
+"""The connection settings `make run` writes and the local tools read (infra/connection.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.connection import (
+from infra.connection import (
     NoRunningStack,
     parse_connection,
     read_connection,
