@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from chalicelib.clock import Clock, epoch, rfc3339
+from chalicelib.clock import Clock, epoch, parse_rfc3339, rfc3339
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
 from chalicelib.events.model import Event
@@ -139,10 +139,13 @@ class Deliverer:
             separators=(",", ":"),
         )
         now = self._clock.now()
+        occurred = parse_rfc3339(message["timestamp"])
         created = []
         for webhook in self._subscriptions(message):
             if not webhook.enabled or not webhook.wants(message["type"]):
                 continue
+            if occurred is not None and occurred < webhook.created_at.replace(microsecond=0):
+                continue  # still queued when the subscription was made: not its event
             delivery = Delivery(
                 webhook_id=webhook.id,
                 workspace_id=webhook.workspace_id,

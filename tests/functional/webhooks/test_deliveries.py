@@ -84,6 +84,31 @@ def test_a_subscription_gets_only_the_event_types_it_names(
     assert [p.json["type"] for p in receiver.posted] == ["key.revoked"]
 
 
+def test_an_event_older_than_the_subscription_is_not_delivered_to_it(
+    api: Api, alice: str, workspace: str, receiver: Receiver, queue: Queue, clock: FrozenClock
+) -> None:
+    before = bound_key(api, alice, workspace)  # queued, not yet fanned out
+    clock.advance(seconds=2)
+    subscribe(api, alice, workspace, events=["key.created"])
+    after = bound_key(api, alice, workspace)
+
+    queue.run()
+
+    assert [p.json["data"]["keyId"] for p in receiver.posted] == [after["id"]]
+    assert before["id"] != after["id"]
+
+
+def test_an_event_of_the_second_the_subscription_was_made_in_is_delivered(
+    api: Api, alice: str, workspace: str, receiver: Receiver, queue: Queue
+) -> None:
+    subscribe(api, alice, workspace, events=["key.created"])
+    key = bound_key(api, alice, workspace)  # the frozen clock: the same second
+
+    queue.run()
+
+    assert [p.json["data"]["keyId"] for p in receiver.posted] == [key["id"]]
+
+
 def test_a_500_is_retried_and_the_200_delivers_it_with_two_attempts(
     api: Api, alice: str, workspace: str, receiver: Receiver, queue: Queue
 ) -> None:
