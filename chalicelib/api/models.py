@@ -517,6 +517,31 @@ class Rotation(Request):
     ] = 0
 
 
+def _search(value: Any) -> str | None:
+    try:
+        return strict_parsing.search_text(value)
+    except strict_parsing.InvalidText as invalid:
+        raise Refused(errors.INVALID_PARAMETER, f"The q query parameter {invalid}.") from None
+
+
+# A search of key labels (`?q=`), as `strict_parsing.search_text` reads it.
+KeySearch = Annotated[
+    str | None,
+    BeforeValidator(_search),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "maxLength": strict_parsing.MAX_TEXT_LENGTH,
+            "pattern": f"^[^{_UNPRINTABLE}]*$",
+            "description": "Only keys whose label contains this text, compared without regard "
+            "to case (Unicode case folding, NFKC), trimmed; empty: no search. At most 100 "
+            "characters, no control characters.",
+            "examples": ["bulk key"],
+        }
+    ),
+]
+
+
 class KeyListQuery(Query):
     limit: Limit = 50
     cursor: Cursor = None
@@ -525,6 +550,7 @@ class KeyListQuery(Query):
         Invalid(errors.INVALID_PARAMETER, "status must be active, revoked or expired."),
     ] = None
     workspace_id: WorkspaceQuery = None
+    q: KeySearch = None
 
 
 class RevealQuery(Query):

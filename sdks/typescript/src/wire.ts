@@ -165,7 +165,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the caller's keys */
+        /**
+         * List the caller's keys
+         * @description `q` searches: only keys whose label contains it (trimmed; at most 100 characters, no control characters, else 400 `invalid_parameter`; empty: no search), compared without regard to case or Unicode normalization form (case folding, NFKC), combined with `status` and the workspace. A search reads at most 1,000 of the caller's keys per request: a page may then hold fewer than `limit` keys, even none, with a `nextCursor` that goes on searching. The search is over when `nextCursor` is null.
+         */
         get: operations["listApiKeys"];
         put?: never;
         /** Create an API key */
@@ -2255,6 +2258,7 @@ export interface operations {
                  * @description Older clients' spelling of X-Workspace-Id (empty: none).
                  */
                 workspace_id?: components["parameters"]["WorkspaceQuery"];
+                q?: string;
             };
             header?: {
                 /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
