@@ -489,7 +489,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The MCP clients the caller has connected */
+        /**
+         * The MCP clients the caller has connected
+         * @description A consent remembered on the consent page is listed from that moment, before any token was issued under it (`kind` `consent`, `lastUsedAt` null), so that it can be revoked; while a grant of the same client is in force, that grant's row stands for it.
+         */
         get: operations["listGrants"];
         put?: never;
         post?: never;
@@ -511,7 +514,7 @@ export interface paths {
         post?: never;
         /**
          * Disconnect an MCP client
-         * @description Its refresh token and every access token it holds are refused from the next request. Another person's grant, or one already disconnected, is 404.
+         * @description Its refresh token and every access token it holds are refused from the next request, and its client's remembered consent is forgotten (the next authorization asks again). A remembered consent's id (`cns_…`): the consent is forgotten, and every grant of that client the caller has in force is revoked with it. Another person's grant or consent, or one already disconnected, is 404.
          */
         delete: operations["revokeGrant"];
         options?: never;
@@ -1050,6 +1053,12 @@ export interface components {
              * @description Its last refresh (null: never refreshed).
              */
             lastUsedAt: string | null;
+            /**
+             * @description grant: the app holds tokens in force; consent: a remembered consent under which none of the app's tokens is in force (none issued yet, or all ended since), so lastUsedAt is null. Disconnecting either forgets the consent: the next authorization asks again.
+             * @default grant
+             * @enum {string}
+             */
+            kind: "grant" | "consent";
         };
         /** ConnectedAppList */
         ConnectedAppList: {
@@ -4103,7 +4112,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The caller's grants still in force, newest first. */
+            /** @description The caller's grants still in force, and their remembered consents (kind `consent`) for clients without one, newest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
