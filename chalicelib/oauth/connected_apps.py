@@ -248,7 +248,6 @@ class ConnectedApps:
             return  # the concurrent disconnect recorded it; the family is revoked either way
         self.published(event)
 
-
     def _forget(self, principal: Principal, listed_id: str) -> None:
         """Forgets the caller's remembered consent: the next authorization asks again.
 
@@ -262,9 +261,13 @@ class ConnectedApps:
         consent = CONSENT_SHAPE.record(values)
         now = self._clock.now()
         indexed, _ = self._listed(user_id)
-        for index in indexed:
-            if index.client_id == consent.client_id:
-                self._refresh_tokens.revoke_family(index.grant_id, now, reason="disconnected")
+        of_client = [i.grant_id for i in indexed if i.client_id == consent.client_id]
+        families = get_many(
+            self._client, self._table, [items.refresh_family(g) for g in of_client]
+        )
+        for grant_id, family in zip(of_client, families, strict=True):
+            if in_force(family, now):
+                self._refresh_tokens.revoke_family(grant_id, now, reason="disconnected")
         # Commit point: of two revocations racing, one removes the consent (and records the
         # event).
         point = delete(self._table, items.user_grant(user_id, listed_id), EXISTS)
