@@ -21,8 +21,9 @@
   USER#<userId>        COUNTS             how many keys and workspaces the user has
   OUTBOX               <pk>#<sk>          a deleting change's events, until delivered
   USER#<userId>        PROFILE            a user's profile, written at the first sign-in
-  USER#<userId>        CONSENT#<sha256>   an MCP client's remembered consent, by its id's hash
   USER#<userId>        GRANT#<familyId>   an MCP grant, as the person sees it (connected apps)
+  USER#<userId>        GRANT#cns_<sha256> an MCP client's remembered consent, by its id's hash
+                                          (listed among the connected apps)
   USER#<userId>        SIGNIN#<familyId>  a sign-in, as the person sees it (GET /v1/auth/sessions)
   IDP#<iss>#<sub>      IDP                a login: which user an issuer's subject is
   EMAIL#<email>        EMAIL              who last signed in with this verified email (lowercase)
@@ -97,10 +98,6 @@ def event(user_id: str, event_id: str) -> Item:
 
 def profile(user_id: str) -> Item:
     return key(user_pk(user_id), "PROFILE")
-
-
-def consent(user_id: str, client_digest: str) -> Item:
-    return key(user_pk(user_id), f"CONSENT#{client_digest}")
 
 
 def login(issuer: str, subject: str) -> Item:

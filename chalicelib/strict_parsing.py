@@ -76,6 +76,26 @@ def clean_text(value: Any) -> str:
     return text
 
 
+def search_text(value: Any) -> str | None:
+    """A search of labels as sent (`?q=`): at most 100 characters, none of them one the label
+    rule refuses (`is_label_character`: no label could hold it). Trimmed; an empty or blank
+    search is no search (None). InvalidText otherwise."""
+    if not isinstance(value, str):
+        raise InvalidText("must be a string")
+    if len(value) > MAX_TEXT_LENGTH:
+        raise InvalidText(f"must be at most {MAX_TEXT_LENGTH} characters")
+    if not is_label_text(value):
+        raise InvalidText("must not contain control characters")
+    return value.strip() or None
+
+
+def folded(text: str) -> str:
+    """Text as a search compares it: NFKC-normalized and case-folded (Unicode's caseless
+    match), so "STRASSE" finds "Straße", "ﬁle" finds "file", and a letter typed with a
+    combining accent finds the same letter written precomposed."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+
+
 def encode_cursor(after: str) -> str:
     """An opaque page cursor: the id of the last item of the page, for the next to start after."""
     return base64.urlsafe_b64encode(json.dumps({"after": after}).encode()).decode().rstrip("=")

@@ -774,13 +774,21 @@ def query(
     if page_size is not None:
         request["Limit"] = page_size
     expressions(request, values)
+    for found, _ in _answers(client, request, start):
+        yield from found
+
+
+def _answers(
+    client: Any, request: dict[str, Any], start: Item | None
+) -> Iterator[tuple[list[dict[str, Any]], bool]]:
+    """Each Query call's items, and whether more follow, as they are consumed."""
     while True:
         if start:
             request["ExclusiveStartKey"] = start
         with dynamodb_errors():
             answer = client.query(**request)
-        yield from (from_item(item) for item in answer.get("Items", []))
         start = answer.get("LastEvaluatedKey")
+        yield [from_item(item) for item in answer.get("Items", [])], bool(start)
         if not start:
             return
 
@@ -830,6 +838,50 @@ def newest_page[T](
         page_size=100,
     )
     return page(map(read, found), keep, limit)
+
+
+def newest_page_within[T](
+    client: Any,
+    table: str,
+    pk: str,
+    prefix: str,
+    *,
+    read: Callable[[dict[str, Any]], T],
+    keep: Callable[[T], bool],
+    limit: int,
+    start: Item | None,
+    reads: int | None,
+    projection: str | None = None,
+) -> tuple[list[T], T | None]:
+    """`newest_page` with at most `reads` Query calls (of 100 items; None: no bound), and
+    where the next page starts: the page, and the item it ends after (its last item when it
+    holds `limit`; the last item read when the bound stopped it short with more to read;
+    None once the partition is read to its end). A page stopped by the bound may hold fewer
+    than `limit` items, or none."""
+    request: dict[str, Any] = {
+        "TableName": table,
+        "KeyConditionExpression": "#pk = :pk AND begins_with(#sk, :prefix)",
+        "ConsistentRead": True,
+        "ScanIndexForward": False,
+        "Limit": 100,
+    }
+    if projection is not None:
+        request["ProjectionExpression"] = projection
+    expressions(request, {"pk": pk, "prefix": prefix})
+    kept: list[T] = []
+    last: T | None = None
+    for done, (found, more) in enumerate(_answers(client, request, start), start=1):
+        for values in found:
+            last = read(values)
+            if keep(last):
+                kept.append(last)
+                if len(kept) == limit:
+                    return kept, last
+        if not more:
+            return kept, None
+        if reads is not None and done >= reads:
+            return kept, last
+    return kept, None
 
 
 @contextmanager

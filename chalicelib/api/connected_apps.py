@@ -32,7 +32,11 @@ PERSON = Policy("person", check=require_user_token, problems=(errors.INSUFFICIEN
     policy=PERSON,
     response=models.ConnectedAppList,
     status=200,
-    answer="The caller's grants still in force, newest first.",
+    answer="The caller's grants still in force, and their remembered consents (kind "
+    "`consent`) for clients without one, newest first.",
+    description="A consent remembered on the consent page is listed from that moment, before "
+    "any token was issued under it (`kind` `consent`, `lastUsedAt` null), so that it can be "
+    "revoked; while a grant of the same client is in force, that grant's row stands for it.",
 )
 def list_grants(call: Call) -> models.ConnectedAppList:
     found = services().connected_apps.list(call.principal.user_id)
@@ -49,7 +53,10 @@ def list_grants(call: Call) -> models.ConnectedAppList:
     status=204,
     problems=(errors.NOT_FOUND,),
     description="Its refresh token and every access token it holds are refused from the next "
-    "request. Another person's grant, or one already disconnected, is 404.",
+    "request, and its client's remembered consent is forgotten (the next authorization asks "
+    "again). A remembered consent's id (`cns_…`): the consent is forgotten, and every grant of "
+    "that client the caller has in force is revoked with it. Another person's grant or consent, "
+    "or one already disconnected, is 404.",
 )
 def revoke_grant(call: Call) -> None:
     services().connected_apps.revoke(call.principal, call.path["grant_id"])

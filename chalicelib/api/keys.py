@@ -90,11 +90,20 @@ def create_api_key(call: Call) -> Reply:
     response=models.KeyPage,
     status=200,
     answer="A page of keys, newest first, without plaintext.",
+    description="`q` searches: only keys whose label contains it (trimmed; at most 100 "
+    "characters, no control characters, else 400 `invalid_parameter`; empty: no search), "
+    "compared without regard to case or Unicode normalization form (case folding, NFKC), "
+    "combined with `status` and the workspace. A search "
+    "reads at most 1,000 of the caller's keys per request: a page may then hold fewer than "
+    "`limit` keys, even none, with a `nextCursor` that goes on searching. The search is over "
+    "when `nextCursor` is null.",
     **KEY_OPERATION,
 )
 def list_api_keys(call: Call) -> models.KeyPage:
     query: models.KeyListQuery = call.query
-    page = services().key_service.list(call.principal, query.limit, query.cursor, query.status)
+    page = services().key_service.list(
+        call.principal, query.limit, query.cursor, query.status, query.q
+    )
     now = services().clock.now()
     return models.KeyPage(
         keys=[models.ApiKey.of(k, now) for k in page.keys], next_cursor=page.next_cursor

@@ -41,7 +41,7 @@ from chalicelib.events import model as events
 from chalicelib.events.model import TYPES as EVENT_TYPES
 from chalicelib.keys import model as keys
 from chalicelib.keys.model import MAX_GRACE_PERIOD, MAX_LIFETIME_DAYS, MAX_REQUESTS_PER_DAY
-from chalicelib.oauth import clients, connected_apps
+from chalicelib.oauth import clients, connected_apps, consents
 from chalicelib.oauth.service import (
     MAX_STATE_LENGTH,
     OFFLINE_ACCESS,
@@ -117,6 +117,12 @@ TRUST_POLICY_ID = _id("tp")
 SERVICE_CLIENT_ID = _id("scl")
 GRANT_ID = {"type": "string", "pattern": "^[0-9A-HJKMNP-TV-Z]{26}$"}  # a ULID: an MCP grant
 SESSION_ID = {**GRANT_ID, "examples": ["01JD7Q2X9V3K5M8N1P4R6T0W2Y"]}  # a ULID: a sign-in
+# A connected app: an MCP grant (a ULID), or a remembered consent (`cns_` + 64 hex digits).
+CONNECTED_APP_ID = {
+    "type": "string",
+    "pattern": f"^(?:[0-9A-HJKMNP-TV-Z]{{26}}|{consents.CONSENT_ID.pattern})$",
+    "examples": ["01JD7Q2X9V3K5M8N1P4R6T0W2Y"],
+}
 USER_ID = {"type": "string", "pattern": "^usr_[0-9A-Za-z]{1,40}$", "examples": ["usr_01JQ0000"]}
 USER_ID_OR_EMAIL = {
     "anyOf": [USER_ID, {"type": "string", "format": "email", "maxLength": 320}],
@@ -517,6 +523,31 @@ class Rotation(Request):
     ] = 0
 
 
+def _search(value: Any) -> str | None:
+    try:
+        return strict_parsing.search_text(value)
+    except strict_parsing.InvalidText as invalid:
+        raise Refused(errors.INVALID_PARAMETER, f"The q query parameter {invalid}.") from None
+
+
+# A search of key labels (`?q=`), as `strict_parsing.search_text` reads it.
+KeySearch = Annotated[
+    str | None,
+    BeforeValidator(_search),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "maxLength": strict_parsing.MAX_TEXT_LENGTH,
+            "pattern": f"^[^{_UNPRINTABLE}]*$",
+            "description": "Only keys whose label contains this text, compared without regard "
+            "to case (Unicode case folding, NFKC), trimmed; empty: no search. At most 100 "
+            "characters, no control characters.",
+            "examples": ["bulk key"],
+        }
+    ),
+]
+
+
 class KeyListQuery(Query):
     limit: Limit = 50
     cursor: Cursor = None
@@ -525,6 +556,7 @@ class KeyListQuery(Query):
         Invalid(errors.INVALID_PARAMETER, "status must be active, revoked or expired."),
     ] = None
     workspace_id: WorkspaceQuery = None
+    q: KeySearch = None
 
 
 class RevealQuery(Query):
@@ -1302,9 +1334,7 @@ class EventPage(Resource):
 
 
 class ConnectedApp(Resource):
-    id: Annotated[
-        str, WithJsonSchema({"type": "string", "examples": ["01JD7Q2X9V3K5M8N1P4R6T0W2Y"]})
-    ]
+    id: Annotated[str, WithJsonSchema(CONNECTED_APP_ID)]
     client_id: Annotated[str, WithJsonSchema({"type": "string"})]
     client_name: Annotated[str | None, WithJsonSchema({"type": ["string", "null"]})]
     workspace_id: WorkspaceId
@@ -1316,6 +1346,19 @@ class ConnectedApp(Resource):
             {**NULLABLE_TIME, "description": "Its last refresh (null: never refreshed)."}
         ),
     ]
+    kind: Annotated[
+        Literal["grant", "consent"],
+        WithJsonSchema(
+            {
+                "type": "string",
+                "enum": ["grant", "consent"],
+                "description": "grant: the app holds tokens in force; consent: a remembered "
+                "consent under which none of the app's tokens is in force (none issued yet, or "
+                "all ended since), so lastUsedAt is null. Disconnecting either forgets the "
+                "consent: the next authorization asks again.",
+            }
+        ),
+    ] = "grant"
 
     @classmethod
     def of(cls, app: connected_apps.ConnectedApp) -> ConnectedApp:
@@ -1327,6 +1370,7 @@ class ConnectedApp(Resource):
             scopes=ordered(app.scopes),
             created_at=rfc3339(app.created_at) or "",
             last_used_at=rfc3339(app.last_used_at),
+            kind="consent" if app.kind == "consent" else "grant",
         )
 
 

@@ -181,7 +181,7 @@ PATH_PARAMETERS: dict[str, tuple[str, Schema]] = {  # name: (component, schema)
     "user_id": ("UserIdOrEmail", models.USER_ID_OR_EMAIL),
     "policy_id": ("TrustPolicyId", models.TRUST_POLICY_ID),
     "client_id": ("ServiceClientId", models.SERVICE_CLIENT_ID),
-    "grant_id": ("GrantId", models.GRANT_ID),
+    "grant_id": ("GrantId", models.CONNECTED_APP_ID),
     "session_id": ("SessionId", models.SESSION_ID),
     "webhook_id": ("WebhookId", models.WEBHOOK_ID),
     "delivery_id": ("DeliveryId", models.DELIVERY_ID),

@@ -39,6 +39,9 @@ from chalicelib.table import Pending
 from chalicelib.workspaces.store import WorkspaceStore
 
 STATUSES = ("active", "revoked", "expired")
+# A search reads at most this many pages of 100 of the caller's keys per request (1,000
+# keys): a management route, not a decision, but still bounded; its cursor goes on from there.
+SEARCH_READS = 10
 
 
 class CountsToday(Protocol):
@@ -258,8 +261,16 @@ class KeyService:
         return IssuedKey(api_key, plaintext)
 
     def list(
-        self, principal: Principal, limit: int, cursor: str | None, status: str | None
+        self,
+        principal: Principal,
+        limit: int,
+        cursor: str | None,
+        status: str | None,
+        search: str | None = None,
     ) -> KeyPage:
+        """A page of the caller's keys (of the principal's workspace, if any), newest first;
+        with `search`, only those whose label contains it, compared caselessly
+        (`strict_parsing.folded`), reading at most `SEARCH_READS` pages of keys."""
         after = None
         if cursor is not None:
             after = strict_parsing.decode_cursor(cursor, ids.is_key_id)
@@ -270,14 +281,19 @@ class KeyService:
         now = self._clock.now()
         workspace_id = principal.workspace_id
 
+        wanted = strict_parsing.folded(search) if search else None
+
         def keep(api_key: ApiKey) -> bool:
             if api_key.gone(now):
                 return False
             if workspace_id is not None and api_key.workspace_id != workspace_id:
                 return False
+            if wanted is not None and wanted not in strict_parsing.folded(api_key.label):
+                return False
             return status is None or api_key.status(now) == status
 
-        return self._keys.list(principal.user_id, limit, after, keep)
+        reads = SEARCH_READS if wanted is not None else None
+        return self._keys.list(principal.user_id, limit, after, keep, reads)
 
     def _owned_with_ciphertext(
         self, principal: Principal, key_id: str, last_use: bool = False

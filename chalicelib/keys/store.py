@@ -53,7 +53,7 @@ from chalicelib.table import (
     get_many_consistent,
     give_back,
     is_condition_failure,
-    newest_page,
+    newest_page_within,
     put_if_absent,
     query,
     take_one,
@@ -403,11 +403,15 @@ class KeyStore:
         limit: int,
         after: str | None,
         keep: Callable[[ApiKey], bool],
+        reads: int | None = None,
     ) -> KeyPage:
-        """Newest first (key ids are ULIDs), `limit` keys for which `keep` is true."""
+        """Newest first (key ids are ULIDs), `limit` keys for which `keep` is true, read in
+        the owner's own partition only (never a scan), with at most `reads` Query calls of
+        100 keys (None: as many as the page needs). A page stopped by `reads` may hold fewer
+        keys than `limit`, even none: its cursor continues after the last key read."""
         from chalicelib.keys.page import KeyPage
 
-        found = newest_page(
+        found, last = newest_page_within(
             self._client,
             self._table,
             items.user_pk(owner_id),
@@ -416,10 +420,10 @@ class KeyStore:
             keep=keep,
             limit=limit,
             start=items.api_key(owner_id, after) if after else None,
+            reads=reads,
             projection=_LISTING,
         )
-        full = found and len(found) == limit
-        cursor = strict_parsing.encode_cursor(found[-1].id) if full else None
+        cursor = strict_parsing.encode_cursor(last.id) if last is not None else None
         return KeyPage(self.with_last_use(found) if found else [], cursor)
 
     def revoke(

@@ -1,7 +1,10 @@
 """Remembered consent: what a person allowed an MCP client, so that it is not asked again.
 
 One item per person and client (the client id hashed: a metadata document's id is a URL):
-the workspace, the resource and the scopes last allowed. A later authorization of the same
+the workspace, the resource and the scopes last allowed. It sits among the person's connected
+apps (`GRANT#` items, connected_apps.py), so that the one Query listing them finds it from the
+moment it is remembered, before any token was issued, and it can be revoked there (its id,
+`cns_<sha256(clientId)>`, is its row's). A later authorization of the same
 client for the same resource and the same or fewer scopes goes straight back to the client
 after sign-in, in that workspace, while the person is still its member, when its redirect
 is https (a loopback or app-scheme redirect is always asked: `service.py`). Allowing on the page
@@ -9,12 +12,16 @@ replaces the item (another workspace, other scopes); revoking any grant of the c
 it, so the next authorization asks again.
 
 Items (see `items.py`):
-  USER#<userId>  CONSENT#<sha256(clientId)>  clientId, workspaceId, resource, scope, givenAt
+  USER#<userId>  GRANT#cns_<sha256(clientId)>  clientId, clientName, workspaceId, resource,
+                                               scope, givenAt
+Consents remembered at `CONSENT#<sha256(clientId)>` (before they were listed) are no longer
+read: such a person is asked once more, and what they allow then is remembered here.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,6 +41,23 @@ from chalicelib.table import (
     write_once,
 )
 
+# A remembered consent's id, as connected apps show it: its item's place among the grants.
+CONSENT_ID_PREFIX = "cns_"
+CONSENT_ID = re.compile(r"cns_[0-9a-f]{64}")
+
+
+def consent_id(client_id: str) -> str:
+    return CONSENT_ID_PREFIX + hashlib.sha256(client_id.encode()).hexdigest()
+
+
+def is_consent_id(text: str) -> bool:
+    return CONSENT_ID.fullmatch(text) is not None
+
+
+def is_consent_item(values: dict[str, Any]) -> bool:
+    """Whether an item read among a person's grants (`GRANT#…`) is a remembered consent."""
+    return str(values.get("sk", "")).startswith(items.GRANT_PREFIX + CONSENT_ID_PREFIX)
+
 
 @dataclass(frozen=True)
 class Consent:
@@ -42,6 +66,7 @@ class Consent:
     scopes: frozenset[str]
     client_id: str | None = None
     given_at: datetime | None = None
+    client_name: str | None = None
 
     def covers(self, resource: str, scopes: Sequence[str]) -> bool:
         return resource == self.resource and set(scopes) <= self.scopes
@@ -59,6 +84,7 @@ CONSENT_SHAPE = Shape(
     Consent,
     [
         Attribute("clientId", "client_id"),
+        Attribute("clientName", "client_name"),
         Attribute("workspaceId", "workspace_id"),
         Attribute("resource"),
         Attribute("scope", "scopes", write=_scope, read=_scopes),
@@ -68,7 +94,7 @@ CONSENT_SHAPE = Shape(
 
 
 def _key(user_id: str, client_id: str) -> dict[str, Any]:
-    return items.consent(user_id, hashlib.sha256(client_id.encode()).hexdigest())
+    return items.user_grant(user_id, consent_id(client_id))
 
 
 class ConsentStore:
@@ -90,9 +116,10 @@ class ConsentStore:
         resource: str,
         scope: str,
         now: datetime,
+        client_name: str | None = None,
     ) -> dict[str, Any]:
         """The write remembering it, made after the consent decision's commit point."""
-        consent = Consent(workspace_id, resource, _scopes(scope), client_id, now)
+        consent = Consent(workspace_id, resource, _scopes(scope), client_id, now, client_name)
         item = to_item(CONSENT_SHAPE.values(consent))
         item.update(_key(user_id, client_id))
         return put(self._table, item)

@@ -429,7 +429,7 @@ class OAuthService:
                 self._consents.remember(
                     user_id=pending.user_id, client_id=pending.client_id,
                     workspace_id=workspace_id, resource=pending.resource,
-                    scope=pending.scope, now=now,
+                    scope=pending.scope, now=now, client_name=pending.client_name,
                 )
             )
         keep_client = self._clients.extend(pending.client_id, now)

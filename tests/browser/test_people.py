@@ -340,8 +340,10 @@ def test_no_accessibility_findings_on_the_people_and_key_screens(
     found["keys, rotated pair"] = axe_violations(person)
     person.screenshot(f"axe-{width}-keys")
     page.get_by_label("Search").fill("nothing like it")
+    expect(page.get_by_text("No keys match")).to_be_visible()  # the service's answer
     found["keys, no match"] = axe_violations(person)
     page.get_by_label("Search").fill("")
+    expect(page.locator("tr[data-key-id]")).to_have_count(2)
     page.locator("tr[data-key-id]").first.get_by_role("button", name="Rotate").click()
     found["rotate dialog"] = axe_violations(person)
     person.screenshot(f"axe-{width}-rotate-dialog")

@@ -1,11 +1,19 @@
-// Connected apps: the MCP clients the person has allowed into a workspace (their grants),
-// with Disconnect: the app's tokens are refused from its next request.
+// Connected apps: the MCP clients the person has allowed into a workspace (their grants, and
+// consents remembered before any token was issued), with Disconnect: the app's tokens are
+// refused from its next request, and it must ask again.
 
 import type { ConnectedApp } from "../api.js";
 import type { Context } from "../context.js";
 import { confirmAction } from "../dialogs.js";
 import { announce, append, errorArea, h, replace } from "../dom.js";
 import { dateTime, problemText } from "../format.js";
+
+/** A row of the list: a grant (tokens in force), or a remembered consent without one. */
+type Listed = ConnectedApp & { kind?: "grant" | "consent" };
+
+function isConsent(grant: Listed): boolean {
+  return grant.kind === "consent";
+}
 
 /** How to name an app: the name it registered with, else its client id. */
 export function appName(grant: Pick<ConnectedApp, "clientId" | "clientName">): string {
@@ -23,13 +31,15 @@ export function renderConnectedApps(app: Context, main: HTMLElement): void {
       "p",
       { class: "intro" },
       "AI apps and agents you have allowed to use your memory through MCP. Each one works in the " +
-        "workspace you chose when you allowed it, with the scopes shown. Disconnect an app you no longer use.",
+        "workspace you chose when you allowed it, with the scopes shown. An app you allowed is listed at once, " +
+        "before it has used its access, and your consent is remembered until you disconnect it. " +
+        "Disconnect an app you no longer use.",
     ),
     errors.element,
     list,
   );
 
-  let grants: ConnectedApp[] = [];
+  let grants: Listed[] = [];
 
   async function load(refocus = false): Promise<void> {
     errors.clear();
@@ -80,7 +90,16 @@ export function renderConnectedApps(app: Context, main: HTMLElement): void {
     );
   }
 
-  function row(grant: ConnectedApp): HTMLTableRowElement {
+  function lastUsed(grant: Listed): HTMLElement | string {
+    if (isConsent(grant)) {
+      return h("span", {}, "No token in force", h("span", { class: "hint block" }, "your consent is remembered"));
+    }
+    return grant.lastUsedAt === null
+      ? "no refresh yet"
+      : h("span", {}, h("time", { datetime: grant.lastUsedAt }, dateTime(grant.lastUsedAt)), h("span", { class: "hint block" }, "its last token refresh"));
+  }
+
+  function row(grant: Listed): HTMLTableRowElement {
     const name = appName(grant);
     const disconnect = h(
       "button",
@@ -93,29 +112,26 @@ export function renderConnectedApps(app: Context, main: HTMLElement): void {
     });
     return h(
       "tr",
-      { "data-grant-id": grant.id },
+      { "data-grant-id": grant.id, "data-kind": isConsent(grant) ? "consent" : "grant" },
       h("th", { scope: "row", "data-label": "App", class: "label" }, name, h("span", { class: "hint block" }, grant.clientId)),
       h("td", { "data-label": "Workspace", class: "wrap" }, app.workspaceName(grant.workspaceId)),
       h("td", { "data-label": "Scopes" }, grant.scopes.join(", ")),
       h("td", { "data-label": "Connected" }, h("time", { datetime: grant.createdAt }, dateTime(grant.createdAt))),
-      h(
-        "td",
-        { "data-label": "Last refreshed" },
-        grant.lastUsedAt === null
-          ? "no refresh yet"
-          : h("span", {}, h("time", { datetime: grant.lastUsedAt }, dateTime(grant.lastUsedAt)), h("span", { class: "hint block" }, "its last token refresh")),
-      ),
+      h("td", { "data-label": "Last refreshed" }, lastUsed(grant)),
       h("td", { "data-label": "Actions", class: "row-actions" }, disconnect),
     );
   }
 
-  async function disconnectApp(grant: ConnectedApp): Promise<void> {
+  async function disconnectApp(grant: Listed): Promise<void> {
     const name = appName(grant);
+    const where = app.workspaceName(grant.workspaceId);
     const sure = await confirmAction({
       title: `Disconnect ${name}?`,
-      message:
-        `${name} can no longer use your memory in ${app.workspaceName(grant.workspaceId)}: its tokens are refused ` +
-        "from its next request. To use it again, connect it again from the app.",
+      message: isConsent(grant)
+        ? `You allowed ${name} to use your memory in ${where}, and that is remembered. ` +
+          "Disconnecting forgets it: the app must ask you again."
+        : `${name} can no longer use your memory in ${where}: its tokens are refused ` +
+          "from its next request. To use it again, connect it again from the app.",
       confirm: "Disconnect",
       danger: true,
     });

@@ -1,5 +1,6 @@
-// API keys: the table (with status filter and paging), and create, reveal, rotate, rename
-// and revoke. Plaintext keys live only inside the dialog that shows them.
+// API keys: the table (with search, status filter and paging), and create, reveal, rotate,
+// rename and revoke. Plaintext keys live only inside the dialog that shows them. The search
+// is the service's (`q`): it finds a key on any page, not only among the keys loaded.
 
 import type { ApiKey, ApiKeyWithSecret, KeyStatus } from "memory-sdk";
 
@@ -33,10 +34,13 @@ function hasLifecycleFields(key: ApiKey): boolean {
   return "lastUsedAt" in key;
 }
 
-/** How a label is compared in search: case and Unicode forms aside. */
-function searchable(text: string): string {
-  return text.normalize("NFKC").toLocaleLowerCase();
-}
+const SEARCH_DELAY_MS = 300; // typing pauses this long before the service is asked
+const MAX_SEARCH = 100; // the service's longest search
+// A search page may come back empty while the service has more keys to search (it reads a
+// bounded number per request): so many pages are asked for at once before the person is.
+const SEARCH_PAGES = 5;
+
+type ListOptions = { limit: number; status?: KeyStatus; cursor?: string; query?: string };
 
 export function renderKeys(app: Context, main: HTMLElement): void {
   let status: "" | KeyStatus = "";
@@ -53,10 +57,28 @@ export function renderKeys(app: Context, main: HTMLElement): void {
     status = filter.value as "" | KeyStatus;
     void load(true);
   });
-  const searchBox = h("input", { type: "search", id: "key-search", autocomplete: "off", spellcheck: "false", placeholder: "Label" });
+  const searchBox = h("input", {
+    type: "search",
+    id: "key-search",
+    autocomplete: "off",
+    spellcheck: "false",
+    placeholder: "Label",
+    maxlength: String(MAX_SEARCH),
+  });
+  let typing: ReturnType<typeof setTimeout> | undefined;
+  function searchNow(): void {
+    clearTimeout(typing);
+    const wanted = searchBox.value.trim();
+    if (wanted === search) return;
+    search = wanted;
+    void load(true);
+  }
   searchBox.addEventListener("input", () => {
-    search = searchable(searchBox.value.trim());
-    draw();
+    clearTimeout(typing);
+    typing = setTimeout(searchNow, SEARCH_DELAY_MS);
+  });
+  searchBox.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") searchNow();
   });
   const create = h("button", { type: "button", class: "primary" }, "Create key");
   create.addEventListener("click", () => void createKey());
@@ -98,13 +120,20 @@ export function renderKeys(app: Context, main: HTMLElement): void {
     errors.clear();
     list.setAttribute("aria-busy", "true");
     try {
-      const options: { limit: number; status?: KeyStatus; cursor?: string } = { limit: PAGE_SIZE };
-      if (status !== "") options.status = status;
-      if (!reset && cursor !== null) options.cursor = cursor;
-      const page = await app.call(() => app.client.auth.listApiKeys(app.current, options));
-      if (current !== loads) return;
-      keys = reset ? page.keys : [...keys, ...page.keys];
-      cursor = page.nextCursor;
+      let found: ApiKey[] = [];
+      let next = reset ? null : cursor;
+      let asked = 0;
+      do {
+        const options = listOptions(PAGE_SIZE, next);
+        const page = await app.call(() => app.client.auth.listApiKeys(app.current, options));
+        if (current !== loads) return;
+        found = [...found, ...page.keys];
+        next = page.nextCursor;
+        asked += 1;
+        // An empty page of a search with more to search: ask on, a few pages at a time.
+      } while (search !== "" && found.length === 0 && next !== null && asked < SEARCH_PAGES);
+      keys = reset ? found : [...keys, ...found];
+      cursor = next;
       draw();
     } catch (error) {
       if (current === loads) errors.show(problemText(error), () => void load(reset));
@@ -125,11 +154,7 @@ export function renderKeys(app: Context, main: HTMLElement): void {
       let found: ApiKey[] = [];
       let next: string | null = null;
       do {
-        const options: { limit: number; status?: KeyStatus; cursor?: string } = {
-          limit: Math.min(MAX_PAGE, Math.max(PAGE_SIZE, wanted - found.length)),
-        };
-        if (status !== "") options.status = status;
-        if (next !== null) options.cursor = next;
+        const options = listOptions(Math.min(MAX_PAGE, Math.max(PAGE_SIZE, wanted - found.length)), next);
         const page = await app.call(() => app.client.auth.listApiKeys(app.current, options));
         found = [...found, ...page.keys];
         next = page.nextCursor;
@@ -156,20 +181,20 @@ export function renderKeys(app: Context, main: HTMLElement): void {
     (button ?? row.querySelector<HTMLElement>("th"))?.focus();
   }
 
-  function shown(): ApiKey[] {
-    if (search === "") return keys;
-    return keys.filter((key) => searchable(key.label).includes(search));
+  /** The list's request: the page size, the status filter, the search and where to go on. */
+  function listOptions(limit: number, after: string | null): ListOptions {
+    const options: ListOptions = { limit };
+    if (status !== "") options.status = status;
+    if (search !== "") options.query = search;
+    if (after !== null) options.cursor = after;
+    return options;
   }
 
   function draw(): void {
     more.hidden = cursor === null;
+    more.textContent = search !== "" && keys.length === 0 ? "Search further" : "Load more keys";
     if (keys.length === 0) {
-      replace(list, emptyState());
-      return;
-    }
-    const visible = shown();
-    if (visible.length === 0) {
-      replace(list, h("div", { class: "empty" }, h("p", {}, `No key whose label contains “${searchBox.value.trim()}” among the keys loaded.`)));
+      replace(list, search === "" ? emptyState() : noMatch());
       return;
     }
     const lastUsed = keys.some(hasLifecycleFields);
@@ -183,7 +208,7 @@ export function renderKeys(app: Context, main: HTMLElement): void {
         { class: "keys", tabindex: "-1" },
         h("caption", { class: "visually-hidden" }, `API keys in ${where}`),
         h("thead", {}, h("tr", {}, ...headings.map((text) => h("th", { scope: "col" }, text)))),
-        h("tbody", {}, ...visible.map((key) => row(key, lastUsed))),
+        h("tbody", {}, ...keys.map((key) => row(key, lastUsed))),
       ),
     );
   }
@@ -207,6 +232,15 @@ export function renderKeys(app: Context, main: HTMLElement): void {
       target?.focus();
     });
     return link;
+  }
+
+  /** A search without a key to show: "no match" only once the service has searched them all. */
+  function noMatch(): HTMLElement {
+    const text =
+      cursor === null
+        ? `No keys match “${search}”${status === "" ? "" : ` among the ${status} keys`}.`
+        : `No match for “${search}” among the keys searched so far: search further for older keys.`;
+    return h("div", { class: "empty" }, h("p", {}, text));
   }
 
   function emptyState(): HTMLElement {

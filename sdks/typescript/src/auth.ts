@@ -182,7 +182,12 @@ export class AuthClient {
     const answer = await this.#transport.request({
       method: "GET",
       path: KEYS,
-      query: { limit: options.limit, cursor: options.cursor, status: options.status },
+      query: {
+        limit: options.limit,
+        cursor: options.cursor,
+        status: options.status,
+        q: options.query === "" ? undefined : options.query,
+      },
       workspaceId: this.#workspace(options.allWorkspaces === true ? null : workspaceId),
       authenticated: true,
     });

@@ -58,6 +58,12 @@ export interface ListApiKeysOptions {
   cursor?: string;
   status?: KeyStatus;
   /**
+   * Only keys whose label contains this text, searched by the service (`q`): without regard to
+   * case, at most 100 characters, no control characters; empty: no search. A search's page may
+   * hold fewer keys than `limit`, even none, while `nextCursor` goes on searching.
+   */
+  query?: string;
+  /**
    * List every key of the caller, whatever the client's `workspaceId`: no X-Workspace-Id is
    * sent. Not together with a `workspaceId` argument.
    */

@@ -165,7 +165,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the caller's keys */
+        /**
+         * List the caller's keys
+         * @description `q` searches: only keys whose label contains it (trimmed; at most 100 characters, no control characters, else 400 `invalid_parameter`; empty: no search), compared without regard to case or Unicode normalization form (case folding, NFKC), combined with `status` and the workspace. A search reads at most 1,000 of the caller's keys per request: a page may then hold fewer than `limit` keys, even none, with a `nextCursor` that goes on searching. The search is over when `nextCursor` is null.
+         */
         get: operations["listApiKeys"];
         put?: never;
         /** Create an API key */
@@ -486,7 +489,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The MCP clients the caller has connected */
+        /**
+         * The MCP clients the caller has connected
+         * @description A consent remembered on the consent page is listed from that moment, before any token was issued under it (`kind` `consent`, `lastUsedAt` null), so that it can be revoked; while a grant of the same client is in force, that grant's row stands for it.
+         */
         get: operations["listGrants"];
         put?: never;
         post?: never;
@@ -508,7 +514,7 @@ export interface paths {
         post?: never;
         /**
          * Disconnect an MCP client
-         * @description Its refresh token and every access token it holds are refused from the next request. Another person's grant, or one already disconnected, is 404.
+         * @description Its refresh token and every access token it holds are refused from the next request, and its client's remembered consent is forgotten (the next authorization asks again). A remembered consent's id (`cns_…`): the consent is forgotten, and every grant of that client the caller has in force is revoked with it. Another person's grant or consent, or one already disconnected, is 404.
          */
         delete: operations["revokeGrant"];
         options?: never;
@@ -1047,6 +1053,12 @@ export interface components {
              * @description Its last refresh (null: never refreshed).
              */
             lastUsedAt: string | null;
+            /**
+             * @description grant: the app holds tokens in force; consent: a remembered consent under which none of the app's tokens is in force (none issued yet, or all ended since), so lastUsedAt is null. Disconnecting either forgets the consent: the next authorization asks again.
+             * @default grant
+             * @enum {string}
+             */
+            kind: "grant" | "consent";
         };
         /** ConnectedAppList */
         ConnectedAppList: {
@@ -2255,6 +2267,7 @@ export interface operations {
                  * @description Older clients' spelling of X-Workspace-Id (empty: none).
                  */
                 workspace_id?: components["parameters"]["WorkspaceQuery"];
+                q?: string;
             };
             header?: {
                 /** @description The workspace of an admin key or a user token (a workspace key is bound to its own and may only name that one); empty: none. */
@@ -4099,7 +4112,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The caller's grants still in force, newest first. */
+            /** @description The caller's grants still in force, and their remembered consents (kind `consent`) for clients without one, newest first. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -357,6 +357,23 @@ describe("requests", () => {
     assert.equal(script.sent[2]?.headers["X-Workspace-Id"], undefined);
   });
 
+  it("listApiKeys with a query asks the service to search (q), with the cursor of a search page", async () => {
+    const script = scripted(
+      { status: 200, body: { keys: [], nextCursor: "c1" } },
+      { status: 200, body: { keys: [], nextCursor: null } },
+      { status: 200, body: { keys: [], nextCursor: null } },
+    );
+    const memory = client(script.fetch);
+
+    const first = await memory.auth.listApiKeys(undefined, { query: "bulk key 01", status: "active" });
+    await memory.auth.listApiKeys(undefined, { query: "bulk key 01", cursor: String(first.nextCursor) });
+    await memory.auth.listApiKeys(undefined, { query: "" });
+
+    assert.equal(script.sent[0]?.url, `${ENDPOINT}/v1/auth/api-keys?status=active&q=bulk+key+01`);
+    assert.equal(script.sent[1]?.url, `${ENDPOINT}/v1/auth/api-keys?cursor=c1&q=bulk+key+01`);
+    assert.equal(script.sent[2]?.url, `${ENDPOINT}/v1/auth/api-keys`);
+  });
+
   it("createApiKey sends only the fields given, and binds a workspace key to the client's workspace", async () => {
     const script = scripted({ status: 201, body: {} }, { status: 201, body: {} });
     const memory = client(script.fetch, { workspaceId: "ws_default" });

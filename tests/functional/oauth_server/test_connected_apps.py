@@ -8,7 +8,14 @@ from typing import Any
 import pytest
 
 from chalicelib.access.principal import Principal, Refusal
-from tests.functional.oauth_server.conftest import Browser, Mcp, code_grant, pkce
+from chalicelib.oauth.consents import consent_id
+from tests.functional.oauth_server.conftest import Browser, Mcp, code_grant, pkce, query_of
+from tests.functional.oauth_server.test_consent_remembered import (
+    WEB_CALLBACK,
+    signed_in_again,
+    web_client,
+    went_straight_back,
+)
 
 GRANTS = "/v1/oauth/grants"
 
@@ -41,7 +48,9 @@ def test_grants_lists_the_callers_connected_clients_newest_first(mcp: Mcp) -> No
     assert [g["clientId"] for g in grants] == [second["client_id"], first["client_id"]]
     assert set(grants[0]) == {
         "id", "clientId", "clientName", "workspaceId", "scopes", "createdAt", "lastUsedAt",
+        "kind",
     }
+    assert grants[0]["kind"] == "grant"
     assert grants[0]["clientName"] == "Notes agent"
     assert grants[0]["workspaceId"] == workspace
     assert grants[0]["scopes"] == ["memory", "entities", "reasoning", "ontology", "skills"]
@@ -125,3 +134,124 @@ def test_connecting_and_disconnecting_record_grant_events(mcp: Mcp) -> None:
         assert event["data"]["grantId"] == grant["id"]
         assert event["data"]["clientId"] == connected["client_id"]
         assert connected["access_token"] not in str(event)
+
+
+# -- a remembered consent, before any token ------------------------------------------------
+
+
+def consented(mcp: Mcp, client_id: str, subject: str, workspace: str) -> str:
+    """`subject` allows `client_id` on the consent page (remembered); the client never
+    redeems its code, so no token is issued. The code's verifier is dropped."""
+    _, challenge = pkce()
+    browser = Browser(mcp)
+    at_provider = browser.authorize(client_id, challenge, redirect_uri=WEB_CALLBACK)
+    _, form = browser.consent_form(browser.sign_in(at_provider, subject))
+    back = browser.decide(form, workspace=workspace)
+    assert back.status == 303, back.body
+    return str(query_of(back.headers["Location"])["code"])
+
+
+def test_a_remembered_consent_is_listed_before_any_token_was_issued(mcp: Mcp) -> None:
+    token, workspace = mcp.person("alice")
+    client_id = web_client(mcp)
+    consented(mcp, client_id, "alice", workspace)
+
+    answer = mcp.api.call("GET", GRANTS, token)
+
+    assert answer.status == 200, answer.body
+    (listed,) = answer.json["grants"]
+    assert listed["kind"] == "consent"
+    assert listed["id"] == consent_id(client_id)
+    assert listed["clientId"] == client_id
+    assert listed["clientName"] == "Test Agent"
+    assert listed["workspaceId"] == workspace
+    assert listed["scopes"] == ["memory", "entities", "reasoning", "ontology", "skills"]
+    assert listed["lastUsedAt"] is None
+
+
+def test_a_remembered_consent_is_listed_with_one_query(mcp: Mcp) -> None:
+    token, workspace = mcp.person("alice")
+    consented(mcp, web_client(mcp), "alice", workspace)
+    connect(mcp, workspace=workspace)
+    queries: list[dict[str, Any]] = []
+    mcp.services.dynamodb.meta.events.register(
+        "provide-client-params.dynamodb.Query", lambda params, **_: queries.append(params)
+    )
+
+    grants = mcp.api.call("GET", GRANTS, token).json["grants"]
+
+    assert sorted(g["kind"] for g in grants) == ["consent", "grant"]
+    assert len(queries) == 1
+
+
+def test_a_grant_in_force_stands_for_its_clients_consent(mcp: Mcp) -> None:
+    token, workspace = mcp.person("alice")
+    connected = connect(mcp, workspace=workspace)  # its consent is remembered too
+
+    grants = mcp.api.call("GET", GRANTS, token).json["grants"]
+
+    assert [(g["clientId"], g["kind"]) for g in grants] == [(connected["client_id"], "grant")]
+
+
+def test_revoking_a_remembered_consent_is_204_and_the_next_authorization_asks_again(
+    mcp: Mcp,
+) -> None:
+    token, workspace = mcp.person("alice")
+    client_id = web_client(mcp)
+    consented(mcp, client_id, "alice", workspace)
+    remembered, _ = signed_in_again(mcp, client_id, "alice")
+    assert went_straight_back(remembered)  # remembered until revoked
+
+    answer = mcp.api.call("DELETE", f"{GRANTS}/{consent_id(client_id)}", token)
+
+    assert answer.status == 204
+    asked, _ = signed_in_again(mcp, client_id, "alice")
+    assert not went_straight_back(asked)
+    assert "/v1/oauth/consent?" in asked.headers["Location"]
+    assert mcp.api.call("GET", GRANTS, token).json == {"grants": []}
+    events = mcp.api.call("GET", "/v1/auth/events", token).json["events"]
+    (revoked,) = [e for e in events if e["type"] == "grant.revoked"]
+    assert revoked["data"]["grantId"] == consent_id(client_id)
+    assert revoked["data"]["clientId"] == client_id
+
+
+def test_revoking_a_remembered_consent_ends_the_tokens_issued_under_it(mcp: Mcp) -> None:
+    token, workspace = mcp.person("alice")
+    connected = connect(mcp, workspace=workspace)
+    assert isinstance(at_resource(mcp, connected["access_token"]), Principal)
+
+    answer = mcp.api.call("DELETE", f"{GRANTS}/{consent_id(connected['client_id'])}", token)
+
+    assert answer.status == 204
+    refused = at_resource(mcp, connected["access_token"])
+    assert isinstance(refused, Refusal) and refused.code == "revoked_credentials"
+    refreshed = mcp.token(
+        {
+            "grant_type": "refresh_token",
+            "refresh_token": connected["refresh_token"],
+            "client_id": connected["client_id"],
+        }
+    )
+    assert refreshed.status == 400
+    assert mcp.api.call("GET", GRANTS, token).json == {"grants": []}
+
+
+@pytest.mark.parametrize("whose", ["someone else's", "never given", "already revoked"])
+def test_revoking_a_consent_that_is_not_the_callers_is_404(mcp: Mcp, whose: str) -> None:
+    alice, _ = mcp.person("alice")
+    bob, bobs_workspace = mcp.person("bob")
+    client_id = web_client(mcp)
+    consented(mcp, client_id, "bob", bobs_workspace)
+    caller = alice
+    if whose == "already revoked":
+        assert mcp.api.call("DELETE", f"{GRANTS}/{consent_id(client_id)}", bob).status == 204
+        caller = bob
+    listed_id = consent_id("https://never.test.example/client.json" if whose == "never given"
+                           else client_id)
+
+    answer = mcp.api.call("DELETE", f"{GRANTS}/{listed_id}", caller)
+
+    assert answer.status == 404
+    assert answer.code == "not_found"
+    if whose == "someone else's":
+        assert [g["kind"] for g in mcp.api.call("GET", GRANTS, bob).json["grants"]] == ["consent"]

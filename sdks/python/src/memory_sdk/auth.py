@@ -204,14 +204,19 @@ class AuthClient:
         *,
         status: KeyStatus | None = None,
         all_workspaces: bool = False,
+        query: str | None = None,
     ) -> list[ApiKey]:
         """The caller's own keys, newest first, without plaintexts (every page is fetched).
 
         By default the list is filtered to one workspace, this argument or else the client's
         configured `workspace_id`: only the keys bound to it (so no admin keys). With
-        neither, or with `all_workspaces=True`, every key of the caller is listed.
+        neither, or with `all_workspaces=True`, every key of the caller is listed. With
+        `query`, only the keys whose label contains it, searched by the service (`q`:
+        without regard to case; at most 100 characters).
         """
-        keys = self.iter_api_keys(workspace_id, status=status, all_workspaces=all_workspaces)
+        keys = self.iter_api_keys(
+            workspace_id, status=status, all_workspaces=all_workspaces, query=query
+        )
         return [key async for key in keys]
 
     async def iter_api_keys(
@@ -220,13 +225,17 @@ class AuthClient:
         *,
         status: KeyStatus | None = None,
         all_workspaces: bool = False,
+        query: str | None = None,
     ) -> AsyncIterator[ApiKey]:
-        """`list_api_keys`, one page at a time."""
+        """`list_api_keys`, one page at a time (a search's page may be empty while more
+        follow: the service reads a bounded number of keys per request)."""
         if all_workspaces and workspace_id is not None:
             raise ValueError("pass either workspace_id or all_workspaces=True, not both")
         params = {"limit": str(PAGE_SIZE)}
         if status is not None:
             params["status"] = status
+        if query:
+            params["q"] = query
         while True:
             response = await self._transport.send(
                 Call(

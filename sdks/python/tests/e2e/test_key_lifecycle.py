@@ -32,6 +32,20 @@ def as_key(stack: Stack, key: ApiKey) -> MemoryClient:
     return MemoryClient(endpoint=stack.endpoint, api_key=plaintext(key))
 
 
+async def test_list_with_a_query_finds_only_matching_labels_caselessly(
+    user: MemoryClient,
+) -> None:
+    wanted = await user.auth.create_api_key("e2e Searched Ångström")
+    await user.auth.create_api_key("e2e other")
+
+    found = await user.auth.list_api_keys(query="SEARCHED ÅNGSTRÖM", all_workspaces=True)
+
+    assert [key.id for key in found] == [wanted.id]
+    with pytest.raises(BadRequestError) as refused:
+        await user.auth.list_api_keys(query="x" * 101, all_workspaces=True)
+    assert refused.value.code == "invalid_parameter"
+
+
 async def test_a_chosen_lifetime_is_kept_by_rotation(user: MemoryClient) -> None:
     created = await user.auth.create_api_key("e2e ten days", expires_in_days=10)
 

@@ -191,6 +191,34 @@ async def test_list_follows_every_page_and_names_the_workspace() -> None:
     assert dict(fake.requests[1].url.params) == {"limit": "100", "status": "active", "cursor": "c1"}
 
 
+async def test_list_with_a_query_searches_on_the_service_through_every_page() -> None:
+    fake = FakeService(
+        httpx.Response(200, json={"keys": [], "nextCursor": "c1"}),
+        httpx.Response(200, json={"keys": [key_resource("key_1")], "nextCursor": None}),
+    )
+
+    async with svc_client(fake) as client:
+        keys = await client.auth.list_api_keys(query="bulk key 01", status="active")
+
+    assert [k.id for k in keys] == ["key_1"]
+    assert dict(fake.requests[0].url.params) == {
+        "limit": "100",
+        "status": "active",
+        "q": "bulk key 01",
+    }
+    assert fake.requests[1].url.params["q"] == "bulk key 01"
+    assert fake.requests[1].url.params["cursor"] == "c1"
+
+
+async def test_an_empty_query_sends_no_search() -> None:
+    fake = FakeService(httpx.Response(200, json={"keys": [], "nextCursor": None}))
+
+    async with svc_client(fake) as client:
+        await client.auth.list_api_keys(query="")
+
+    assert "q" not in fake.requests[0].url.params
+
+
 @pytest.mark.parametrize(
     ("method_name", "http_method", "path", "answer"),
     [
