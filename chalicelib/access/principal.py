@@ -71,9 +71,11 @@ class Principal(Record):
 
 
 class Refusal(NamedTuple):
-    """Why a request was not resolved to a principal: a result, not an exception.
+    """Why a request was not resolved to a principal, or may not touch the workspace it
+    names: a result, not an exception.
 
-    `problem` is a 401 or 403 of the error catalogue (a 400 for a malformed workspace id).
+    `problem` is a 401 or 403 of the error catalogue (a 400 for a malformed X-Workspace-Id, a
+    404 for a workspace the caller may not see: `decisions/workspace_access.py`).
     """
 
     problem: Problem

@@ -266,7 +266,8 @@ def _success(op: Operation) -> Schema:
 
 def declared(op: Operation) -> Schema:
     """An operation's entry, from its declaration and the error catalogue."""
-    problems = list(op.problems)
+    access = op.workspace.problems if op.workspace is not None else ()
+    problems = list(dict.fromkeys((*access, *op.problems)))
     if op.query is not None and set(op.query.model_fields) - {"workspace_id"}:
         problems.append(errors.INVALID_PARAMETER)
     if op.idempotent:

@@ -2,11 +2,13 @@
 problems it may answer.
 
 `Operations.operation` registers a view with Chalice and runs every request through one
-order (README, "API reference"): authenticate (401), authorize by the declared policy (403,
-checked here and nowhere else), find the caller's own resource (404), validate the request
-with the declared models (400/413/415), then act. A caller without the right never learns a
-request's shape. The OpenAPI document is generated from the same declarations
-(`api/openapi.py`), so the document and the validation cannot disagree.
+order (README, "API reference"): authenticate (401), authorize by the declared policy (403),
+decide on the workspace the path names by the one workspace-access rule
+(`decisions/workspace_access.py`: 404 for a non-member, 403 `owner_required`), find the
+caller's own resource (404), validate the request with the declared models (400/413/415),
+then act. A caller without the right never learns a request's shape. The OpenAPI document
+is generated from the same declarations (`api/openapi.py`), so the document and the
+validation cannot disagree.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ from pydantic import BaseModel, RootModel, ValidationError
 
 from chalicelib import errors, strict_parsing
 from chalicelib.access.policy import require_manager
-from chalicelib.access.principal import Principal
+from chalicelib.access.principal import Principal, Refusal
 from chalicelib.api import edge
 from chalicelib.api.models import Invalid, Refused
+from chalicelib.decisions.workspace_access import WorkspaceAccess, workspace_access
 from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import OAuthError, Problem, ServiceError
 from chalicelib.idempotency import IdempotentRequest
+from chalicelib.runtime import services
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,7 @@ class Call:
     query: Any = None  # an instance of the declared query model
     body: Any = None  # an instance of the declared body model
     idempotent: IdempotentRequest | None = None  # its Idempotency-Key, if declared and sent
+    workspace: Any = None  # the workspace the path names, when the declaration has `workspace`
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,8 @@ class Operation:
     query: type[BaseModel] | None = None
     body: type[BaseModel] | None = None
     body_required: bool = True
+    # A route under `/v1/workspaces/{workspace_id}`: who may act on that workspace.
+    workspace: WorkspaceAccess | None = None
     find: Callable[..., Any] | None = None
     idempotent: bool = False
     secret: bool = False
@@ -107,6 +114,9 @@ class Operation:
         principal = edge.authenticate(request, allow_query_workspace=self.workspace_in_query)
         if self.policy.check is not None:
             self.policy.check(principal)
+        workspace = None
+        if self.workspace is not None:
+            workspace = self._workspace(self.workspace, principal, path["workspace_id"])
         found = self.find(principal, **path) if self.find is not None else None
         query = validated(self.query, edge.query(request, query_names(self.query)), query=True)
         body, raw = None, {}
@@ -121,8 +131,15 @@ class Operation:
             target = next(iter(path.values()), None)
             kind = self.view.__name__.replace("_", "-")
             idempotent = edge.idempotent_request(request, principal, kind, target, raw)
-        answer = self.view(Call(request, principal, path, found, query, body, idempotent))
-        return self.respond(answer)
+        call = Call(request, principal, path, found, query, body, idempotent, workspace)
+        return self.respond(self.view(call))
+
+    @staticmethod
+    def _workspace(access: WorkspaceAccess, principal: Principal, workspace_id: str) -> Any:
+        decided = workspace_access(services().workspace_store, principal, workspace_id, access)
+        if isinstance(decided, Refusal):
+            raise decided.error(credential_sent=True)
+        return decided
 
     def respond(self, answer: BaseModel | Reply | None) -> Response:
         reply = answer if isinstance(answer, Reply) else Reply(answer)

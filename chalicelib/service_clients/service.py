@@ -18,7 +18,6 @@ from chalicelib.service_clients.model import (
 )
 from chalicelib.service_clients.store import LimitReached, ServiceClientStore
 from chalicelib.workspaces.model import Workspace
-from chalicelib.workspaces.store import WorkspaceStore
 
 SCOPES_RULE = (
     "scopes must be a non-empty subset of the workspace-key scopes: "
@@ -32,30 +31,14 @@ class ServiceClientService:
     def __init__(
         self,
         clients: ServiceClientStore,
-        workspaces: WorkspaceStore,
         events: EventLog,
         clock: Clock,
         local_mode: bool,
     ):
         self._clients = clients
-        self._workspaces = workspaces
         self._events = events
         self._clock = clock
         self._local_mode = local_mode
-
-    def owned(self, principal: Principal, workspace_id: str) -> Workspace:
-        """The workspace, if the caller owns it: a member gets 403 `owner_required`, anyone
-        else 404 (whether a workspace exists is not theirs to learn)."""
-        if not ids.is_workspace_id(workspace_id) or not self._workspaces.is_member(
-            workspace_id, principal.user_id
-        ):
-            raise errors.NOT_FOUND.error("No such workspace.")
-        workspace = self._workspaces.get(workspace_id)
-        if workspace is None:
-            raise errors.NOT_FOUND.error("No such workspace.")
-        if workspace.owner_id != principal.user_id:
-            raise errors.OWNER_REQUIRED.error("Only the workspace owner manages service clients.")
-        return workspace
 
     def create(self, principal: Principal, workspace: Workspace, body: Any) -> ServiceClient:
         """`body`: the request's fields (`api/models.NewServiceClient`), checked here."""

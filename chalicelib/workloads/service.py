@@ -21,7 +21,6 @@ from chalicelib.workloads.model import (
 )
 from chalicelib.workloads.store import LimitReached, TrustPolicyStore
 from chalicelib.workspaces.model import Workspace
-from chalicelib.workspaces.store import WorkspaceStore
 
 SCOPES_RULE = (
     "scopes must be a non-empty subset of the workspace-key scopes: "
@@ -34,30 +33,14 @@ class TrustPolicyService:
     def __init__(
         self,
         policies: TrustPolicyStore,
-        workspaces: WorkspaceStore,
         events: EventLog,
         clock: Clock,
         local_mode: bool,
     ):
         self._policies = policies
-        self._workspaces = workspaces
         self._events = events
         self._clock = clock
         self._local_mode = local_mode
-
-    def owned(self, principal: Principal, workspace_id: str) -> Workspace:
-        """The workspace, if the caller owns it: a member gets 403 `owner_required`, anyone
-        else 404 (whether a workspace exists is not theirs to learn)."""
-        if not ids.is_workspace_id(workspace_id):
-            raise errors.NOT_FOUND.error("No such workspace.")
-        if not self._workspaces.is_member(workspace_id, principal.user_id):
-            raise errors.NOT_FOUND.error("No such workspace.")
-        workspace = self._workspaces.get(workspace_id)
-        if workspace is None:
-            raise errors.NOT_FOUND.error("No such workspace.")
-        if workspace.owner_id != principal.user_id:
-            raise errors.OWNER_REQUIRED.error("Only the workspace owner manages trust policies.")
-        return workspace
 
     def create(self, principal: Principal, workspace: Workspace, body: Any) -> TrustPolicy:
         """`body`: the request's fields (`api/models.NewTrustPolicy`), checked here."""
