@@ -49,6 +49,15 @@ MANAGER = Policy("manager", check=require_manager, problems=(errors.INSUFFICIENT
 
 
 @dataclass(frozen=True)
+class DomainRefusals[E: Exception]:
+    """A domain's refusals (`keys/refusals.py`): the exception that carries one out of a
+    change, and the one place the edge answers each as its problem."""
+
+    raised: type[E]
+    answer: Callable[[E], ServiceError]
+
+
+@dataclass(frozen=True)
 class Reply:
     """What a view answers when the declared status and headers are not all: the body (a
     response model, or None for no body), and a status or headers of its own."""
@@ -98,6 +107,7 @@ class Operation:
     also: Mapping[int, str] = field(default_factory=dict)
     description: str | None = None
     operation_id: str | None = None
+    refusals: DomainRefusals[Any] | None = None  # its blueprint's, answered here
 
     @property
     def name(self) -> str:
@@ -111,6 +121,14 @@ class Operation:
         return self.query is not None and "workspace_id" in self.query.model_fields
 
     def run(self, request: Request, path: dict[str, str]) -> Response:
+        if self.refusals is None:
+            return self._run(request, path)
+        try:
+            return self._run(request, path)
+        except self.refusals.raised as refused:
+            raise self.refusals.answer(refused) from None
+
+    def _run(self, request: Request, path: dict[str, str]) -> Response:
         principal = edge.authenticate(request, allow_query_workspace=self.workspace_in_query)
         if self.policy.check is not None:
             self.policy.check(principal)
@@ -406,8 +424,9 @@ class Public:
 class Operations(edge.Routes):
     """A route blueprint whose routes are declared operations (`operation`, `public`)."""
 
-    def __init__(self, import_name: str) -> None:
+    def __init__(self, import_name: str, refusals: DomainRefusals[Any] | None = None) -> None:
         super().__init__(import_name)
+        self.refusals = refusals
         self.operations: list[Operation] = []
         self.public_operations: list[Public] = []
 
@@ -421,7 +440,7 @@ class Operations(edge.Routes):
 
     def operation(self, method: str, path: str, **declared: Any) -> Callable[..., Any]:
         def decorator(view: Callable[[Call], BaseModel | Reply | None]) -> Callable[..., Any]:
-            declaration = Operation(method, path, view, **declared)
+            declaration = Operation(method, path, view, refusals=self.refusals, **declared)
             self.operations.append(declaration)
 
             def handler(**path_parameters: str) -> Response:

@@ -125,13 +125,9 @@ class WorkspaceService:
         self._events.published(event)
         return workspace
 
-    def _replay(self, result_id: str) -> Workspace:
-        workspace = self._workspaces.get(result_id)
-        if workspace is None:  # the record outlived its workspace: never within 24 hours
-            raise errors.NOT_FOUND.error(
-                "The workspace this Idempotency-Key created no longer exists."
-            )
-        return workspace
+    def _replay(self, result_id: str) -> Workspace | None:
+        """The workspace an Idempotency-Key created (None: not yet written)."""
+        return self._workspaces.get(result_id)
 
     def list_mine(self, principal: Principal) -> list[Workspace]:
         return self._workspaces.list_for_user(principal.user_id)
