@@ -6,7 +6,7 @@ from typing import Any
 
 from chalicelib import errors, ids
 from chalicelib.access.principal import Principal
-from chalicelib.access.scopes import DATA_PLANE_SCOPES, ordered
+from chalicelib.access.scopes import WORKSPACE_SCOPES_RULE, workspace_scopes
 from chalicelib.clock import Clock
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
@@ -19,11 +19,6 @@ from chalicelib.service_clients.model import (
 from chalicelib.service_clients.store import LimitReached, ServiceClientStore
 from chalicelib.workspaces.model import Workspace
 
-SCOPES_RULE = (
-    "scopes must be a non-empty subset of the workspace-key scopes: "
-    + ", ".join(DATA_PLANE_SCOPES)
-    + "."
-)
 NOT_FOUND = "No service client with this id in this workspace."
 
 
@@ -49,19 +44,15 @@ class ServiceClientService:
             uri = check_jwks_uri(body.jwks_uri, self._local_mode) if body.jwks_uri else None
         except InvalidServiceClient as invalid:
             raise errors.INVALID_SERVICE_CLIENT.error(str(invalid)) from None
-        scopes = body.scopes
-        if (
-            not scopes
-            or len(set(scopes)) != len(scopes)
-            or not set(scopes) <= set(DATA_PLANE_SCOPES)
-        ):
-            raise errors.INVALID_SCOPE.error(SCOPES_RULE)
+        scopes = workspace_scopes(body.scopes)
+        if scopes is None:
+            raise errors.INVALID_SCOPE.error(WORKSPACE_SCOPES_RULE)
         now = self._clock.now()
         client = ServiceClient(
             id=ids.new_service_client_id(now),
             workspace_id=workspace.id,
             name=body.name,
-            scopes=tuple(ordered(scopes)),
+            scopes=scopes,
             jwks=jwks,
             jwks_uri=uri,
             created_at=now,

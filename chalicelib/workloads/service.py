@@ -6,7 +6,7 @@ from typing import Any
 
 from chalicelib import errors, ids
 from chalicelib.access.principal import Principal
-from chalicelib.access.scopes import DATA_PLANE_SCOPES, ordered
+from chalicelib.access.scopes import WORKSPACE_SCOPES_RULE, workspace_scopes
 from chalicelib.clock import Clock
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
@@ -21,12 +21,6 @@ from chalicelib.workloads.model import (
 )
 from chalicelib.workloads.store import LimitReached, TrustPolicyStore
 from chalicelib.workspaces.model import Workspace
-
-SCOPES_RULE = (
-    "scopes must be a non-empty subset of the workspace-key scopes: "
-    + ", ".join(DATA_PLANE_SCOPES)
-    + "."
-)
 
 
 class TrustPolicyService:
@@ -52,13 +46,9 @@ class TrustPolicyService:
             audience = check_audience(body.audience)
         except InvalidPolicy as invalid:
             raise errors.INVALID_TRUST_POLICY.error(str(invalid)) from None
-        scopes = body.scopes
-        if (
-            not scopes
-            or len(set(scopes)) != len(scopes)
-            or not set(scopes) <= set(DATA_PLANE_SCOPES)
-        ):
-            raise errors.INVALID_SCOPE.error(SCOPES_RULE)
+        scopes = workspace_scopes(body.scopes)
+        if scopes is None:
+            raise errors.INVALID_SCOPE.error(WORKSPACE_SCOPES_RULE)
         now = self._clock.now()
         policy = TrustPolicy(
             id=ids.new_trust_policy_id(now),
@@ -68,7 +58,7 @@ class TrustPolicyService:
             audience=audience,
             subject=subject,
             claims=claims,
-            scopes=tuple(ordered(scopes)),
+            scopes=scopes,
             max_lifetime_seconds=lifetime,
             created_at=now,
             created_by=principal.user_id,
