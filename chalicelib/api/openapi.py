@@ -266,8 +266,7 @@ def _success(op: Operation) -> Schema:
 
 def declared(op: Operation) -> Schema:
     """An operation's entry, from its declaration and the error catalogue."""
-    access = op.workspace.problems if op.workspace is not None else ()
-    problems = list(dict.fromkeys((*access, *op.problems)))
+    problems = list(op.every_problem)
     if op.query is not None and set(op.query.model_fields) - {"workspace_id"}:
         problems.append(errors.INVALID_PARAMETER)
     if op.idempotent:

@@ -117,6 +117,12 @@ class Operation:
         return first + "".join(part.capitalize() for part in rest)
 
     @property
+    def every_problem(self) -> tuple[Problem, ...]:
+        """Its declared problems, after those its workspace access may answer."""
+        access = self.workspace.problems if self.workspace is not None else ()
+        return tuple(dict.fromkeys((*access, *self.problems)))
+
+    @property
     def workspace_in_query(self) -> bool:
         return self.query is not None and "workspace_id" in self.query.model_fields
 
