@@ -224,17 +224,17 @@ class SafeFetcher:
         self._resolve = resolve
         self._max_bytes = max_bytes
 
-    def fetch_json(self, url: str) -> Fetched:
-        deadline = time.monotonic() + TIMEOUT
+    def _connect(self, url: str, deadline: float) -> tuple[http.client.HTTPConnection, str]:
+        """A connection to `url`'s host pinned to a checked address, and the request target:
+        every address the name resolves to must be public (a resolver may rotate them), and
+        the connection goes to the one checked, so no second lookup can rebind the name."""
         scheme, host, port = check_fetchable(url, self._local_mode)
         # A literal address is its own answer (already checked): no resolver is asked.
         addresses = [host] if parse_address(host) is not None else self._resolve(host, port)
         if not addresses:
             raise FetchRefused("its host name does not resolve")
-        # Every address must pass, not just the first: a resolver may rotate them.
         if not all(allowed_address(a, self._local_mode) for a in addresses):
             raise FetchRefused("its host resolves to an address that is not public")
-        # The connection goes to this checked address: no second lookup can rebind the name.
         address = addresses[0]
         checked = parse_address(address)
         if scheme == "http" and not (checked is not None and _is_loopback(checked)):
@@ -249,6 +249,11 @@ class SafeFetcher:
             if scheme == "https"
             else _PinnedHTTPConnection(host, port, address, remaining)
         )
+        return connection, target
+
+    def fetch_json(self, url: str) -> Fetched:
+        deadline = time.monotonic() + TIMEOUT
+        connection, target = self._connect(url, deadline)
         try:
             connection.request(
                 "GET", target, headers={"Accept": "application/json", "User-Agent": "memory-auth"}
@@ -282,26 +287,7 @@ class SafeFetcher:
         the answer's status. Its body is not read. FetchRefused when the URL may not be
         reached or nothing answered in time."""
         deadline = time.monotonic() + timeout
-        scheme, host, port = check_fetchable(url, self._local_mode)
-        addresses = [host] if parse_address(host) is not None else self._resolve(host, port)
-        if not addresses:
-            raise FetchRefused("its host name does not resolve")
-        if not all(allowed_address(a, self._local_mode) for a in addresses):
-            raise FetchRefused("its host resolves to an address that is not public")
-        address = addresses[0]
-        checked = parse_address(address)
-        if scheme == "http" and not (checked is not None and _is_loopback(checked)):
-            raise FetchRefused("it must be an https URL")
-        parts = urlsplit(url)
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise FetchRefused("it did not answer in time")
-        connection: http.client.HTTPConnection = (
-            _PinnedHTTPSConnection(host, port, address, remaining)
-            if scheme == "https"
-            else _PinnedHTTPConnection(host, port, address, remaining)
-        )
+        connection, target = self._connect(url, deadline)
         try:
             connection.request(
                 "POST",

@@ -147,14 +147,15 @@ class IdempotencyStore:
         self,
         request: IdempotentRequest | None,
         now: Callable[[], datetime],
-        replay: Callable[[str], T],
+        replay: Callable[[str], T | None],
         commit: Callable[[Recorder], T],
         lost: type[Exception],
     ) -> tuple[T, bool]:
         """One operation made safe to retry: (its result, whether it is given again).
 
         1. A live record of this caller's key answers `replay(its result id)` (422 when the
-           key was used for another request), and nothing runs.
+           key was used for another request), and nothing runs; `replay` answers None when
+           that result is not there (see 4).
         2. Else `commit` runs the operation: `record(result id)` claims the key for that
            result before the operation's commit point (one conditional write: of two
            requests with one key, exactly one claims it), so a result is never made twice.
@@ -214,16 +215,14 @@ class IdempotencyStore:
         request: IdempotentRequest | None,
         first: tuple[str, datetime],
         now: datetime,
-        replay: Callable[[str], T],
+        replay: Callable[[str], T | None],
     ) -> T | None:
         """The first result given again; None when the record is stale (its result was
         never made, and it was given back); 503 while its result may still be written."""
         result_id, claimed_at = first
-        try:
-            return replay(result_id)
-        except errors.ServiceError as missing:
-            if missing.status != 404 or request is None:
-                raise
+        answer = replay(result_id)
+        if answer is not None or request is None:
+            return answer
         if now - claimed_at < PENDING:
             raise errors.DependencyUnavailable("DynamoDB", _IN_PROGRESS)
         self._release(request, result_id)

@@ -414,7 +414,6 @@ class Services:
 
         return TrustPolicyService(
             self.trust_policies,
-            self.workspace_store,
             self.event_log,
             self.clock,
             self.settings.local_mode,
@@ -433,7 +432,6 @@ class Services:
 
         return ServiceClientService(
             self.service_clients,
-            self.workspace_store,
             self.event_log,
             self.clock,
             self.settings.local_mode,
@@ -548,7 +546,6 @@ class Services:
 
         return WebhookService(
             self.webhooks,
-            self.workspace_store,
             self.deliverer,
             self.event_log,
             self.clock,

@@ -31,6 +31,7 @@ from typing import Any
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
 from botocore.exceptions import ClientError
 
+from chalicelib.clock import epoch
 from chalicelib.dependencies import failures_of, is_dependency_failure
 from chalicelib.dependencies import is_lost_race as is_condition_failure
 from chalicelib.errors import DependencyUnavailable
@@ -445,6 +446,30 @@ def commit(
         _deliver(client, request["TableName"], _key_of_request(kind, request), pending)
 
 
+def committed(
+    client: Any, point: dict[str, Any], after: Sequence[dict[str, Any] | Pending] = ()
+) -> bool:
+    """`commit`, answered as whether the change happened: False when `point`'s condition
+    failed (the race is lost, nothing was written). A condition that failed on a call botocore
+    sent again is the call meeting its own first attempt, applied and its answer lost: the
+    change happened, and what follows it is completed here, from the item's outbox or, for a
+    deletion (its item and outbox gone with it), by writing `after` again, each member only if
+    absent."""
+    try:
+        commit(client, point, after)
+    except ClientError as error:
+        if not is_condition_failure(error):
+            raise
+        if not was_retried(error):
+            return False
+        if "Delete" in point:
+            for member in after:
+                write_once(client, member.member if isinstance(member, Pending) else member)
+        else:
+            complete(client, point)
+    return True
+
+
 def complete(client: Any, point: dict[str, Any]) -> None:
     """What follows the commit point `point`, written again from its item's outbox: for the
     retry of a change whose first attempt was applied and its answer lost (or that crashed
@@ -669,6 +694,43 @@ def give_back(client: Any, table: str, counter: Item, attribute: str) -> None:
     except ClientError as error:
         if not is_condition_failure(error):
             raise
+
+
+class WindowCounter:
+    """At most `limit` calls per name (a source address) and fixed window of `window`
+    seconds: a rate limit. Each call is counted and checked by one conditional update of the
+    window's item (`item(name, window start)`), atomic, so concurrent calls cannot overshoot;
+    its `ttl` removes it one window after it ends."""
+
+    def __init__(
+        self,
+        client: Any,
+        table: str,
+        item: Callable[[str, int], Item],
+        limit: int,
+        window: int,
+    ):
+        self._client = client
+        self._table = table
+        self._item = item
+        self._limit = limit
+        self._window = window
+
+    def admit(self, name: str, now: datetime) -> int | None:
+        """None when this call may go ahead, else the seconds to wait."""
+        seconds = epoch(now)
+        start = seconds - seconds % self._window
+        counted = update(
+            self._table,
+            self._item(name, start),
+            "ADD #count :one SET #ttl = :ttl",
+            # Counted and checked in one write: no read-then-write race.
+            "attribute_not_exists(#count) OR #count < :limit",
+            {"one": 1, "limit": self._limit, "ttl": start + 2 * self._window},
+        )
+        if write_once(self._client, counted):
+            return None
+        return max(1, start + self._window - seconds)
 
 
 # -- expiry without TTL (the global stage) ---------------------------------------------

@@ -1,12 +1,17 @@
-"""The resolved caller (a principal), and a refusal: the two results of request resolution."""
+"""The resolved caller (a principal), and a refusal: the two results of request resolution;
+and `Resolves`, the shape of what resolves a request to one of them."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
 from chalicelib.errors import Problem, ServiceError
 from chalicelib.records import Record, field
+
+if TYPE_CHECKING:
+    from chalicelib.access.dpop import DpopRequest
+    from chalicelib.config import McpResource
 
 # An `mcp_token` is an access token this service issued to an MCP client: it is resolved only
 # at its own resource (the data-plane authorizer), never by this service's routes. A
@@ -71,9 +76,11 @@ class Principal(Record):
 
 
 class Refusal(NamedTuple):
-    """Why a request was not resolved to a principal: a result, not an exception.
+    """Why a request was not resolved to a principal, or may not touch the workspace it
+    names: a result, not an exception.
 
-    `problem` is a 401 or 403 of the error catalogue (a 400 for a malformed workspace id).
+    `problem` is a 401 or 403 of the error catalogue (a 400 for a malformed X-Workspace-Id, a
+    404 for a workspace the caller may not see: `decisions/workspace_access.py`).
     """
 
     problem: Problem
@@ -103,3 +110,18 @@ class Refusal(NamedTuple):
                 f'{REALM}, error="invalid_token"' if credential_sent else REALM
             )
         return self.problem.error(self.detail, headers=headers)
+
+
+class Resolves(Protocol):
+    """`Authorization` and `X-Workspace-Id` (and where and how they came) to a principal or a
+    refusal: `decisions/resolution.py`'s `Resolver`, as the authorizer and delegation need
+    it."""
+
+    def resolve(
+        self,
+        authorization: str | None,
+        workspace_id: str | None,
+        resource: McpResource | None = None,
+        origin: Origin | None = None,
+        dpop: DpopRequest | None = None,
+    ) -> Principal | Refusal: ...

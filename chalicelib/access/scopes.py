@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 DATA_PLANE_SCOPES: tuple[str, ...] = ("memory", "entities", "reasoning", "ontology", "skills")
 WORKSPACE_ADMIN = "workspace:admin"
@@ -33,3 +33,19 @@ def ordered(scopes: Iterable[str]) -> list[str]:
     """Scopes in their canonical order, so that answers are stable."""
     wanted = set(scopes)
     return [scope for scope in ALL_SCOPES if scope in wanted]
+
+
+# What a workspace's trust policy or service client may grant: the workspace-key scopes.
+WORKSPACE_SCOPES_RULE = (
+    "scopes must be a non-empty subset of the workspace-key scopes: "
+    + ", ".join(DATA_PLANE_SCOPES)
+    + "."
+)
+
+
+def workspace_scopes(scopes: Sequence[str]) -> tuple[str, ...] | None:
+    """`scopes` in their canonical order, when a non-empty subset of the workspace-key scopes, each
+    named once; None otherwise (WORKSPACE_SCOPES_RULE)."""
+    if not scopes or len(set(scopes)) != len(scopes) or not set(scopes) <= set(DATA_PLANE_SCOPES):
+        return None
+    return tuple(ordered(scopes))

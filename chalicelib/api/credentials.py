@@ -10,6 +10,7 @@ from __future__ import annotations
 from chalice import Response
 
 from chalicelib import errors, strict_parsing
+from chalicelib.access.headers import origin
 from chalicelib.api import edge, models
 from chalicelib.api.operations import Answer, Operations, validated
 from chalicelib.errors import DependencyUnavailable
@@ -78,15 +79,15 @@ def revoke_credentials() -> Response:
     svc = services()
     if not svc.work_queue.configured:  # a stage without the queue acts on no report
         raise DependencyUnavailable("the work queue")
-    origin = edge.origin(request)
-    wait = svc.revocation_limit.admit(origin.source_ip or "unknown", svc.clock.now())
+    seen = origin(request.to_original_event())
+    wait = svc.revocation_limit.admit(seen.source_ip or "unknown", svc.clock.now())
     if wait is not None:
         raise errors.TOO_MANY_REQUESTS.error(
             "Too many revocation requests from this address; retry later.",
             headers={"Retry-After": str(wait)},
         )
     try:
-        received = svc.public_revocation.accept(report.credentials, origin)
+        received = svc.public_revocation.accept(report.credentials, seen)
     except QueueUnavailable:
         raise DependencyUnavailable("the work queue") from None
     return edge.json_response(

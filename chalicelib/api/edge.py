@@ -18,8 +18,8 @@ from chalice.app import ChaliceUnhandledError, Request, Response
 
 from chalicelib import errors, idempotency, logs, strict_parsing
 from chalicelib.access.dpop import DpopRequest
-from chalicelib.access.headers import Sent, identity_headers
-from chalicelib.access.principal import Origin, Principal, Refusal
+from chalicelib.access.headers import Sent, identity_headers, origin
+from chalicelib.access.principal import Principal, Refusal
 from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import DependencyUnavailable, OAuthError, ServiceError
 from chalicelib.idempotency import IdempotentRequest
@@ -205,17 +205,6 @@ def _named_source(refusal: Refusal, source: str) -> Refusal:
     return refusal._replace(detail=f"{source} must be a workspace id (ws_ and 26 characters).")
 
 
-def origin(request: Request) -> Origin:
-    """The source address as API Gateway saw it (never a header the caller writes)."""
-    identity = (request.context or {}).get("identity") or {}
-    source_ip = identity.get("sourceIp")
-    user_agent = identity.get("userAgent") or request.headers.get("user-agent")
-    return Origin(
-        source_ip if isinstance(source_ip, str) else None,
-        user_agent[:512] if isinstance(user_agent, str) else None,
-    )
-
-
 # Two credentials: whichever copy a proxy or framework picks, it may not be the one checked
 # here, so neither is used (the data-plane authorizer refuses them too).
 REPEATED_AUTHORIZATION = Refusal(errors.INVALID_CREDENTIALS, "Send one Authorization header.")
@@ -238,7 +227,8 @@ def dpop_request(request: Request, proof: str | None) -> DpopRequest:
 def authenticate(request: Request, allow_query_workspace: bool = False) -> Principal:
     """Resolve the caller (README, "API reference") or raise its refusal."""
     refuse_credentials_in_url(request)
-    headers = identity_headers(request.to_original_event())
+    event = request.to_original_event()
+    headers = identity_headers(event)
     if headers.authorization.copies > 1:
         raise REPEATED_AUTHORIZATION.error(credential_sent=True)
     authorization = headers.authorization.value
@@ -249,12 +239,12 @@ def authenticate(request: Request, allow_query_workspace: bool = False) -> Princ
     except ServiceError as conflict:
         # Two different workspaces named is a malformed request, but a caller first learns
         # whether its credential is good (401 and 403 come before 400).
-        found = services().resolver.resolve(authorization, None, origin=origin(request), dpop=dpop)
+        found = services().resolver.resolve(authorization, None, origin=origin(event), dpop=dpop)
         if isinstance(found, Refusal):
             raise found.error(credential_sent) from None
         raise conflict
     resolved = services().resolver.resolve(
-        authorization, workspace, origin=origin(request), dpop=dpop
+        authorization, workspace, origin=origin(event), dpop=dpop
     )
     if isinstance(resolved, Refusal):
         raise _named_source(resolved, source).error(credential_sent)

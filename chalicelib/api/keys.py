@@ -2,7 +2,8 @@
 
 Each operation is declared once (`api/operations.py`): the edge authenticates (401),
 authorizes (403), finds the caller's own key (404), validates the request (400/413/415),
-then the view acts (409 and the answer).
+then the view acts (409 and the answer). The key lifecycle's refusals (`keys/refusals.py`)
+are answered here, each rule with its problem, and the query parameters named.
 """
 
 from __future__ import annotations
@@ -13,13 +14,61 @@ from typing import Any
 from chalicelib import errors, idempotency
 from chalicelib.access.principal import Principal
 from chalicelib.api import models
-from chalicelib.api.operations import MANAGER, Call, Operations, Reply
+from chalicelib.api.operations import MANAGER, Call, DomainRefusals, Operations, Reply
 from chalicelib.clock import rfc3339
+from chalicelib.errors import Problem, ServiceError
 from chalicelib.keys.model import ApiKey
+from chalicelib.keys.refusals import KeyRefusal, KeyRefused, Rule
 from chalicelib.keys.service import IssuedKey, KeyChanges, NewKey
 from chalicelib.runtime import services
 
-blueprint = Operations(__name__)
+# Each rule of the key lifecycle, as the problem it is answered with.
+PROBLEMS: dict[Rule, Problem] = {
+    Rule.CATEGORY_UNKNOWN: errors.INVALID_CATEGORY,
+    Rule.ADMIN_KEY_WITH_WORKSPACE: errors.WORKSPACE_ID_NOT_ALLOWED,
+    Rule.WORKSPACE_KEY_WITHOUT_WORKSPACE: errors.WORKSPACE_ID_REQUIRED,
+    Rule.SCOPES_OUTSIDE_CATEGORY: errors.INVALID_SCOPE,
+    Rule.SCOPES_BEYOND_CREATOR: errors.INSUFFICIENT_SCOPE,
+    Rule.WORKSPACE_ID_MALFORMED: errors.INVALID_WORKSPACE_ID,
+    Rule.NOT_A_MEMBER: errors.NOT_A_MEMBER,
+    Rule.KEY_LIMIT: errors.LIMIT_REACHED,
+    Rule.CURSOR_NOT_OURS: errors.INVALID_PARAMETER,
+    Rule.STATUS_UNKNOWN: errors.INVALID_PARAMETER,
+    Rule.NO_SUCH_KEY: errors.NOT_FOUND,
+    Rule.KEY_REVOKED: errors.KEY_REVOKED,
+    Rule.NOT_REVEALABLE: errors.KEY_NOT_REVEALABLE,
+    Rule.SECRET_LOST: errors.KEY_NOT_REVEALABLE,
+    Rule.KEY_NOT_ACTIVE: errors.KEY_NOT_ACTIVE,
+    Rule.USAGE_START_NOT_A_TIME: errors.INVALID_PARAMETER,
+    Rule.USAGE_END_NOT_A_TIME: errors.INVALID_PARAMETER,
+    Rule.USAGE_RANGE_BACKWARDS: errors.INVALID_PARAMETER,
+    Rule.USAGE_RANGE_TOO_LONG: errors.INVALID_PARAMETER,
+}
+AN_RFC_3339_TIME = "must be an RFC 3339 time, such as 2026-11-21T00:00:00Z."
+# What the answer says, where the rule's words are the edge's: the request's own names (the
+# query parameters) or the problem's default is not precise enough.
+DETAILS: dict[Rule, str] = {
+    Rule.WORKSPACE_ID_MALFORMED: (
+        "workspaceId in the body must be a workspace id (ws_ and 26 characters)."
+    ),
+    Rule.CURSOR_NOT_OURS: "cursor is not a cursor this API issued.",
+    Rule.STATUS_UNKNOWN: "status must be active, revoked or expired.",
+    Rule.NO_SUCH_KEY: "No API key with this id.",
+    Rule.SECRET_LOST: "This key's stored secret cannot be recovered.",
+    Rule.USAGE_START_NOT_A_TIME: f"from {AN_RFC_3339_TIME}",
+    Rule.USAGE_END_NOT_A_TIME: f"to {AN_RFC_3339_TIME}",
+    Rule.USAGE_RANGE_BACKWARDS: "from must be before to.",
+}
+
+
+def problem(refusal: KeyRefusal) -> ServiceError:
+    """A refusal of the key lifecycle as its problem document."""
+    return PROBLEMS[refusal.rule].error(DETAILS.get(refusal.rule, refusal.detail))
+
+
+blueprint = Operations(
+    __name__, refusals=DomainRefusals(KeyRefused, lambda refused: problem(refused.refusal))
+)
 COLLECTION = "/v1/auth/api-keys"
 KEY = COLLECTION + "/{key_id}"
 TAG = "API keys"
@@ -104,6 +153,8 @@ def list_api_keys(call: Call) -> models.KeyPage:
     page = services().key_service.list(
         call.principal, query.limit, query.cursor, query.status, query.q
     )
+    if isinstance(page, KeyRefusal):
+        raise problem(page)
     now = services().clock.now()
     return models.KeyPage(
         keys=[models.ApiKey.of(k, now) for k in page.keys], next_cursor=page.next_cursor
@@ -245,6 +296,8 @@ def key_usage(call: Call) -> models.KeyUsage:
         query.to,
         services().settings.usage_flush_seconds,
     )
+    if isinstance(found, KeyRefusal):
+        raise problem(found)
     return models.KeyUsage(
         key_id=call.found.id,
         granularity=found.granularity,

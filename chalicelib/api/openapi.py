@@ -266,7 +266,7 @@ def _success(op: Operation) -> Schema:
 
 def declared(op: Operation) -> Schema:
     """An operation's entry, from its declaration and the error catalogue."""
-    problems = list(op.problems)
+    problems = list(op.every_problem)
     if op.query is not None and set(op.query.model_fields) - {"workspace_id"}:
         problems.append(errors.INVALID_PARAMETER)
     if op.idempotent:

@@ -2,11 +2,13 @@
 problems it may answer.
 
 `Operations.operation` registers a view with Chalice and runs every request through one
-order (README, "API reference"): authenticate (401), authorize by the declared policy (403,
-checked here and nowhere else), find the caller's own resource (404), validate the request
-with the declared models (400/413/415), then act. A caller without the right never learns a
-request's shape. The OpenAPI document is generated from the same declarations
-(`api/openapi.py`), so the document and the validation cannot disagree.
+order (README, "API reference"): authenticate (401), authorize by the declared policy (403),
+decide on the workspace the path names by the one workspace-access rule
+(`decisions/workspace_access.py`: 404 for a non-member, 403 `owner_required`), find the
+caller's own resource (404), validate the request with the declared models (400/413/415),
+then act. A caller without the right never learns a request's shape. The OpenAPI document
+is generated from the same declarations (`api/openapi.py`), so the document and the
+validation cannot disagree.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ from pydantic import BaseModel, RootModel, ValidationError
 
 from chalicelib import errors, strict_parsing
 from chalicelib.access.policy import require_manager
-from chalicelib.access.principal import Principal
+from chalicelib.access.principal import Principal, Refusal
 from chalicelib.api import edge
 from chalicelib.api.models import Invalid, Refused
+from chalicelib.decisions.workspace_access import WorkspaceAccess, workspace_access
 from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import OAuthError, Problem, ServiceError
 from chalicelib.idempotency import IdempotentRequest
+from chalicelib.runtime import services
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,15 @@ class Policy:
 
 ANY_CALLER = Policy("any caller")
 MANAGER = Policy("manager", check=require_manager, problems=(errors.INSUFFICIENT_SCOPE,))
+
+
+@dataclass(frozen=True)
+class DomainRefusals[E: Exception]:
+    """A domain's refusals (`keys/refusals.py`): the exception that carries one out of a
+    change, and the one place the edge answers each as its problem."""
+
+    raised: type[E]
+    answer: Callable[[E], ServiceError]
 
 
 @dataclass(frozen=True)
@@ -65,6 +78,7 @@ class Call:
     query: Any = None  # an instance of the declared query model
     body: Any = None  # an instance of the declared body model
     idempotent: IdempotentRequest | None = None  # its Idempotency-Key, if declared and sent
+    workspace: Any = None  # the workspace the path names, when the declaration has `workspace`
 
 
 @dataclass(frozen=True)
@@ -83,6 +97,8 @@ class Operation:
     query: type[BaseModel] | None = None
     body: type[BaseModel] | None = None
     body_required: bool = True
+    # A route under `/v1/workspaces/{workspace_id}`: who may act on that workspace.
+    workspace: WorkspaceAccess | None = None
     find: Callable[..., Any] | None = None
     idempotent: bool = False
     secret: bool = False
@@ -91,6 +107,7 @@ class Operation:
     also: Mapping[int, str] = field(default_factory=dict)
     description: str | None = None
     operation_id: str | None = None
+    refusals: DomainRefusals[Any] | None = None  # its blueprint's, answered here
 
     @property
     def name(self) -> str:
@@ -100,13 +117,30 @@ class Operation:
         return first + "".join(part.capitalize() for part in rest)
 
     @property
+    def every_problem(self) -> tuple[Problem, ...]:
+        """Its declared problems, after those its workspace access may answer."""
+        access = self.workspace.problems if self.workspace is not None else ()
+        return tuple(dict.fromkeys((*access, *self.problems)))
+
+    @property
     def workspace_in_query(self) -> bool:
         return self.query is not None and "workspace_id" in self.query.model_fields
 
     def run(self, request: Request, path: dict[str, str]) -> Response:
+        if self.refusals is None:
+            return self._run(request, path)
+        try:
+            return self._run(request, path)
+        except self.refusals.raised as refused:
+            raise self.refusals.answer(refused) from None
+
+    def _run(self, request: Request, path: dict[str, str]) -> Response:
         principal = edge.authenticate(request, allow_query_workspace=self.workspace_in_query)
         if self.policy.check is not None:
             self.policy.check(principal)
+        workspace = None
+        if self.workspace is not None:
+            workspace = self._workspace(self.workspace, principal, path["workspace_id"])
         found = self.find(principal, **path) if self.find is not None else None
         query = validated(self.query, edge.query(request, query_names(self.query)), query=True)
         body, raw = None, {}
@@ -121,8 +155,15 @@ class Operation:
             target = next(iter(path.values()), None)
             kind = self.view.__name__.replace("_", "-")
             idempotent = edge.idempotent_request(request, principal, kind, target, raw)
-        answer = self.view(Call(request, principal, path, found, query, body, idempotent))
-        return self.respond(answer)
+        call = Call(request, principal, path, found, query, body, idempotent, workspace)
+        return self.respond(self.view(call))
+
+    @staticmethod
+    def _workspace(access: WorkspaceAccess, principal: Principal, workspace_id: str) -> Any:
+        decided = workspace_access(services().workspace_store, principal, workspace_id, access)
+        if isinstance(decided, Refusal):
+            raise decided.error(credential_sent=True)
+        return decided
 
     def respond(self, answer: BaseModel | Reply | None) -> Response:
         reply = answer if isinstance(answer, Reply) else Reply(answer)
@@ -389,8 +430,9 @@ class Public:
 class Operations(edge.Routes):
     """A route blueprint whose routes are declared operations (`operation`, `public`)."""
 
-    def __init__(self, import_name: str) -> None:
+    def __init__(self, import_name: str, refusals: DomainRefusals[Any] | None = None) -> None:
         super().__init__(import_name)
+        self.refusals = refusals
         self.operations: list[Operation] = []
         self.public_operations: list[Public] = []
 
@@ -404,7 +446,7 @@ class Operations(edge.Routes):
 
     def operation(self, method: str, path: str, **declared: Any) -> Callable[..., Any]:
         def decorator(view: Callable[[Call], BaseModel | Reply | None]) -> Callable[..., Any]:
-            declaration = Operation(method, path, view, **declared)
+            declaration = Operation(method, path, view, refusals=self.refusals, **declared)
             self.operations.append(declaration)
 
             def handler(**path_parameters: str) -> Response:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from chalice import Response
 
 from chalicelib import errors, strict_parsing
+from chalicelib.access.headers import origin
 from chalicelib.api import edge, models
 from chalicelib.api.operations import Answer, Operations, validated
 from chalicelib.errors import DependencyUnavailable
@@ -86,5 +87,5 @@ def github_report() -> Response:
     except strict_parsing.MalformedJson:
         raise errors.INVALID_REPORT.error("The report is not valid JSON.") from None
     report: models.LeakReport = validated(models.LeakReport, document)
-    verdicts = services().leak_reports.handle(report.tokens(), edge.origin(request))
+    verdicts = services().leak_reports.handle(report.tokens(), origin(request.to_original_event()))
     return edge.json_response(verdicts)

@@ -2,7 +2,7 @@
 `client_credentials` and a `private_key_jwt` assertion (docs/guides/service-clients.md).
 
 Owner only, by user token or admin key with workspace:admin: a member gets 403
-`owner_required`, anyone else 404 (`service_clients/service.py`'s `owned`).
+`owner_required`, anyone else 404 (`decisions/workspace_access.py`).
 """
 
 from __future__ import annotations
@@ -10,21 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import errors
-from chalicelib.access.principal import Principal
 from chalicelib.api import models
 from chalicelib.api.operations import MANAGER, Call, Operations, Reply
+from chalicelib.decisions.workspace_access import owner_only
 from chalicelib.runtime import services
-from chalicelib.workspaces.model import Workspace
 
 blueprint = Operations(__name__)
 COLLECTION = "/v1/workspaces/{workspace_id}/service-clients"
 ITEM = COLLECTION + "/{client_id}"
-OPERATION: dict[str, Any] = {"tag": "Workspaces", "policy": MANAGER}
-OWNER_ONLY = (errors.OWNER_REQUIRED, errors.NOT_FOUND)
-
-
-def owned(principal: Principal, workspace_id: str, **_: str) -> Workspace:
-    return services().service_client_service.owned(principal, workspace_id)
+OPERATION: dict[str, Any] = {
+    "tag": "Workspaces",
+    "policy": MANAGER,
+    "workspace": owner_only("Only the workspace owner manages service clients."),
+}
 
 
 def _shown(client: Any) -> models.ServiceClient:
@@ -35,12 +33,10 @@ def _shown(client: Any) -> models.ServiceClient:
     "POST",
     COLLECTION,
     summary="Register a service client with its public keys (owner only)",
-    find=owned,
     body=models.NewServiceClient,
     response=models.ServiceClient,
     status=201,
     problems=(
-        *OWNER_ONLY,
         errors.INVALID_NAME,
         errors.INVALID_SERVICE_CLIENT,
         errors.INVALID_SCOPE,
@@ -50,7 +46,7 @@ def _shown(client: Any) -> models.ServiceClient:
     **OPERATION,
 )
 def create_service_client(call: Call) -> Reply:
-    client = services().service_client_service.create(call.principal, call.found, call.body)
+    client = services().service_client_service.create(call.principal, call.workspace, call.body)
     location = f"/v1/workspaces/{client.workspace_id}/service-clients/{client.id}"
     return Reply(_shown(client), None, {"Location": location})
 
@@ -59,15 +55,13 @@ def create_service_client(call: Call) -> Reply:
     "GET",
     COLLECTION,
     summary="A workspace's service clients, in creation order (owner only)",
-    find=owned,
     response=models.ServiceClientList,
     status=200,
-    problems=OWNER_ONLY,
     answer="The clients.",
     **OPERATION,
 )
 def list_service_clients(call: Call) -> models.ServiceClientList:
-    found = services().service_client_service.list(call.found)
+    found = services().service_client_service.list(call.workspace)
     return models.ServiceClientList(service_clients=[_shown(c) for c in found])
 
 
@@ -75,26 +69,24 @@ def list_service_clients(call: Call) -> models.ServiceClientList:
     "GET",
     ITEM,
     summary="A service client (owner only)",
-    find=owned,
     response=models.ServiceClient,
     status=200,
-    problems=OWNER_ONLY,
+    problems=(errors.NOT_FOUND,),
     answer="The client.",
     **OPERATION,
 )
 def get_service_client(call: Call) -> models.ServiceClient:
-    return _shown(services().service_client_service.get(call.found, call.path["client_id"]))
+    return _shown(services().service_client_service.get(call.workspace, call.path["client_id"]))
 
 
 @blueprint.operation(
     "DELETE",
     ITEM,
     summary="Delete a service client: its tokens stop working on their next request",
-    find=owned,
     response=None,
     status=204,
-    problems=OWNER_ONLY,
+    problems=(errors.NOT_FOUND,),
     **OPERATION,
 )
 def delete_service_client(call: Call) -> None:
-    services().service_client_service.delete(call.principal, call.found, call.path["client_id"])
+    services().service_client_service.delete(call.principal, call.workspace, call.path["client_id"])

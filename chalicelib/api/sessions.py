@@ -12,6 +12,7 @@ from chalice import Response
 from pydantic import BaseModel
 
 from chalicelib import errors
+from chalicelib.access.headers import origin
 from chalicelib.api import edge, models
 from chalicelib.api.grants.endpoint import TOKEN_HEADERS, token_endpoint
 from chalicelib.api.grants.registry import EXCHANGE_PATH, REFRESH_PATH
@@ -161,5 +162,5 @@ def revoke() -> Response:
     request = blueprint.current_request
     with oauth_errors():
         _, parameters = token_request(request, REVOKE_BODY)
-        services().session_service.revoke(parameters.token, edge.origin(request))
+        services().session_service.revoke(parameters.token, origin(request.to_original_event()))
     return Response(body="", status_code=200, headers=dict(TOKEN_HEADERS))

@@ -2,7 +2,7 @@
 token for a token of this workspace (workload identity federation).
 
 Owner only, by user token or admin key with workspace:admin: a member gets 403
-`owner_required`, anyone else 404 (`workloads/service.py`'s `owned`).
+`owner_required`, anyone else 404 (`decisions/workspace_access.py`).
 """
 
 from __future__ import annotations
@@ -10,33 +10,29 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import errors
-from chalicelib.access.principal import Principal
 from chalicelib.api import models
 from chalicelib.api.operations import MANAGER, Call, Operations, Reply
+from chalicelib.decisions.workspace_access import owner_only
 from chalicelib.runtime import services
-from chalicelib.workspaces.model import Workspace
 
 blueprint = Operations(__name__)
 COLLECTION = "/v1/workspaces/{workspace_id}/trust-policies"
 ITEM = COLLECTION + "/{policy_id}"
-OPERATION: dict[str, Any] = {"tag": "Workspaces", "policy": MANAGER}
-OWNER_ONLY = (errors.OWNER_REQUIRED, errors.NOT_FOUND)
-
-
-def owned(principal: Principal, workspace_id: str, **_: str) -> Workspace:
-    return services().trust_policy_service.owned(principal, workspace_id)
+OPERATION: dict[str, Any] = {
+    "tag": "Workspaces",
+    "policy": MANAGER,
+    "workspace": owner_only("Only the workspace owner manages trust policies."),
+}
 
 
 @blueprint.operation(
     "POST",
     COLLECTION,
     summary="Create a trust policy (owner only)",
-    find=owned,
     body=models.NewTrustPolicy,
     response=models.TrustPolicy,
     status=201,
     problems=(
-        *OWNER_ONLY,
         errors.INVALID_NAME,
         errors.INVALID_TRUST_POLICY,
         errors.INVALID_SCOPE,
@@ -46,7 +42,7 @@ def owned(principal: Principal, workspace_id: str, **_: str) -> Workspace:
     **OPERATION,
 )
 def create_trust_policy(call: Call) -> Reply:
-    policy = services().trust_policy_service.create(call.principal, call.found, call.body)
+    policy = services().trust_policy_service.create(call.principal, call.workspace, call.body)
     location = f"/v1/workspaces/{policy.workspace_id}/trust-policies/{policy.id}"
     return Reply(models.TrustPolicy.of(policy), None, {"Location": location})
 
@@ -55,15 +51,13 @@ def create_trust_policy(call: Call) -> Reply:
     "GET",
     COLLECTION,
     summary="A workspace's trust policies, in creation order (owner only)",
-    find=owned,
     response=models.TrustPolicyList,
     status=200,
-    problems=OWNER_ONLY,
     answer="The policies; the first that matches an exchange wins.",
     **OPERATION,
 )
 def list_trust_policies(call: Call) -> models.TrustPolicyList:
-    found = services().trust_policy_service.list(call.found)
+    found = services().trust_policy_service.list(call.workspace)
     return models.TrustPolicyList(trust_policies=[models.TrustPolicy.of(p) for p in found])
 
 
@@ -71,15 +65,14 @@ def list_trust_policies(call: Call) -> models.TrustPolicyList:
     "GET",
     ITEM,
     summary="A trust policy (owner only)",
-    find=owned,
     response=models.TrustPolicy,
     status=200,
-    problems=OWNER_ONLY,
+    problems=(errors.NOT_FOUND,),
     answer="The policy.",
     **OPERATION,
 )
 def get_trust_policy(call: Call) -> models.TrustPolicy:
-    policy = services().trust_policy_service.get(call.found, call.path["policy_id"])
+    policy = services().trust_policy_service.get(call.workspace, call.path["policy_id"])
     return models.TrustPolicy.of(policy)
 
 
@@ -87,11 +80,10 @@ def get_trust_policy(call: Call) -> models.TrustPolicy:
     "DELETE",
     ITEM,
     summary="Delete a trust policy: its tokens stop working on their next request",
-    find=owned,
     response=None,
     status=204,
-    problems=OWNER_ONLY,
+    problems=(errors.NOT_FOUND,),
     **OPERATION,
 )
 def delete_trust_policy(call: Call) -> None:
-    services().trust_policy_service.delete(call.principal, call.found, call.path["policy_id"])
+    services().trust_policy_service.delete(call.principal, call.workspace, call.path["policy_id"])

@@ -2,7 +2,7 @@
 signing secrets, and their deliveries (docs/guides/webhooks.md).
 
 Owner only, by user token or admin key with workspace:admin: a member gets 403
-`owner_required`, anyone else 404 (`webhooks/service.py`'s `owned`).
+`owner_required`, anyone else 404 (`decisions/workspace_access.py`).
 """
 
 from __future__ import annotations
@@ -10,22 +10,20 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import errors
-from chalicelib.access.principal import Principal
 from chalicelib.api import models
 from chalicelib.api.operations import MANAGER, Call, Operations, Reply
+from chalicelib.decisions.workspace_access import owner_only
 from chalicelib.runtime import services
 from chalicelib.webhooks.service import LIMIT
-from chalicelib.workspaces.model import Workspace
 
 blueprint = Operations(__name__)
 COLLECTION = "/v1/workspaces/{workspace_id}/webhooks"
 ITEM = COLLECTION + "/{webhook_id}"
-OPERATION: dict[str, Any] = {"tag": "Webhooks", "policy": MANAGER}
-OWNER_ONLY = (errors.OWNER_REQUIRED, errors.NOT_FOUND)
-
-
-def owned(principal: Principal, workspace_id: str, **_: str) -> Workspace:
-    return services().webhook_service.owned(principal, workspace_id)
+OPERATION: dict[str, Any] = {
+    "tag": "Webhooks",
+    "policy": MANAGER,
+    "workspace": owner_only("Only the workspace owner manages webhooks."),
+}
 
 
 def _with_secret(created: Any) -> models.WebhookWithSecret:
@@ -38,20 +36,19 @@ def _with_secret(created: Any) -> models.WebhookWithSecret:
     "POST",
     COLLECTION,
     summary="Subscribe a URL to the workspace's events (owner only)",
-    find=owned,
     body=models.NewWebhook,
     response=models.WebhookWithSecret,
     status=201,
     secret=True,
-    problems=(*OWNER_ONLY, errors.INVALID_WEBHOOK, errors.LIMIT_REACHED),
+    problems=(errors.INVALID_WEBHOOK, errors.LIMIT_REACHED),
     answer="The subscription, with its signing secret: shown once.",
     description=f"At most {LIMIT} per workspace. Deliveries are signed per Standard Webhooks "
     "with the secret answered here, and only here.",
     **OPERATION,
 )
 def create_webhook(call: Call) -> Reply:
-    created = services().webhook_service.create(call.principal, call.found, call.body)
-    location = f"{COLLECTION.format(workspace_id=call.found.id)}/{created.webhook.id}"
+    created = services().webhook_service.create(call.principal, call.workspace, call.body)
+    location = f"{COLLECTION.format(workspace_id=call.workspace.id)}/{created.webhook.id}"
     return Reply(_with_secret(created), None, {"Location": location})
 
 
@@ -59,16 +56,14 @@ def create_webhook(call: Call) -> Reply:
     "GET",
     COLLECTION,
     summary="A workspace's webhooks, in creation order (owner only)",
-    find=owned,
     response=models.WebhookList,
     status=200,
-    problems=OWNER_ONLY,
     answer="The subscriptions, without their secrets.",
     **OPERATION,
 )
 def list_webhooks(call: Call) -> models.WebhookList:
     now = services().clock.now()
-    found = services().webhook_service.list(call.found)
+    found = services().webhook_service.list(call.workspace)
     return models.WebhookList(webhooks=[models.Webhook.of(w, now) for w in found])
 
 
@@ -76,15 +71,14 @@ def list_webhooks(call: Call) -> models.WebhookList:
     "GET",
     ITEM,
     summary="A webhook (owner only)",
-    find=owned,
     response=models.Webhook,
     status=200,
-    problems=OWNER_ONLY,
+    problems=(errors.NOT_FOUND,),
     answer="The subscription, without its secret.",
     **OPERATION,
 )
 def get_webhook(call: Call) -> models.Webhook:
-    webhook = services().webhook_service.get(call.found, call.path["webhook_id"])
+    webhook = services().webhook_service.get(call.workspace, call.path["webhook_id"])
     return models.Webhook.of(webhook, services().clock.now())
 
 
@@ -92,18 +86,17 @@ def get_webhook(call: Call) -> models.Webhook:
     "PATCH",
     ITEM,
     summary="Change a webhook's URL, events or enabled (owner only)",
-    find=owned,
     body=models.WebhookChanges,
     response=models.Webhook,
     status=200,
-    problems=(*OWNER_ONLY, errors.INVALID_WEBHOOK),
+    problems=(errors.NOT_FOUND, errors.INVALID_WEBHOOK),
     answer="The subscription as changed.",
     description="Enabling a subscription again starts its count of failing days over.",
     **OPERATION,
 )
 def update_webhook(call: Call) -> models.Webhook:
     webhook = services().webhook_service.update(
-        call.principal, call.found, call.path["webhook_id"], call.body
+        call.principal, call.workspace, call.path["webhook_id"], call.body
     )
     return models.Webhook.of(webhook, services().clock.now())
 
@@ -112,17 +105,16 @@ def update_webhook(call: Call) -> models.Webhook:
     "POST",
     ITEM + "/rotate-secret",
     summary="A new signing secret; the old one also signs for 24 hours (owner only)",
-    find=owned,
     response=models.WebhookWithSecret,
     status=200,
     secret=True,
-    problems=OWNER_ONLY,
+    problems=(errors.NOT_FOUND,),
     answer="The subscription, with its new secret: shown once.",
     **OPERATION,
 )
 def rotate_webhook_secret(call: Call) -> models.WebhookWithSecret:
     rotated = services().webhook_service.rotate_secret(
-        call.principal, call.found, call.path["webhook_id"]
+        call.principal, call.workspace, call.path["webhook_id"]
     )
     return _with_secret(rotated)
 
@@ -131,25 +123,23 @@ def rotate_webhook_secret(call: Call) -> models.WebhookWithSecret:
     "DELETE",
     ITEM,
     summary="Delete a webhook: nothing more is delivered to it",
-    find=owned,
     response=None,
     status=204,
-    problems=OWNER_ONLY,
+    problems=(errors.NOT_FOUND,),
     **OPERATION,
 )
 def delete_webhook(call: Call) -> None:
-    services().webhook_service.delete(call.principal, call.found, call.path["webhook_id"])
+    services().webhook_service.delete(call.principal, call.workspace, call.path["webhook_id"])
 
 
 @blueprint.operation(
     "GET",
     ITEM + "/deliveries",
     summary="A webhook's deliveries, newest first (owner only)",
-    find=owned,
     query=models.DeliveryQuery,
     response=models.DeliveryPage,
     status=200,
-    problems=(*OWNER_ONLY, errors.INVALID_PARAMETER),
+    problems=(errors.NOT_FOUND, errors.INVALID_PARAMETER),
     answer="A page of deliveries: attempts, the last status code, the next attempt.",
     description="Deliveries are kept 30 days.",
     **OPERATION,
@@ -157,7 +147,7 @@ def delete_webhook(call: Call) -> None:
 def list_webhook_deliveries(call: Call) -> models.DeliveryPage:
     query: models.DeliveryQuery = call.query
     found, cursor = services().webhook_service.deliveries(
-        call.found, call.path["webhook_id"], query.limit, query.cursor
+        call.workspace, call.path["webhook_id"], query.limit, query.cursor
     )
     return models.DeliveryPage(
         deliveries=[models.Delivery.of(d) for d in found], next_cursor=cursor
@@ -168,15 +158,14 @@ def list_webhook_deliveries(call: Call) -> models.DeliveryPage:
     "POST",
     ITEM + "/deliveries/{delivery_id}/retry",
     summary="Try a delivery again now (owner only)",
-    find=owned,
     response=models.Delivery,
     status=202,
-    problems=OWNER_ONLY,
+    problems=(errors.NOT_FOUND,),
     answer="The delivery, due again (a pending one is left as it is).",
     **OPERATION,
 )
 def retry_webhook_delivery(call: Call) -> models.Delivery:
     delivery = services().webhook_service.retry(
-        call.found, call.path["webhook_id"], call.path["delivery_id"]
+        call.workspace, call.path["webhook_id"], call.path["delivery_id"]
     )
     return models.Delivery.of(delivery)

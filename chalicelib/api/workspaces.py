@@ -1,8 +1,9 @@
 """`/v1/workspaces`: workspaces and their members.
 
 Each operation is declared once (`api/operations.py`): the edge authenticates (401),
-authorizes (403), finds the workspace (403 for one the caller may not see or change), and only
-then validates the request (400).
+authorizes (403), decides on the workspace the path names (`decisions/workspace_access.py`:
+404 for a non-member, 403 `owner_required` for a member where only the owner may act), and
+only then validates the request (400).
 """
 
 from __future__ import annotations
@@ -11,11 +12,10 @@ from typing import Any
 from urllib.parse import unquote
 
 from chalicelib import errors, idempotency
-from chalicelib.access.principal import Principal
 from chalicelib.api import models
 from chalicelib.api.operations import MANAGER, Call, Operations, Reply
+from chalicelib.decisions.workspace_access import MEMBERS, owner_only
 from chalicelib.runtime import services
-from chalicelib.workspaces.model import Member, Workspace
 
 blueprint = Operations(__name__)
 COLLECTION = "/v1/workspaces"
@@ -24,21 +24,13 @@ MEMBER = COLLECTION + "/{workspace_id}/members/{user_id}"
 WORKSPACE_OPERATION: dict[str, Any] = {"tag": "Workspaces", "policy": MANAGER}
 
 
-def members(principal: Principal, workspace_id: str) -> list[Member]:
-    """The members of a workspace the caller belongs to (403 `not_a_member` otherwise), with
-    their emails and names."""
-    return services().workspace_service.members(principal, workspace_id)
-
-
 def member_named(call: Call) -> str:
     """The member path's user id or email, percent-decoded: clients encode the `@` of an email
     (`%40`), and not every server in front of the app decodes path parameters."""
     return unquote(call.path["user_id"])
 
 
-def owned(principal: Principal, workspace_id: str, user_id: str) -> Workspace:
-    """A workspace the caller owns (403 `not_a_member` or `owner_required` otherwise)."""
-    return services().workspace_service.owned(principal, workspace_id)
+OWNER_ONLY = owner_only(errors.OWNER_REQUIRED.detail)
 
 
 @blueprint.operation(
@@ -81,33 +73,34 @@ def list_workspaces(call: Call) -> models.WorkspaceList:
     "GET",
     COLLECTION + "/{workspace_id}/members",
     summary="A workspace's members (members only)",
-    find=members,
+    workspace=MEMBERS,
     response=models.MemberList,
     status=200,
     answer="The members.",
     **WORKSPACE_OPERATION,
 )
 def list_members(call: Call) -> models.MemberList:
-    return models.MemberList(members=[models.Member.of(m) for m in call.found])
+    found = services().workspace_service.members(call.workspace)
+    return models.MemberList(members=[models.Member.of(m) for m in found])
 
 
 @blueprint.operation(
     "PUT",
     MEMBER,
     summary="Add a member by user id or verified email (owner only)",
-    find=owned,
+    workspace=OWNER_ONLY,
     body=models.Nothing,
     body_required=False,
     response=models.Member,
     status=201,
-    problems=(errors.OWNER_REQUIRED, errors.INVALID_USER_ID, errors.USER_NOT_FOUND),
+    problems=(errors.INVALID_USER_ID, errors.USER_NOT_FOUND),
     answer="Added (with the member's email and name when known).",
     also={200: "Already a member."},
     **WORKSPACE_OPERATION,
 )
 def add_member(call: Call) -> Reply:
     workspace_service = services().workspace_service
-    member, added = workspace_service.add_member(call.principal, call.found, member_named(call))
+    member, added = workspace_service.add_member(call.principal, call.workspace, member_named(call))
     return Reply(models.Member.of(member), 201 if added else 200)
 
 
@@ -115,11 +108,11 @@ def add_member(call: Call) -> Reply:
     "DELETE",
     MEMBER,
     summary="Remove a member by user id or verified email (owner only)",
-    find=owned,
+    workspace=OWNER_ONLY,
     response=None,
     status=204,
-    problems=(errors.OWNER_REQUIRED, errors.NOT_FOUND, errors.OWNER_CANNOT_LEAVE),
+    problems=(errors.NOT_FOUND, errors.OWNER_CANNOT_LEAVE),
     **WORKSPACE_OPERATION,
 )
 def remove_member(call: Call) -> None:
-    services().workspace_service.remove_member(call.principal, call.found, member_named(call))
+    services().workspace_service.remove_member(call.principal, call.workspace, member_named(call))

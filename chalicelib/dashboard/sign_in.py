@@ -27,9 +27,9 @@ class DashboardLogin:
 
     def connect_origins(self) -> tuple[str, ...]:
         """The origins the page fetches from at sign-in (discovery, token endpoint)."""
-        origins = [origin(self.issuer)]
-        if self.token_endpoint is not None and origin(self.token_endpoint) not in origins:
-            origins.append(origin(self.token_endpoint))
+        origins = [url_origin(self.issuer)]
+        if self.token_endpoint is not None and url_origin(self.token_endpoint) not in origins:
+            origins.append(url_origin(self.token_endpoint))
         return tuple(origins)
 
     def resource(self) -> dict[str, str]:
@@ -39,7 +39,7 @@ class DashboardLogin:
         return body
 
 
-def origin(url: str) -> str:
+def url_origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
 

@@ -27,12 +27,12 @@ needs (no Chalice routes, no logging framework, no PyJWT).
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 from chalicelib.access.dpop import DpopRequest
-from chalicelib.access.headers import identity_headers
+from chalicelib.access.headers import identity_headers, origin
 from chalicelib.access.paths import is_plain_path
-from chalicelib.access.principal import Origin, Principal, Refusal
+from chalicelib.access.principal import Principal, Refusal, Resolves
 from chalicelib.access.scopes import (
     DATA_PLANE_SCOPES,
     MCP_SCOPE,
@@ -57,17 +57,6 @@ class Unauthorized(Exception):
     def __init__(self, refusal: Refusal | None = None) -> None:
         super().__init__("Unauthorized")
         self.refusal = refusal
-
-
-class Resolves(Protocol):
-    def resolve(
-        self,
-        authorization: str | None,
-        workspace_id: str | None,
-        resource: McpResource | None = None,
-        origin: Origin | None = None,
-        dpop: DpopRequest | None = None,
-    ) -> Principal | Refusal: ...
 
 
 def required_scope(path: str | None) -> str | None:
@@ -104,17 +93,6 @@ def request_url(event: Event, scheme: str = "https") -> str:
     if not isinstance(domain, str) or not isinstance(path, str):
         return ""  # no URL to compare with: every proof is refused
     return f"{scheme}://{domain}{path}"
-
-
-def origin(event: Event) -> Origin:
-    """The caller's address and user agent as API Gateway saw them (not from headers, which
-    the caller writes): what a key's allow-list is checked against."""
-    seen = (event.get("requestContext") or {}).get("identity") or {}
-    source_ip, user_agent = seen.get("sourceIp"), seen.get("userAgent")
-    return Origin(
-        source_ip if isinstance(source_ip, str) else None,
-        user_agent if isinstance(user_agent, str) else None,
-    )
 
 
 def authorize(

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from chalicelib import errors, ids, strict_parsing
+from chalicelib import ids, strict_parsing
 from chalicelib.access.principal import Principal
 from chalicelib.access.scopes import ADMIN, CATEGORIES, SCOPES_BY_CATEGORY, WORKSPACE, ordered
 from chalicelib.clock import Clock, rfc3339
 from chalicelib.config import DEFAULT_LIMITS, KEY_LIMIT
-from chalicelib.errors import DependencyUnavailable, ServiceError
+from chalicelib.errors import DependencyUnavailable
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
 from chalicelib.hashing import hash_secret
@@ -31,6 +31,7 @@ from chalicelib.keys.model import MAX_LIFETIME_DAYS, ApiKey, usage_day
 from chalicelib.keys.notice import Notice
 from chalicelib.keys.page import KeyPage
 from chalicelib.keys.plaintext import generate_key, hint
+from chalicelib.keys.refusals import KeyRefusal, KeyRefused, Rule, refused
 from chalicelib.keys.store import KeyNotActive, KeyNotCreated, KeyStore
 from chalicelib.keys.usage import Granularity, Usage
 from chalicelib.keys.vault import CiphertextMismatch, KeyVault
@@ -81,8 +82,11 @@ class IssuedKey:
     replayed: bool = False  # answered again for a retry with the same Idempotency-Key
 
 
-def key_not_active(detail: str | None = None) -> ServiceError:
-    return errors.KEY_NOT_ACTIVE.error(detail)
+def key_not_active(detail: str | None = None) -> KeyRefused:
+    return refused(Rule.KEY_NOT_ACTIVE, detail)
+
+
+NOT_MINE = "A key cannot get scopes its creator lacks."
 
 
 # What a 503 says when the write itself failed: its answer may have been lost after it was
@@ -185,31 +189,30 @@ class KeyService:
     ) -> IssuedKey:
         category = request.category
         if not isinstance(category, str) or category not in CATEGORIES:
-            raise errors.INVALID_CATEGORY.error()
+            raise refused(Rule.CATEGORY_UNKNOWN)
         if category == ADMIN and request.workspace_id is not None:
-            raise errors.WORKSPACE_ID_NOT_ALLOWED.error()
+            raise refused(Rule.ADMIN_KEY_WITH_WORKSPACE)
         if category == WORKSPACE and request.workspace_id is None:
-            raise errors.WORKSPACE_ID_REQUIRED.error()
+            raise refused(Rule.WORKSPACE_KEY_WITHOUT_WORKSPACE)
         allowed = SCOPES_BY_CATEGORY[category]
         if request.scopes is None:
             scopes = [s for s in allowed if s in principal.scopes]
         else:
             unknown = [s for s in request.scopes if s not in allowed]
             if not request.scopes or unknown:
-                raise errors.INVALID_SCOPE.error(
-                    f"scopes must be a non-empty subset of {', '.join(allowed)}."
+                raise refused(
+                    Rule.SCOPES_OUTSIDE_CATEGORY,
+                    f"scopes must be a non-empty subset of {', '.join(allowed)}.",
                 )
             scopes = list(dict.fromkeys(request.scopes))
         if not scopes or not set(scopes) <= principal.scopes:
-            raise errors.INSUFFICIENT_SCOPE.error("A key cannot get scopes its creator lacks.")
+            raise refused(Rule.SCOPES_BEYOND_CREATOR, NOT_MINE)
         if request.workspace_id is not None and not ids.is_workspace_id(request.workspace_id):
-            raise errors.INVALID_WORKSPACE_ID.error(
-                "workspaceId in the body must be a workspace id (ws_ and 26 characters)."
-            )
+            raise refused(Rule.WORKSPACE_ID_MALFORMED)
         if request.workspace_id is not None and not self._workspaces.is_member(
             request.workspace_id, principal.user_id
         ):
-            raise errors.NOT_A_MEMBER.error()
+            raise refused(Rule.NOT_A_MEMBER)
         api_key, plaintext, ciphertext = self._issue(
             principal.user_id,
             request.label,
@@ -240,9 +243,10 @@ class KeyService:
         # The limit is a counter, one slot taken before the creation: exact under
         # concurrency. A failure here is before anything was made: a plain 503.
         if not self._keys.take_slot(api_key.owner_id, self._key_limit, api_key.created_at):
-            raise errors.LIMIT_REACHED.error(
+            raise refused(
+                Rule.KEY_LIMIT,
                 f"At most {self._key_limit} keys that are not revoked per user (KEY_LIMIT): "
-                "revoke one to create another."
+                "revoke one to create another.",
             )
         try:
             # The Idempotency-Key claimed last, just before the commit point.
@@ -267,7 +271,7 @@ class KeyService:
         cursor: str | None,
         status: str | None,
         search: str | None = None,
-    ) -> KeyPage:
+    ) -> KeyPage | KeyRefusal:
         """A page of the caller's keys (of the principal's workspace, if any), newest first;
         with `search`, only those whose label contains it, compared caselessly
         (`strict_parsing.folded`), reading at most `SEARCH_READS` pages of keys."""
@@ -275,9 +279,9 @@ class KeyService:
         if cursor is not None:
             after = strict_parsing.decode_cursor(cursor, ids.is_key_id)
             if after is None:
-                raise errors.INVALID_PARAMETER.error("cursor is not a cursor this API issued.")
+                return KeyRefusal(Rule.CURSOR_NOT_OURS)
         if status is not None and status not in STATUSES:
-            raise errors.INVALID_PARAMETER.error("status must be active, revoked or expired.")
+            return KeyRefusal(Rule.STATUS_UNKNOWN)
         now = self._clock.now()
         workspace_id = principal.workspace_id
 
@@ -306,7 +310,7 @@ class KeyService:
         )
         now = self._clock.now()
         if found is None or found[0].gone(now):
-            raise errors.NOT_FOUND.error("No API key with this id.")
+            raise refused(Rule.NO_SUCH_KEY)
         api_key = found[0]
         if api_key.status(now) == "expired" and api_key.notice_at is not None:
             self._announce_expired(api_key)
@@ -340,7 +344,7 @@ class KeyService:
         """Handing out a key (reveal, or a rotation's successor) hands out its scopes: a
         credential may only do that for keys whose scopes it holds itself."""
         if not set(api_key.scopes) <= principal.scopes:
-            raise errors.INSUFFICIENT_SCOPE.error("A key cannot get scopes its creator lacks.")
+            raise refused(Rule.SCOPES_BEYOND_CREATOR, NOT_MINE)
 
     def get(self, principal: Principal, key_id: str) -> ApiKey:
         return self._owned_with_ciphertext(principal, key_id, last_use=True)[0]
@@ -357,7 +361,7 @@ class KeyService:
         """The plaintext of `api_key` (from `sealed`), once its audit event is stored."""
         now = self._clock.now()
         if api_key.status(now) == "revoked":
-            raise errors.KEY_REVOKED.error()
+            raise refused(Rule.KEY_REVOKED)
         plaintext = self._open(api_key, ciphertext)
         self._events.record(
             self._events.by(
@@ -369,16 +373,14 @@ class KeyService:
 
     def _open(self, api_key: ApiKey, ciphertext: bytes | None) -> str:
         if ciphertext is None:
-            raise errors.KEY_NOT_REVEALABLE.error()
+            raise refused(Rule.NOT_REVEALABLE)
         try:
             return self._vault.open(ciphertext, api_key.id, api_key.owner_id)
         except CiphertextMismatch:
             logger.error(
                 "stored ciphertext does not match its record", extra={"key_id": api_key.id}
             )
-            raise errors.KEY_NOT_REVEALABLE.error(
-                "This key's stored secret cannot be recovered."
-            ) from None
+            raise refused(Rule.SECRET_LOST) from None
 
     def rotate(
         self,
@@ -414,7 +416,7 @@ class KeyService:
             old.workspace_id, old.owner_id
         ):
             # Its successor would be refused on every request, as a new key would be at create.
-            raise errors.NOT_A_MEMBER.error()
+            raise refused(Rule.NOT_A_MEMBER)
         now = self._clock.now()
         if old.status(now) != "active" or old.replaced_by is not None:
             raise key_not_active()
@@ -467,10 +469,15 @@ class KeyService:
 
     # -- Idempotency-Key ---------------------------------------------------------------
 
-    def _replay(self, principal: Principal, result_id: str) -> IssuedKey:
+    def _replay(self, principal: Principal, result_id: str) -> IssuedKey | None:
         """The first answer to an Idempotency-Key, given again: the same key id and, from
-        the vault, the same plaintext."""
-        api_key, ciphertext = self._owned_with_ciphertext(principal, result_id)
+        the vault, the same plaintext (None: no such key, not yet or no longer)."""
+        try:
+            api_key, ciphertext = self._owned_with_ciphertext(principal, result_id)
+        except KeyRefused as refusal:
+            if refusal.refusal.rule is Rule.NO_SUCH_KEY:
+                return None
+            raise
         self._require_scopes_of(principal, api_key)
         plaintext = self._open(api_key, ciphertext)
         logger.info("api key answered again (Idempotency-Key)", extra={"key_id": api_key.id})
@@ -539,10 +546,13 @@ class KeyService:
         start: str | None,
         end: str | None,
         flush_seconds: int,
-    ) -> Usage:
+    ) -> Usage | KeyRefusal:
         """`api_key`'s (from `owned`) counted requests by hour or day."""
         now = self._clock.now()
-        since, until = usage.span(granularity, start, end, now)
+        found = usage.span(granularity, start, end, now)
+        if isinstance(found, KeyRefusal):
+            return found
+        since, until = found
         last = until - timedelta(hours=1)
         hours = self._keys.usage_hours(api_key.id, hour_label(since), hour_label(last))
         return usage.report(granularity, since, until, hours, now, flush_seconds)

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from chalicelib import errors
 from chalicelib.clock import parse_rfc3339
 from chalicelib.keys.last_use import hour_label
+from chalicelib.keys.refusals import KeyRefusal, Rule
 
 Granularity = Literal["hour", "day"]
 STEP: dict[str, timedelta] = {"hour": timedelta(hours=1), "day": timedelta(days=1)}
@@ -43,7 +43,9 @@ def _ceil(moment: datetime, granularity: Granularity) -> datetime:
     return floor if floor == moment else floor + STEP[granularity]
 
 
-def _moment(text: str | None, name: str) -> datetime | None:
+def _moment(text: str | None, not_a_time: Rule) -> datetime | None | KeyRefusal:
+    """The time `text` names (None when absent); `not_a_time` when it is not an RFC 3339
+    time with an offset."""
     if text is None:
         return None
     try:
@@ -51,24 +53,28 @@ def _moment(text: str | None, name: str) -> datetime | None:
     except ValueError:
         moment = None
     if moment is None or moment.tzinfo is None:
-        raise errors.INVALID_PARAMETER.error(
-            f"{name} must be an RFC 3339 time, such as 2026-11-21T00:00:00Z."
-        )
+        return KeyRefusal(not_a_time)
     return moment
 
 
 def span(
     granularity: Granularity, start: str | None, end: str | None, now: datetime
-) -> tuple[datetime, datetime]:
-    """The buckets' range [first start, last end), aligned to the granularity; 400
-    `invalid_parameter` when it is backwards or longer than allowed."""
-    until = _ceil(_moment(end, "to") or now, granularity)
-    since = _floor(_moment(start, "from") or until - DEFAULT_SPAN[granularity], granularity)
+) -> tuple[datetime, datetime] | KeyRefusal:
+    """The buckets' range [first start, last end), aligned to the granularity; a refusal
+    when an end is not a time, or the range is backwards or longer than allowed."""
+    last = _moment(end, Rule.USAGE_END_NOT_A_TIME)
+    if isinstance(last, KeyRefusal):
+        return last
+    first = _moment(start, Rule.USAGE_START_NOT_A_TIME)
+    if isinstance(first, KeyRefusal):
+        return first
+    until = _ceil(last or now, granularity)
+    since = _floor(first or until - DEFAULT_SPAN[granularity], granularity)
     if since >= until:
-        raise errors.INVALID_PARAMETER.error("from must be before to.")
+        return KeyRefusal(Rule.USAGE_RANGE_BACKWARDS)
     if until - since > LONGEST[granularity]:
         days = LONGEST[granularity].days
-        raise errors.INVALID_PARAMETER.error(f"At most {days} days by {granularity}.")
+        return KeyRefusal(Rule.USAGE_RANGE_TOO_LONG, f"At most {days} days by {granularity}.")
     return since, until
 
 

@@ -9,23 +9,21 @@ then revokes each active key among the hashes as a leak (`LeakReports.revoke_lea
 same path, event and notice as a secret-scanning report). Plaintexts never leave the request.
 
 60 requests per source address per hour, counted by one conditional update of a window
-item (atomic: concurrent requests cannot overshoot; a TTL removes it): past that, 429 with
-the seconds to the window's end.
+item (`table.WindowCounter`: concurrent requests cannot overshoot; a TTL removes it): past
+that, 429 with the seconds to the window's end.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime
 from typing import Any
 
 from chalicelib import items
 from chalicelib.access.principal import Origin
-from chalicelib.clock import epoch
 from chalicelib.events import model as events
 from chalicelib.keys.plaintext import PREFIX, parse_key
 from chalicelib.scanning.service import LeakReports
-from chalicelib.table import update, write_once
+from chalicelib.table import WindowCounter
 
 REVOKE = "revoke"  # the queue message's kind
 MAX_CREDENTIALS = 1000
@@ -38,28 +36,9 @@ WINDOW = 3600  # seconds
 SOURCE = "public revocation API"
 
 
-class RevocationLimit:
+class RevocationLimit(WindowCounter):
     def __init__(self, client: Any, table_name: str, limit: int = LIMIT, window: int = WINDOW):
-        self._client = client
-        self._table = table_name
-        self._limit = limit
-        self._window = window
-
-    def admit(self, address: str, now: datetime) -> int | None:
-        """None when this request may go ahead, else the seconds to wait."""
-        seconds = epoch(now)
-        start = seconds - seconds % self._window
-        counted = update(
-            self._table,
-            items.revocation_window(address, start),
-            "ADD #count :one SET #ttl = :ttl",
-            # Counted and checked in one write: no read-then-write race.
-            "attribute_not_exists(#count) OR #count < :limit",
-            {"one": 1, "limit": self._limit, "ttl": start + 2 * self._window},
-        )
-        if write_once(self._client, counted):
-            return None
-        return max(1, start + self._window - seconds)
+        super().__init__(client, table_name, items.revocation_window, limit, window)
 
 
 def digests(credentials: Sequence[str]) -> list[str]:

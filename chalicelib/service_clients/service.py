@@ -6,7 +6,7 @@ from typing import Any
 
 from chalicelib import errors, ids
 from chalicelib.access.principal import Principal
-from chalicelib.access.scopes import DATA_PLANE_SCOPES, ordered
+from chalicelib.access.scopes import WORKSPACE_SCOPES_RULE, workspace_scopes
 from chalicelib.clock import Clock
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
@@ -18,13 +18,7 @@ from chalicelib.service_clients.model import (
 )
 from chalicelib.service_clients.store import LimitReached, ServiceClientStore
 from chalicelib.workspaces.model import Workspace
-from chalicelib.workspaces.store import WorkspaceStore
 
-SCOPES_RULE = (
-    "scopes must be a non-empty subset of the workspace-key scopes: "
-    + ", ".join(DATA_PLANE_SCOPES)
-    + "."
-)
 NOT_FOUND = "No service client with this id in this workspace."
 
 
@@ -32,30 +26,14 @@ class ServiceClientService:
     def __init__(
         self,
         clients: ServiceClientStore,
-        workspaces: WorkspaceStore,
         events: EventLog,
         clock: Clock,
         local_mode: bool,
     ):
         self._clients = clients
-        self._workspaces = workspaces
         self._events = events
         self._clock = clock
         self._local_mode = local_mode
-
-    def owned(self, principal: Principal, workspace_id: str) -> Workspace:
-        """The workspace, if the caller owns it: a member gets 403 `owner_required`, anyone
-        else 404 (whether a workspace exists is not theirs to learn)."""
-        if not ids.is_workspace_id(workspace_id) or not self._workspaces.is_member(
-            workspace_id, principal.user_id
-        ):
-            raise errors.NOT_FOUND.error("No such workspace.")
-        workspace = self._workspaces.get(workspace_id)
-        if workspace is None:
-            raise errors.NOT_FOUND.error("No such workspace.")
-        if workspace.owner_id != principal.user_id:
-            raise errors.OWNER_REQUIRED.error("Only the workspace owner manages service clients.")
-        return workspace
 
     def create(self, principal: Principal, workspace: Workspace, body: Any) -> ServiceClient:
         """`body`: the request's fields (`api/models.NewServiceClient`), checked here."""
@@ -66,19 +44,15 @@ class ServiceClientService:
             uri = check_jwks_uri(body.jwks_uri, self._local_mode) if body.jwks_uri else None
         except InvalidServiceClient as invalid:
             raise errors.INVALID_SERVICE_CLIENT.error(str(invalid)) from None
-        scopes = body.scopes
-        if (
-            not scopes
-            or len(set(scopes)) != len(scopes)
-            or not set(scopes) <= set(DATA_PLANE_SCOPES)
-        ):
-            raise errors.INVALID_SCOPE.error(SCOPES_RULE)
+        scopes = workspace_scopes(body.scopes)
+        if scopes is None:
+            raise errors.INVALID_SCOPE.error(WORKSPACE_SCOPES_RULE)
         now = self._clock.now()
         client = ServiceClient(
             id=ids.new_service_client_id(now),
             workspace_id=workspace.id,
             name=body.name,
-            scopes=tuple(ordered(scopes)),
+            scopes=scopes,
             jwks=jwks,
             jwks_uri=uri,
             created_at=now,

@@ -35,6 +35,7 @@ from chalicelib.table import (
     TTL_ATTRIBUTE,
     Pending,
     commit,
+    committed,
     complete,
     delete,
     get_consistent,
@@ -44,7 +45,6 @@ from chalicelib.table import (
     put_if_absent,
     to_item,
     update,
-    was_retried,
     write,
     write_once,
 )
@@ -178,18 +178,8 @@ class ServiceClientStore:
         """True when deleted, with `also` (its event) through the outbox; False when it was
         gone already."""
         # Commit point: the client's item deleted (of two deletions, one passes).
-        deleted = True
-        try:
-            commit(self._client, delete(self._table, items.service_client(client.id), EXISTS), also)
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
-            deleted = was_retried(error)
-            if deleted:
-                # The first attempt deleted it, its answer lost (its outbox item with it):
-                # what follows is written here, each member only if absent.
-                for pending in also:
-                    write_once(self._client, pending.member)
+        point = delete(self._table, items.service_client(client.id), EXISTS)
+        deleted = committed(self._client, point, also)
         self._give_back(client.workspace_id, client.id)  # idempotent: a retry repairs it
         return deleted
 
@@ -203,12 +193,4 @@ class ServiceClientStore:
         marker = to_item({"until": until, TTL_ATTRIBUTE: until})
         marker.update(items.service_client_token_seen(client.id))
         seen = put(self._table, marker, f"{ABSENT} OR #until <= :now", {"now": epoch(now)})
-        try:
-            commit(self._client, seen, also)
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
-            if not was_retried(error):
-                return False
-            complete(self._client, seen)  # the first attempt applied it, its answer lost
-        return True
+        return committed(self._client, seen, also)

@@ -15,10 +15,10 @@ delegation (a browser may mint one per page load); the log line names root, jti 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from chalicelib import errors
-from chalicelib.access.principal import Origin, Principal, Refusal
+from chalicelib.access.principal import Origin, Principal, Refusal, Resolves
 from chalicelib.access.scopes import DATA_PLANE_SCOPES, ordered
 from chalicelib.clock import Clock, epoch
 from chalicelib.errors import OAuthError
@@ -31,18 +31,6 @@ DEFAULT_LIFETIME = 900
 # RFC 8693 §4.1 nests `act` for each hand-over; a chain deeper than this is refused.
 MAX_DEPTH = 4
 DEFAULT_ACTOR = "delegate"
-
-
-class Resolves(Protocol):
-    """The resolver's shape, as this module needs it (decisions/resolution.py)."""
-
-    def resolve(
-        self,
-        authorization: str | None,
-        workspace_id: str | None,
-        resource: Any = None,
-        origin: Origin | None = None,
-    ) -> Principal | Refusal: ...
 
 
 @dataclass(frozen=True)

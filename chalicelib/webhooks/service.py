@@ -27,7 +27,6 @@ from chalicelib.webhooks.model import (
 from chalicelib.webhooks.signing import new_secret
 from chalicelib.webhooks.store import LimitReached, WebhookStore
 from chalicelib.workspaces.model import Workspace
-from chalicelib.workspaces.store import WorkspaceStore
 
 LIMIT = 10  # subscriptions per workspace
 
@@ -42,7 +41,6 @@ class WebhookService:
     def __init__(
         self,
         webhooks: WebhookStore,
-        workspaces: WorkspaceStore,
         deliverer: Deliverer,
         events_log: EventLog,
         clock: Clock,
@@ -51,25 +49,10 @@ class WebhookService:
     ):
         self._vault = vault  # seals each signing secret before it is stored
         self._webhooks = webhooks
-        self._workspaces = workspaces
         self._deliverer = deliverer
         self._events = events_log
         self._clock = clock
         self._local_mode = local_mode
-
-    def owned(self, principal: Principal, workspace_id: str) -> Workspace:
-        """The workspace, if the caller owns it: a member gets 403 `owner_required`, anyone
-        else 404 (whether a workspace exists is not theirs to learn)."""
-        if not ids.is_workspace_id(workspace_id):
-            raise errors.NOT_FOUND.error("No such workspace.")
-        if not self._workspaces.is_member(workspace_id, principal.user_id):
-            raise errors.NOT_FOUND.error("No such workspace.")
-        workspace = self._workspaces.get(workspace_id)
-        if workspace is None:
-            raise errors.NOT_FOUND.error("No such workspace.")
-        if workspace.owner_id != principal.user_id:
-            raise errors.OWNER_REQUIRED.error("Only the workspace owner manages webhooks.")
-        return workspace
 
     def _checked(self, url: str | None, types: list[str] | None) -> tuple[str | None, Any]:
         try:

@@ -27,6 +27,7 @@ from chalicelib.table import (
     TTL_ATTRIBUTE,
     Pending,
     commit,
+    committed,
     complete,
     delete,
     get_consistent,
@@ -35,7 +36,6 @@ from chalicelib.table import (
     to_item,
     under,
     update,
-    was_retried,
     write,
     write_once,
 )
@@ -198,15 +198,7 @@ class WebhookStore:
         )
         if not also:
             return write_once(self._client, member)
-        try:
-            commit(self._client, member, also)
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
-            if not was_retried(error):
-                return False
-            complete(self._client, member)  # the first attempt applied it, its answer lost
-        return True
+        return committed(self._client, member, also)
 
     def disable_failing(
         self, webhook: Webhook, reason: str, also: Sequence[Pending] = ()
@@ -221,15 +213,7 @@ class WebhookStore:
             f"{EXISTS} AND #enabled = :on",
             {"off": False, "on": True, "reason": reason},
         )
-        try:
-            commit(self._client, member, also)
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
-            if not was_retried(error):
-                return False
-            complete(self._client, member)
-        return True
+        return committed(self._client, member, also)
 
     def mark_failing(self, webhook: Webhook, since: datetime) -> None:
         """Records when its failures began, unless they began earlier."""
@@ -247,17 +231,8 @@ class WebhookStore:
         gone already. The deletion is the commit point (of two, one passes); the place it
         held is given back after it."""
         member = delete(self._table, items.webhook(webhook.workspace_id, webhook.id), EXISTS)
-        try:
-            commit(self._client, member, also)
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
-            if not was_retried(error):
-                return False
-            # The first attempt deleted it, its answer lost (and its outbox item with it):
-            # what follows is written here, each member only if absent.
-            for pending in also:
-                write_once(self._client, pending.member)
+        if not committed(self._client, member, also):
+            return False
         self._give_back(webhook.workspace_id)
         return True
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from chalicelib import errors, ids
 from chalicelib.access.principal import Principal
-from chalicelib.access.scopes import DATA_PLANE_SCOPES, ordered
+from chalicelib.access.scopes import WORKSPACE_SCOPES_RULE, workspace_scopes
 from chalicelib.clock import Clock
 from chalicelib.events import model as events
 from chalicelib.events.log import EventLog
@@ -21,43 +21,20 @@ from chalicelib.workloads.model import (
 )
 from chalicelib.workloads.store import LimitReached, TrustPolicyStore
 from chalicelib.workspaces.model import Workspace
-from chalicelib.workspaces.store import WorkspaceStore
-
-SCOPES_RULE = (
-    "scopes must be a non-empty subset of the workspace-key scopes: "
-    + ", ".join(DATA_PLANE_SCOPES)
-    + "."
-)
 
 
 class TrustPolicyService:
     def __init__(
         self,
         policies: TrustPolicyStore,
-        workspaces: WorkspaceStore,
         events: EventLog,
         clock: Clock,
         local_mode: bool,
     ):
         self._policies = policies
-        self._workspaces = workspaces
         self._events = events
         self._clock = clock
         self._local_mode = local_mode
-
-    def owned(self, principal: Principal, workspace_id: str) -> Workspace:
-        """The workspace, if the caller owns it: a member gets 403 `owner_required`, anyone
-        else 404 (whether a workspace exists is not theirs to learn)."""
-        if not ids.is_workspace_id(workspace_id):
-            raise errors.NOT_FOUND.error("No such workspace.")
-        if not self._workspaces.is_member(workspace_id, principal.user_id):
-            raise errors.NOT_FOUND.error("No such workspace.")
-        workspace = self._workspaces.get(workspace_id)
-        if workspace is None:
-            raise errors.NOT_FOUND.error("No such workspace.")
-        if workspace.owner_id != principal.user_id:
-            raise errors.OWNER_REQUIRED.error("Only the workspace owner manages trust policies.")
-        return workspace
 
     def create(self, principal: Principal, workspace: Workspace, body: Any) -> TrustPolicy:
         """`body`: the request's fields (`api/models.NewTrustPolicy`), checked here."""
@@ -69,13 +46,9 @@ class TrustPolicyService:
             audience = check_audience(body.audience)
         except InvalidPolicy as invalid:
             raise errors.INVALID_TRUST_POLICY.error(str(invalid)) from None
-        scopes = body.scopes
-        if (
-            not scopes
-            or len(set(scopes)) != len(scopes)
-            or not set(scopes) <= set(DATA_PLANE_SCOPES)
-        ):
-            raise errors.INVALID_SCOPE.error(SCOPES_RULE)
+        scopes = workspace_scopes(body.scopes)
+        if scopes is None:
+            raise errors.INVALID_SCOPE.error(WORKSPACE_SCOPES_RULE)
         now = self._clock.now()
         policy = TrustPolicy(
             id=ids.new_trust_policy_id(now),
@@ -85,7 +58,7 @@ class TrustPolicyService:
             audience=audience,
             subject=subject,
             claims=claims,
-            scopes=tuple(ordered(scopes)),
+            scopes=scopes,
             max_lifetime_seconds=lifetime,
             created_at=now,
             created_by=principal.user_id,

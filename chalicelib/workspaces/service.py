@@ -125,41 +125,18 @@ class WorkspaceService:
         self._events.published(event)
         return workspace
 
-    def _replay(self, result_id: str) -> Workspace:
-        workspace = self._workspaces.get(result_id)
-        if workspace is None:  # the record outlived its workspace: never within 24 hours
-            raise errors.NOT_FOUND.error(
-                "The workspace this Idempotency-Key created no longer exists."
-            )
-        return workspace
+    def _replay(self, result_id: str) -> Workspace | None:
+        """The workspace an Idempotency-Key created (None: not yet written)."""
+        return self._workspaces.get(result_id)
 
     def list_mine(self, principal: Principal) -> list[Workspace]:
         return self._workspaces.list_for_user(principal.user_id)
 
-    def _workspace_of_member(self, principal: Principal, workspace_id: str) -> Workspace:
-        if not ids.is_workspace_id(workspace_id):
-            raise errors.INVALID_WORKSPACE_ID.error(
-                "The workspace id in the path must be a workspace id (ws_ and 26 characters)."
-            )
-        if not self._workspaces.is_member(workspace_id, principal.user_id):
-            raise errors.NOT_A_MEMBER.error()
-        workspace = self._workspaces.get(workspace_id)
-        if workspace is None:
-            raise errors.NOT_A_MEMBER.error()
-        return workspace
-
-    def owned(self, principal: Principal, workspace_id: str) -> Workspace:
-        """A workspace the caller owns (403 `not_a_member` or `owner_required` otherwise):
-        the routes call it before they read the request."""
-        workspace = self._workspace_of_member(principal, workspace_id)
-        if workspace.owner_id != principal.user_id:
-            raise errors.OWNER_REQUIRED.error()
-        return workspace
-
-    def members(self, principal: Principal, workspace_id: str) -> list[Member]:
-        """The members, each with the email and name their last sign-in gave."""
-        self._workspace_of_member(principal, workspace_id)
-        found = self._workspaces.members(workspace_id)
+    def members(self, workspace: Workspace) -> list[Member]:
+        """The members of `workspace` (one the caller belongs to:
+        `decisions/workspace_access.py`), each with the email and name their last sign-in
+        gave."""
+        found = self._workspaces.members(workspace.id)
         people = self._users.people([m.user_id for m in found])
         return [_with_person(m, people.get(m.user_id)) for m in found]
 
@@ -180,8 +157,8 @@ class WorkspaceService:
     def add_member(
         self, principal: Principal, workspace: Workspace, user_id_or_email: str
     ) -> tuple[Member, bool]:
-        """Add a user (by id or verified email) to `workspace` (from `owned`); True when
-        they were not a member."""
+        """Add a user (by id or verified email) to `workspace` (one the caller owns:
+        `decisions/workspace_access.py`); True when they were not a member."""
         workspace_id = workspace.id
         user_id = self._user_named(user_id_or_email)
         if not self._users.exists(user_id):
@@ -212,7 +189,8 @@ class WorkspaceService:
     def remove_member(
         self, principal: Principal, workspace: Workspace, user_id_or_email: str
     ) -> None:
-        """Remove a user (by id or verified email) from `workspace` (from `owned`)."""
+        """Remove a user (by id or verified email) from `workspace` (one the caller owns:
+        `decisions/workspace_access.py`)."""
         workspace_id = workspace.id
         user_id = user_id_or_email
         if is_email(user_id_or_email):

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from chalicelib import errors, logs
 from chalicelib.access.dpop import BadProof, binding, check_proof
-from chalicelib.access.headers import identity_headers
+from chalicelib.access.headers import identity_headers, origin
 from chalicelib.api import edge
 from chalicelib.api.grants.registry import TokenRequest, find
 from chalicelib.api.operations import (
@@ -54,7 +54,8 @@ def serve(
             raise errors.UNSUPPORTED_GRANT_TYPE.oauth_error()
         parsed = oauth_validated(grant.models[media], parameters)
         jkt = proved_key(request, endpoint)
-        asked = TokenRequest(endpoint, parameters, parsed, is_form, edge.origin(request))
+        seen = origin(request.to_original_event())
+        asked = TokenRequest(endpoint, parameters, parsed, is_form, seen)
         served = grant()
         with binding(jkt):  # every token this grant mints is bound to the key proved
             issued = served.issue(asked, served.validate(asked))

@@ -4763,6 +4763,18 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
+            /** @description No such resource. Codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                    } & components["schemas"]["Problem"];
+                };
+            };
             /** @description DynamoDB or KMS failed, or did not answer in time. Where a write may have happened all the same, the detail says so and how to check (the Retries guide). Codes: `dependency_unavailable`. */
             503: {
                 headers: {
@@ -4851,7 +4863,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description No user with this id or verified email has signed in: they must sign in once before they can be added. Codes: `user_not_found`. */
+            /** @description No such resource. No user with this id or verified email has signed in: they must sign in once before they can be added. Codes: `not_found`, `user_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4859,7 +4871,7 @@ export interface operations {
                 content: {
                     "application/problem+json": {
                         /** @enum {unknown} */
-                        code?: "user_not_found";
+                        code?: "not_found" | "user_not_found";
                     } & components["schemas"]["Problem"];
                 };
             };

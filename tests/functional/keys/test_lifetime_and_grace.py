@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
+from chalicelib.api.keys import problem
 from chalicelib.clock import FrozenClock, parse_rfc3339
 from chalicelib.keys.model import ApiKey
+from chalicelib.keys.refusals import KeyRefused, Rule
 from tests.functional.conftest import Answer, Api
 
 KEYS = "/v1/auth/api-keys"
@@ -234,17 +236,16 @@ def test_an_unknown_rotate_field_is_400(api: Api, alice: str) -> None:
 def test_a_rotation_that_read_the_key_before_a_revocation_loses_with_409(
     api: Api, alice: str
 ) -> None:
-    from chalicelib.errors import ServiceError
-
     key = api.create_key(alice)
     principal = api.services.resolver.resolve(f"Bearer {alice}", None)
     stale = owned_key(api, key["id"])
     assert api.call("DELETE", f"{KEYS}/{key['id']}", alice).status == 204
 
-    with pytest.raises(ServiceError) as lost:
+    with pytest.raises(KeyRefused) as lost:
         api.services.key_service.rotate(principal, stale, timedelta(hours=1))  # type: ignore[arg-type]
 
-    assert lost.value.status == 409
+    assert lost.value.refusal.rule is Rule.KEY_NOT_ACTIVE
+    assert problem(lost.value.refusal).status == 409
     assert api.call("GET", WHOAMI, key["key"]).code == "revoked_credentials"
     assert get(api, alice, key["id"])["status"] == "revoked"
 
@@ -264,15 +265,13 @@ def test_a_revocation_that_read_the_key_before_a_grace_rotation_still_revokes_it
 
 
 def test_of_two_grace_rotations_from_one_read_exactly_one_wins(api: Api, alice: str) -> None:
-    from chalicelib.errors import ServiceError
-
     key = api.create_key(alice)
     principal = api.services.resolver.resolve(f"Bearer {alice}", None)
     stale = owned_key(api, key["id"])
     api.services.key_service.rotate(principal, stale, timedelta(hours=1))  # type: ignore[arg-type]
 
-    with pytest.raises(ServiceError) as lost:
+    with pytest.raises(KeyRefused) as lost:
         api.services.key_service.rotate(principal, stale, timedelta(hours=1))  # type: ignore[arg-type]
 
-    assert lost.value.code == "key_not_active"
+    assert problem(lost.value.refusal).code == "key_not_active"
     assert len(api.call("GET", KEYS, alice).json["keys"]) == 2

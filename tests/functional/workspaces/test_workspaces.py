@@ -35,11 +35,13 @@ def test_list_workspaces_shows_the_callers_workspaces_with_role(
     assert {(w["id"], w["role"]) for w in listed} == {(mine, "owner"), (theirs, "member")}
 
 
-def test_members_are_visible_to_members_only(api: Api, alice: str, bob: str) -> None:
+def test_members_are_visible_to_members_only_anyone_else_is_404_not_found(
+    api: Api, alice: str, bob: str
+) -> None:
     ws = api.workspace(bob)
     answer = api.call("GET", f"{WS}/{ws}/members", alice)
-    assert answer.status == 403
-    assert answer.code == "not_a_member"
+    assert answer.status == 404
+    assert answer.code == "not_found"
 
 
 def test_owner_adds_a_member_201_then_200_when_already_a_member(
@@ -97,9 +99,9 @@ def test_invalid_workspace_name_is_400(api: Api, alice: str) -> None:
     assert answer.code == "invalid_name"
 
 
-def test_unknown_workspace_is_403_not_a_member(api: Api, alice: str) -> None:
+def test_unknown_workspace_is_404_not_found(api: Api, alice: str) -> None:
     answer = api.call("GET", f"{WS}/ws_01ARZ3NDEKTSV4RRFFQ69G5FAV/members", alice)
-    assert (answer.status, answer.code) == (403, "not_a_member")
+    assert (answer.status, answer.code) == (404, "not_found")
 
 
 def test_adding_a_user_who_never_signed_in_is_404_user_not_found(api: Api, bob: str) -> None:
@@ -113,8 +115,8 @@ def test_adding_a_user_who_never_signed_in_is_404_user_not_found(api: Api, bob: 
     assert [m["userId"] for m in members] == ["usr_bob"]
 
 
-def test_a_malformed_workspace_id_in_the_path_is_400(api: Api, bob: str) -> None:
+def test_a_malformed_workspace_id_in_the_path_is_404_not_found(api: Api, bob: str) -> None:
     answer = api.call("GET", f"{WS}/team-1/members", bob)
 
-    assert answer.status == 400
-    assert answer.code == "invalid_workspace_id"
+    assert answer.status == 404
+    assert answer.code == "not_found"

@@ -213,14 +213,14 @@ def test_the_source_address_and_user_agent_come_from_the_request_context() -> No
     assert resolver.origins == [Origin("203.0.113.77", "memory-sdk-python/1.0")]
 
 
-def test_an_event_without_a_source_address_resolves_with_none() -> None:
+def test_an_event_without_a_source_address_resolves_with_none_and_the_agents_header() -> None:
     event = request_event(authorization=bearer(CREDENTIAL))
     del event["requestContext"]["identity"]
     resolver = StandIn(WORKSPACE_KEY)
 
     authorize(event, resolver)
 
-    assert resolver.origins == [Origin(None, None)]
+    assert resolver.origins == [Origin(None, "memory-sdk-python/1.0")]
 
 
 def test_missing_scope_is_denied() -> None:
