@@ -102,7 +102,7 @@ def test_with_the_bind_field_empty_no_thumbprint_shows_and_the_key_is_not_bound(
 
 
 @pytest.mark.parametrize("width", ["desktop", "phone"])
-def test_a_refused_binding_is_said_in_words_and_an_outage_or_no_answer_offers_a_retry(
+def test_a_400_invalid_dpop_jkt_is_said_in_words_and_a_503_or_no_answer_retries_to_one_key(
     people, stack: Stack, width: str
 ) -> None:
     person: Person = people(unique(f"dpop-states-{width}"), viewport=WIDTHS[width], bypass_csp=True)
