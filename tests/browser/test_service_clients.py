@@ -1,7 +1,8 @@
 """Service clients in a real browser at 1280 and 390 px: the owner registers a machine with a
 pasted JWK Set or a JWKS URI, sees it listed, deletes it after a confirmation (its token is
 refused on its next request); a pasted private key is refused with the service's words; the
-empty, error and outage states; the new events in words in Activity; axe-core with zero
+empty, error, outage and answer-budget states (and a registration retried after an outage);
+a member told why they see none; the new events in words in Activity; axe-core with zero
 findings on every state and dialog."""
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from playwright.sync_api import Locator, Route, expect
 from tests.browser.conftest import Person, Stack
 from tests.browser.test_keys import create_workspace
 from tests.browser.test_page import axe_violations
-from tests.browser.test_people import WIDTHS, no_sideways_scroll, open_section, unique
+from tests.browser.test_people import WIDTHS, a_member_of, no_sideways_scroll, open_section, unique
 from tests.browser.test_sessions import answer, held_in
 
 SERVICE_CLIENTS = re.compile(r".*/v1/workspaces/[^/]+/service-clients$")
@@ -197,6 +198,27 @@ def test_the_empty_error_outage_and_budget_states_say_what_happened_and_offer_a_
     ).json()["serviceClients"]
     assert [c["name"] for c in listed] == ["broken"]
     assert person.csp_violations() == []
+
+
+def test_a_member_is_told_why_they_see_no_service_clients_and_the_api_answers_403(
+    people, stack: Stack
+) -> None:
+    member, workspace = a_member_of(people, "Shared machines", "machines")
+    page = member.page
+    open_service_clients(member)
+
+    expect(
+        page.get_by_role(
+            "heading", name="Only the owner of Shared machines manages its service clients"
+        )
+    ).to_be_visible()
+    expect(page.locator("main")).to_contain_text("ask its owner to register the machine")
+    expect(page.get_by_role("button", name="Register service client")).to_have_count(0)
+    refused = stack.call(
+        "GET", f"/v1/workspaces/{workspace}/service-clients", member.access_token()
+    )
+    assert (refused.status_code, refused.json()["code"]) == (403, "owner_required")
+    member.screenshot("service-clients-member-not-owner")
 
 
 @pytest.mark.parametrize("width", ["desktop", "phone"])
