@@ -1,9 +1,9 @@
 """Sessions in a real browser at 1280 and 390 px: the person's sign-ins listed with this device
 marked, one signed out from another tab, every one signed out after a confirmation, the empty,
 error, outage and answer-budget states, the keyboard, axe-core with zero findings; and the
-issue's must-show:
-once the dashboard signs out, the access token the tab held is refused on its very next
-request (401 `revoked_credentials` at the routes, 401 at the data-plane authorizer)."""
+issue's must-show: once the dashboard signs out, the access token the tab held is refused on
+its very next request (401 `revoked_credentials` at the routes, 401 at the data-plane
+authorizer)."""
 
 from __future__ import annotations
 
