@@ -1,7 +1,7 @@
 // Modal dialogs on the native <dialog>: it traps focus, closes on Escape and is announced as
 // a dialog. Focus goes back to what opened it.
 
-import { problemText } from "./format.js";
+import { problemText, worthRetrying } from "./format.js";
 import { announce, append, errorArea, h, uid } from "./dom.js";
 
 interface Modal {
@@ -99,7 +99,14 @@ export function formDialog(spec: FormDialog): Promise<boolean> {
           done = true;
           modal.close();
         })
-        .catch((error: unknown) => errors.show(problemText(error)))
+        .catch((error: unknown) => {
+          // The service's trouble or no answer: the same form may go through once it is over.
+          const again = (): void => {
+            submit.focus();
+            form.requestSubmit(submit);
+          };
+          errors.show(problemText(error), worthRetrying(error) ? again : undefined);
+        })
         .finally(() => {
           submit.disabled = false;
           submit.removeAttribute("aria-busy");

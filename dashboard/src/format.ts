@@ -71,6 +71,8 @@ const PROBLEM_MESSAGES: Readonly<Record<string, string>> = {
   limit_reached: "You have reached a limit of the service.",
   quota_exceeded: "This key used its daily quota: its requests are refused until midnight UTC. Raise or remove the quota under Edit.",
   invalid_quota: "The daily quota must be a whole number of requests from 1 to 10,000,000, or empty for none.",
+  invalid_dpop_jkt:
+    "The service did not take the key pair's thumbprint. Paste the pair's public JWK again: its thumbprint shows below the field once it is read.",
 };
 
 /** The time the dashboard waits for an answer before it offers to try again: the service's
@@ -115,6 +117,14 @@ export function problemText(error: unknown): string {
   }
   if (error instanceof Error && error.message !== "") return error.message;
   return "Something went wrong.";
+}
+
+/** A failure that the same request may not meet again (the service's trouble, the network, an
+ * answer later than the budget, too many requests): a form offers "Try again" for these only,
+ * since any other refusal needs the form changed first. */
+export function worthRetrying(error: unknown): boolean {
+  if (error instanceof ApiError) return error.status >= 500 || error.status === 429;
+  return error instanceof NetworkError || error instanceof TimedOut;
 }
 
 /** Ends with one "Sign in again." whatever the reason said. */

@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { ApiError, NetworkError, NotFoundError } from "memory-sdk";
+import { ApiError, BadRequestError, NetworkError, NotFoundError, RateLimitError, ServerError, ServiceUnavailableError } from "memory-sdk";
 
-import { DAY_MS, eventName, EVENT_TYPES, expiresSoon, lastUsedShown, problemText, sessionEnded, signInAgain } from "../src/format.js";
+import { DAY_MS, eventName, EVENT_TYPES, expiresSoon, lastUsedShown, problemText, sessionEnded, signInAgain, TimedOut, worthRetrying } from "../src/format.js";
 import { canonicalJwk, cidrList, jwkThumbprint, newKeyRequest, rotateRequest, updateRequest, type NewKeyForm } from "../src/requests.js";
 
 const FORM: NewKeyForm = {
@@ -126,6 +126,25 @@ describe("what the page shows", () => {
     assert.match(problemText(member), /^You are not a member of this workspace/);
     assert.doesNotMatch(problemText(outage), /DynamoDB|dependency/i);
     assert.equal(problemText(unknown), "You are not allowed this.");
+  });
+
+  it("a refused key-pair thumbprint reads in words, not as the field's name", () => {
+    const detail = "dpopJkt must be the RFC 7638 SHA-256 thumbprint of a public key: 43 base64url characters.";
+    const text = problemText(new BadRequestError({ status: 400, code: "invalid_dpop_jkt", detail }));
+    assert.match(text, /^The service did not take the key pair's thumbprint\. Paste the pair's public JWK again/);
+    assert.doesNotMatch(text, /dpopJkt|RFC|base64url/);
+  });
+
+  it("offers a form's retry for the service's trouble and no answer, not for a refusal", () => {
+    assert.equal(worthRetrying(new ServiceUnavailableError({ status: 503, code: "dependency_unavailable" })), true);
+    assert.equal(worthRetrying(new ServerError({ status: 500, code: "internal_error" })), true);
+    assert.equal(worthRetrying(new RateLimitError({ status: 429, code: "too_many_requests" })), true);
+    assert.equal(worthRetrying(new NetworkError("POST /x", { mayHaveReached: false })), true);
+    assert.equal(worthRetrying(new TimedOut()), true);
+    assert.equal(worthRetrying(new ApiError({ status: 503, code: "dependency_unavailable" })), true); // the dashboard's own calls
+    assert.equal(worthRetrying(new ApiError({ status: 409, code: "conflict" })), false);
+    assert.equal(worthRetrying(new BadRequestError({ status: 400, code: "invalid_dpop_jkt" })), false);
+    assert.equal(worthRetrying(new Error("Give the machine a name.")), false);
   });
 
   it("says Sign in again once, whatever the reason already said", () => {

@@ -1,7 +1,8 @@
 """Service clients in a real browser at 1280 and 390 px: the owner registers a machine with a
 pasted JWK Set or a JWKS URI, sees it listed, deletes it after a confirmation (its token is
 refused on its next request); a pasted private key is refused with the service's words; the
-empty, error and outage states; the new events in words in Activity; axe-core with zero
+empty, error, outage and answer-budget states (and a registration retried after an outage);
+a member told why they see none; the new events in words in Activity; axe-core with zero
 findings on every state and dialog."""
 
 from __future__ import annotations
@@ -15,15 +16,17 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 from jwt.algorithms import ECAlgorithm
-from playwright.sync_api import Locator, expect
+from playwright.sync_api import Locator, Route, expect
 
 from tests.browser.conftest import Person, Stack
 from tests.browser.test_keys import create_workspace
 from tests.browser.test_page import axe_violations
-from tests.browser.test_people import WIDTHS, no_sideways_scroll, open_section, unique
-from tests.browser.test_sessions import answer
+from tests.browser.test_people import WIDTHS, a_member_of, no_sideways_scroll, open_section, unique
+from tests.browser.test_sessions import answer, held_in
 
 SERVICE_CLIENTS = re.compile(r".*/v1/workspaces/[^/]+/service-clients$")
+OUTAGE = {"code": "dependency_unavailable", "status": 503,
+          "detail": "A dependency is unavailable; retry later."}
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
 
@@ -126,33 +129,96 @@ def test_the_owner_registers_lists_and_deletes_a_service_client(
     assert person.csp_violations() == []
 
 
-def test_the_error_and_outage_states_say_what_happened_and_offer_a_retry(
-    people, stack: Stack
+@pytest.mark.parametrize("width", ["desktop", "phone"])
+def test_the_empty_error_outage_and_budget_states_say_what_happened_and_offer_a_retry(
+    people, stack: Stack, width: str
 ) -> None:
-    person: Person = people("machines-states", viewport=WIDTHS["phone"])
-    person.sign_in(unique("states"))
+    person: Person = people(f"machines-states-{width}", viewport=WIDTHS[width])
     page = person.page
-    create_workspace(person, "Machines")
-
-    outage = {"code": "dependency_unavailable", "status": 503,
-              "detail": "A dependency is unavailable; retry later."}
-    page.route(SERVICE_CLIENTS, answer(503, outage))
-    open_service_clients(person)
+    page.clock.install()
+    person.sign_in(unique("states"))
+    workspace_id = create_workspace(person, "Machines")
     alert = page.locator("main").get_by_role("alert")
+
+    # A problem answer, in words, with Try again, and no button to register meanwhile.
+    page.route(SERVICE_CLIENTS, answer(500, {"code": "internal_error", "status": 500}))
+    open_service_clients(person)
+    expect(alert).to_contain_text("Something went wrong on our side.")
+    expect(page.get_by_role("button", name="Register service client")).to_have_count(0)
+    person.screenshot(f"service-clients-error-{width}")
+    page.unroute(SERVICE_CLIENTS)
+    alert.get_by_role("button", name="Try again").click()
+    expect(page.get_by_role("heading", name="No service clients yet")).to_be_visible()
+    expect(page.get_by_role("button", name="Register service client")).to_be_visible()
+
+    page.route(SERVICE_CLIENTS, answer(503, OUTAGE))
+    page.get_by_role("link", name="API keys").click()
+    open_service_clients(person)
     expect(alert).to_contain_text("The service is having trouble right now.")
-    person.screenshot("service-clients-outage")
+    person.screenshot(f"service-clients-outage-{width}")
+    page.unroute(SERVICE_CLIENTS)
+
+    # No answer: given up after the answer budget (10 s on the page's clock), with Try again.
+    held: list[Route] = []
+    page.route(SERVICE_CLIENTS, held_in(held))
+    alert.get_by_role("button", name="Try again").click()
+    expect(page.locator("#progress")).to_be_visible()
+    page.clock.run_for(10_000)
+    expect(alert).to_contain_text("did not answer in time")
+    assert held
+    person.screenshot(f"service-clients-budget-{width}")
     page.unroute(SERVICE_CLIENTS)
     alert.get_by_role("button", name="Try again").click()
     expect(page.get_by_role("heading", name="No service clients yet")).to_be_visible()
 
+    # The form: its own mistake is said before any request; the service's outage keeps what
+    # was typed and offers to try again, which registers the machine once it is over.
     page.get_by_role("button", name="Register service client").click()
     dialog = person.dialog(re.compile("^Register a service client"))
     dialog.get_by_label("Name").fill("broken")
-    dialog.get_by_label("JWK Set (public keys only)").fill("not json")
+    jwks = dialog.get_by_label("JWK Set (public keys only)")
+    jwks.fill("not json")
     dialog.get_by_role("button", name="Register").click()
     expect(dialog.get_by_role("alert")).to_contain_text("is not JSON")
-    person.screenshot("service-clients-error")
+    expect(dialog.get_by_role("alert").get_by_role("button", name="Try again")).to_have_count(0)
+    person.screenshot(f"service-clients-form-error-{width}")
+    jwks.fill(json.dumps({"keys": [key_pair()[1]]}))
+    page.route(SERVICE_CLIENTS, answer(503, OUTAGE))
+    dialog.get_by_role("button", name="Register").click()
+    expect(dialog.get_by_role("alert")).to_contain_text("The service is having trouble right now.")
+    no_sideways_scroll(person)
+    person.screenshot(f"service-clients-form-outage-{width}")
+    page.unroute(SERVICE_CLIENTS)
+    dialog.get_by_role("alert").get_by_role("button", name="Try again").click()
+    rows = page.locator("tr[data-client-id]")
+    expect(rows).to_have_count(1)
+    expect(rows).to_contain_text("broken")
+    listed = stack.call(
+        "GET", f"/v1/workspaces/{workspace_id}/service-clients", person.access_token()
+    ).json()["serviceClients"]
+    assert [c["name"] for c in listed] == ["broken"]
     assert person.csp_violations() == []
+
+
+def test_a_member_is_told_why_they_see_no_service_clients_and_the_api_answers_403(
+    people, stack: Stack
+) -> None:
+    member, workspace = a_member_of(people, "Shared machines", "machines")
+    page = member.page
+    open_service_clients(member)
+
+    expect(
+        page.get_by_role(
+            "heading", name="Only the owner of Shared machines manages its service clients"
+        )
+    ).to_be_visible()
+    expect(page.locator("main")).to_contain_text("ask its owner to register the machine")
+    expect(page.get_by_role("button", name="Register service client")).to_have_count(0)
+    refused = stack.call(
+        "GET", f"/v1/workspaces/{workspace}/service-clients", member.access_token()
+    )
+    assert (refused.status_code, refused.json()["code"]) == (403, "owner_required")
+    member.screenshot("service-clients-member-not-owner")
 
 
 @pytest.mark.parametrize("width", ["desktop", "phone"])
@@ -183,7 +249,13 @@ def test_no_accessibility_findings_on_the_service_clients_section(
     rows.get_by_role("button", name="Delete").click()
     found["delete confirmation"] = axe_violations(person)
     page.get_by_role("alertdialog").get_by_role("button", name="Cancel").click()
-    page.route(SERVICE_CLIENTS, answer(503, {"code": "dependency_unavailable", "status": 503}))
+    page.route(SERVICE_CLIENTS, answer(500, {"code": "internal_error", "status": 500}))
+    page.get_by_role("link", name="API keys").click()
+    page.get_by_role("link", name="Service clients").click()
+    expect(page.locator("main").get_by_role("button", name="Try again")).to_be_visible()
+    found["error"] = axe_violations(person)
+    page.unroute(SERVICE_CLIENTS)
+    page.route(SERVICE_CLIENTS, answer(503, OUTAGE))
     page.get_by_role("link", name="API keys").click()
     page.get_by_role("link", name="Service clients").click()
     expect(page.locator("main").get_by_role("button", name="Try again")).to_be_visible()

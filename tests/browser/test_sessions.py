@@ -1,8 +1,9 @@
 """Sessions in a real browser at 1280 and 390 px: the person's sign-ins listed with this device
 marked, one signed out from another tab, every one signed out after a confirmation, the empty,
-error and outage states, the keyboard, axe-core with zero findings; and the issue's must-show:
-once the dashboard signs out, the access token the tab held is refused on its very next
-request (401 `revoked_credentials` at the routes, 401 at the data-plane authorizer)."""
+error, outage and answer-budget states, the keyboard, axe-core with zero findings; and the
+issue's must-show: once the dashboard signs out, the access token the tab held is refused on
+its very next request (401 `revoked_credentials` at the routes, 401 at the data-plane
+authorizer)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from tests.browser.test_page import axe_violations
 from tests.browser.test_people import WIDTHS, no_sideways_scroll, unique
 
 SESSIONS = re.compile(r".*/v1/auth/sessions$")
+OUTAGE = {"code": "dependency_unavailable", "status": 503,
+          "detail": "A dependency is unavailable; retry later."}
 
 
 def open_sessions(person: Person) -> Locator:
@@ -57,6 +60,15 @@ def answer(status: int, body: dict[str, Any]) -> Any:
         route.fulfill(status=status, json=body, headers={"Content-Type": "application/json"})
 
     return fulfill
+
+
+def held_in(held: list[Route]) -> Any:
+    """A route handler that never answers: it keeps each request in `held`."""
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    return hold
 
 
 @pytest.mark.parametrize("width", ["desktop", "phone"])
@@ -197,43 +209,63 @@ def test_after_the_dashboard_signs_out_its_old_access_token_is_refused_401_revok
     person.screenshot(f"sessions-must-show-{how}")
 
 
-def test_the_empty_error_and_outage_states_say_what_happened_and_offer_a_retry(
-    people, stack: Stack
+@pytest.mark.parametrize("width", ["desktop", "phone"])
+def test_the_empty_error_outage_and_budget_states_say_what_happened_and_offer_a_retry(
+    people, stack: Stack, width: str
 ) -> None:
-    person: Person = people("sessions-states", viewport=WIDTHS["phone"])
-    person.sign_in(unique("states"))
+    person: Person = people(f"sessions-states-{width}", viewport=WIDTHS[width])
     page = person.page
+    page.clock.install()
+    person.sign_in(unique("states"))
 
     page.route(SESSIONS, answer(200, {"sessions": []}))
     open_sessions(person)
     expect(page.get_by_role("heading", name="No sign-ins")).to_be_visible()
     expect(page.get_by_role("button", name="Sign out everywhere")).to_be_hidden()
-    person.screenshot("sessions-empty")
+    person.screenshot(f"sessions-empty-{width}")
     page.unroute(SESSIONS)
 
-    outage = {
-        "code": "dependency_unavailable",
-        "status": 503,
-        "detail": "A dependency is unavailable; retry later.",
-    }
-    page.route(SESSIONS, answer(503, outage))
+    # A problem answer, in words, with Try again; nothing of a list drawn before it.
+    page.route(SESSIONS, answer(500, {"code": "internal_error", "status": 500}))
     page.get_by_role("link", name="API keys").click()
     page.get_by_role("link", name="Sessions").click()
     alert = page.locator("main").get_by_role("alert")
-    expect(alert).to_contain_text("The service is having trouble right now.")
-    person.screenshot("sessions-outage")
+    expect(alert).to_contain_text("Something went wrong on our side.")
+    expect(page.locator("tr[data-session-id]")).to_have_count(0)
+    person.screenshot(f"sessions-error-{width}")
     page.unroute(SESSIONS)
     alert.get_by_role("button", name="Try again").click()
     rows = page.locator("tr[data-session-id]")
     expect(rows).to_have_count(1)
 
+    page.route(SESSIONS, answer(503, OUTAGE))
+    page.get_by_role("link", name="API keys").click()
+    page.get_by_role("link", name="Sessions").click()
+    expect(alert).to_contain_text("The service is having trouble right now.")
+    person.screenshot(f"sessions-outage-{width}")
+    page.unroute(SESSIONS)
+
+    # No answer: given up after the answer budget (10 s on the page's clock), with Try again.
+    held: list[Route] = []
+    page.route(SESSIONS, held_in(held))
+    alert.get_by_role("button", name="Try again").click()
+    expect(page.locator("#progress")).to_be_visible()
+    page.clock.run_for(10_000)
+    expect(alert).to_contain_text("did not answer in time")
+    assert held
+    person.screenshot(f"sessions-budget-{width}")
+    page.unroute(SESSIONS)
+    alert.get_by_role("button", name="Try again").click()
+    expect(rows).to_have_count(1)
+
     # A sign-out the service cannot do now leaves the row, and says so.
-    page.route(re.compile(r".*/v1/auth/sessions/[^/]+$"), answer(503, outage))
+    page.route(re.compile(r".*/v1/auth/sessions/[^/]+$"), answer(503, OUTAGE))
     rows.get_by_role("button", name="Sign out this device").click()
     expect(alert).to_contain_text("Nothing was changed")
     expect(rows).to_have_count(1)
     assert stack.call("GET", "/v1/auth/whoami", person.access_token()).status_code == 200
-    person.screenshot("sessions-sign-out-refused")
+    no_sideways_scroll(person)
+    person.screenshot(f"sessions-sign-out-refused-{width}")
     assert person.csp_violations() == []
 
 
@@ -260,7 +292,13 @@ def test_no_accessibility_findings_on_the_sessions_section(
     expect(page.get_by_role("heading", name="No sign-ins")).to_be_visible()
     found["sessions, empty"] = axe_violations(person)
     page.unroute(SESSIONS)
-    page.route(SESSIONS, answer(503, {"code": "dependency_unavailable", "status": 503}))
+    page.route(SESSIONS, answer(500, {"code": "internal_error", "status": 500}))
+    page.get_by_role("link", name="API keys").click()
+    page.get_by_role("link", name="Sessions").click()
+    expect(page.locator("main").get_by_role("button", name="Try again")).to_be_visible()
+    found["sessions, error"] = axe_violations(person)
+    page.unroute(SESSIONS)
+    page.route(SESSIONS, answer(503, OUTAGE))
     page.get_by_role("link", name="API keys").click()
     page.get_by_role("link", name="Sessions").click()
     expect(page.locator("main").get_by_role("button", name="Try again")).to_be_visible()

@@ -2,7 +2,7 @@
 // rename and revoke. Plaintext keys live only inside the dialog that shows them. The search
 // is the service's (`q`): it finds a key on any page, not only among the keys loaded.
 
-import type { ApiKey, ApiKeyWithSecret, KeyStatus } from "memory-sdk";
+import { newIdempotencyKey, type ApiKey, type ApiKeyWithSecret, type KeyStatus } from "memory-sdk";
 
 import type { Context } from "../context.js";
 import { confirmAction, formDialog, showSecret } from "../dialogs.js";
@@ -294,6 +294,9 @@ export function renderKeys(app: Context, main: HTMLElement): void {
         h("span", { class: "hint block" }, "Every request with it is refused."),
       );
     }
+    if (key.dpopJkt !== null && key.dpopJkt !== undefined) {
+      append(statusCell, h("span", { class: "hint block", title: `Thumbprint (dpopJkt): ${key.dpopJkt}` }, "bound to a key pair"));
+    }
     if (key.requestsPerDay !== null && key.requestsPerDay !== undefined) {
       append(statusCell, h("span", { class: "hint block" }, `quota ${quotaText(key.requestsPerDay).replace(/^(\S+) requests a day$/, "$1 a day")}`));
     }
@@ -358,6 +361,9 @@ export function renderKeys(app: Context, main: HTMLElement): void {
   async function createKey(kind?: "workspace" | "admin"): Promise<void> {
     const form = newKeyFields(app, kind ?? (app.workspaces.length > 0 ? "workspace" : "admin"));
     let created: ApiKeyWithSecret | undefined;
+    // One key however often the same form is sent: a send given up on (no answer within the
+    // budget, or an outage) may still have made it, and "Try again" then gets that key.
+    let sent: { body: string; idempotencyKey: string } | undefined;
     const ok = await formDialog({
       title: "Create an API key",
       fields: form.fields,
@@ -365,7 +371,10 @@ export function renderKeys(app: Context, main: HTMLElement): void {
       onSubmit: async () => {
         const checked = newKeyRequest(form.values());
         if (!checked.ok) throw new Error(checked.problem);
-        created = await app.call(() => app.client.auth.createApiKey(checked.value));
+        const body = JSON.stringify(checked.value);
+        if (sent?.body !== body) sent = { body, idempotencyKey: newIdempotencyKey() };
+        const request = { ...checked.value, idempotencyKey: sent.idempotencyKey };
+        created = await app.call(() => app.client.auth.createApiKey(request));
       },
     });
     if (!ok || created === undefined) return;
