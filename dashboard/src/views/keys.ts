@@ -405,6 +405,9 @@ export function renderKeys(app: Context, main: HTMLElement): void {
       ? h("fieldset", {}, h("legend", {}, "When does the old key stop working?"), ...choices)
       : h("p", {}, "The old key stops working at once: update your apps with the new key right away.");
     let rotated: ApiKeyWithSecret | undefined;
+    // One Idempotency-Key per choice, as for a new key: "Try again" after the answer budget
+    // must not rotate twice when the first send went through after the page gave up.
+    let sent: { seconds: number; idempotencyKey: string } | undefined;
     const ok = await formDialog({
       title: `Rotate “${key.label}”`,
       intro: "A new key with the same label, workspace and scopes replaces this one.",
@@ -413,7 +416,9 @@ export function renderKeys(app: Context, main: HTMLElement): void {
       onSubmit: async () => {
         const chosen = grace.querySelector<HTMLInputElement>("input:checked");
         const seconds = chosen === null ? 0 : Number(chosen.value);
-        rotated = await app.call(() => app.client.auth.rotateApiKey(key.id, rotateRequest(seconds)));
+        if (sent?.seconds !== seconds) sent = { seconds, idempotencyKey: newIdempotencyKey() };
+        const request = { ...rotateRequest(seconds), idempotencyKey: sent.idempotencyKey };
+        rotated = await app.call(() => app.client.auth.rotateApiKey(key.id, request));
       },
     });
     if (!ok || rotated === undefined) return;
