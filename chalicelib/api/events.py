@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib.api import models
+from chalicelib.api import events_models as models
 from chalicelib.api.operations import MANAGER, Call, Operations
 from chalicelib.runtime import services
 

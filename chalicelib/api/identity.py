@@ -5,7 +5,8 @@ from __future__ import annotations
 from chalice import Response
 
 from chalicelib import errors
-from chalicelib.api import edge, models
+from chalicelib.api import edge
+from chalicelib.api import identity_models as models
 from chalicelib.api.operations import ANY_CALLER, Answer, Call, Operations
 from chalicelib.runtime import services
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from chalicelib import errors, idempotency
 from chalicelib.access.principal import Principal
-from chalicelib.api import models
+from chalicelib.api import keys_models as models
 from chalicelib.api.operations import MANAGER, Call, Operations, Reply
 from chalicelib.clock import rfc3339
 from chalicelib.keys.model import ApiKey

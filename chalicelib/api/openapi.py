@@ -4,10 +4,10 @@ Every operation is generated from its declaration (`api/operations.py`): the aut
 ones (`Operation`) with their parameters, bodies and statuses, each refusal with the codes of
 the error catalogue (`chalicelib/errors.py`) it may carry; the public ones with an edge of
 their own (`Public`: the token endpoints, the MCP authorization server, the pages, the
-leaked-key reports) from their declared answers. Every schema is a pydantic model's
-(`api/models.py`, under its class name), the error bodies' too. `tests/contract/` holds the
-running service against this document, `tests/unit/api/test_openapi.py` the document against
-the app's routes both ways. Examples are placeholders.
+leaked-key reports) from their declared answers. Every schema is a pydantic model's (an
+area's `api/<area>_models.py`, or `api/wire.py`: the error bodies), under its class name.
+`tests/contract/` holds the running service against this document, `tests/unit/api/
+test_openapi.py` the document against the app's routes both ways. Examples are placeholders.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from chalicelib.api import (
     events,
     identity,
     keys,
-    models,
     oauth,
     secret_scanning,
     service_clients,
@@ -34,6 +33,7 @@ from chalicelib.api import (
     sign_ins,
     trust_policies,
     webhooks,
+    wire,
     workspaces,
 )
 from chalicelib.api.operations import HTML, Answer, Operation, Public
@@ -176,15 +176,15 @@ ROUTES = (
 )
 DECLARED: tuple[Operation, ...] = tuple(op for r in ROUTES for op in r.blueprint.operations)
 PATH_PARAMETERS: dict[str, tuple[str, Schema]] = {  # name: (component, schema)
-    "key_id": ("KeyId", models.KEY_ID),
-    "workspace_id": ("WorkspaceId", models.WORKSPACE_ID),
-    "user_id": ("UserIdOrEmail", models.USER_ID_OR_EMAIL),
-    "policy_id": ("TrustPolicyId", models.TRUST_POLICY_ID),
-    "client_id": ("ServiceClientId", models.SERVICE_CLIENT_ID),
-    "grant_id": ("GrantId", models.GRANT_ID),
-    "session_id": ("SessionId", models.SESSION_ID),
-    "webhook_id": ("WebhookId", models.WEBHOOK_ID),
-    "delivery_id": ("DeliveryId", models.DELIVERY_ID),
+    "key_id": ("KeyId", wire.KEY_ID),
+    "workspace_id": ("WorkspaceId", wire.WORKSPACE_ID),
+    "user_id": ("UserIdOrEmail", wire.USER_ID_OR_EMAIL),
+    "policy_id": ("TrustPolicyId", wire.TRUST_POLICY_ID),
+    "client_id": ("ServiceClientId", wire.SERVICE_CLIENT_ID),
+    "grant_id": ("GrantId", wire.GRANT_ID),
+    "session_id": ("SessionId", wire.SESSION_ID),
+    "webhook_id": ("WebhookId", wire.WEBHOOK_ID),
+    "delivery_id": ("DeliveryId", wire.DELIVERY_ID),
 }
 
 
@@ -198,7 +198,7 @@ class _Schemas(GenerateJsonSchema):
 def model_schemas() -> dict[str, Schema]:
     """The schema of every model an operation takes or gives, by class name, and of the
     error bodies."""
-    found: dict[type[BaseModel], str] = {models.Problem: "serialization"}
+    found: dict[type[BaseModel], str] = {wire.Problem: "serialization"}
     for op in DECLARED:
         for model in (op.body, op.response):
             if model is not None:
@@ -208,7 +208,7 @@ def model_schemas() -> dict[str, Schema]:
             found[model] = "validation"
         for answer in public_op.answers:
             if answer.oauth:
-                found[models.OAuthError] = "serialization"
+                found[wire.OAuthError] = "serialization"
             if isinstance(answer.body, type):
                 found[answer.body] = "serialization"
     _, schemas = models_json_schema(
@@ -325,7 +325,7 @@ PUBLIC: tuple[Public, ...] = (
     ),
     Public(
         "GET", "/openapi.json", "openapi", "This document", "Identity",
-        (Answer(200, "The OpenAPI 3.1 document of this service.", models.OpenApiDocument),),
+        (Answer(200, "The OpenAPI 3.1 document of this service.", wire.OpenApiDocument),),
     ),
 )
 
@@ -412,14 +412,14 @@ def components() -> Schema:
                 "in": "header",
                 "description": "The workspace of an admin key or a user token (a workspace key "
                 "is bound to its own and may only name that one); empty: none.",
-                "schema": {"anyOf": [models.WORKSPACE_ID, {"type": "string", "maxLength": 0}]},
+                "schema": {"anyOf": [wire.WORKSPACE_ID, {"type": "string", "maxLength": 0}]},
             },
             "WorkspaceQuery": {
                 "name": "workspace_id",
                 "in": "query",
                 "description": "Older clients' spelling of X-Workspace-Id (empty: none).",
                 "deprecated": True,
-                "schema": {"anyOf": [models.WORKSPACE_ID, {"type": "string", "maxLength": 0}]},
+                "schema": {"anyOf": [wire.WORKSPACE_ID, {"type": "string", "maxLength": 0}]},
             },
             "IdempotencyKey": {
                 "name": "Idempotency-Key",

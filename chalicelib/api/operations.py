@@ -24,7 +24,7 @@ from chalicelib import errors, strict_parsing
 from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
 from chalicelib.api import edge
-from chalicelib.api.models import Invalid, Refused
+from chalicelib.api.wire import Invalid, Refused
 from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import OAuthError, Problem, ServiceError
 from chalicelib.idempotency import IdempotentRequest

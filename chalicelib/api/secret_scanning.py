@@ -10,7 +10,8 @@ from __future__ import annotations
 from chalice import Response
 
 from chalicelib import errors, strict_parsing
-from chalicelib.api import edge, models
+from chalicelib.api import edge
+from chalicelib.api import secret_scanning_models as models
 from chalicelib.api.operations import Answer, Operations, validated
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.runtime import services

@@ -11,7 +11,7 @@ from typing import Any
 
 from chalicelib import errors
 from chalicelib.access.principal import Principal
-from chalicelib.api import models
+from chalicelib.api import service_clients_models as models
 from chalicelib.api.operations import MANAGER, Call, Operations, Reply
 from chalicelib.runtime import services
 from chalicelib.workspaces.model import Workspace

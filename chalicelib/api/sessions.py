@@ -12,7 +12,7 @@ from chalice import Response
 from pydantic import BaseModel
 
 from chalicelib import errors
-from chalicelib.api import edge, models
+from chalicelib.api import edge, oauth_models, sessions_models
 from chalicelib.api.grants.endpoint import TOKEN_HEADERS, token_endpoint
 from chalicelib.api.grants.registry import EXCHANGE_PATH, REFRESH_PATH
 from chalicelib.api.operations import (
@@ -32,7 +32,7 @@ ANSWERS = (
     Answer(
         200,
         "A user token (one hour) and a refresh token (30 days, single use).",
-        models.TokenPair,
+        sessions_models.TokenPair,
         headers={"Cache-Control": "CacheControlNoStore"},
     ),
     Answer(
@@ -61,7 +61,7 @@ EXCHANGE_ANSWERS = (
         200,
         "A login's user token (one hour) and refresh token (30 days, single use); or a"
         " delegated token (60 to 3600 seconds, bound to one workspace, no refresh token).",
-        models.ExchangeAnswer,
+        sessions_models.ExchangeAnswer,
         headers={"Cache-Control": "CacheControlNoStore"},
     ),
     Answer(
@@ -95,12 +95,12 @@ EXCHANGE_ANSWERS = (
 
 
 EXCHANGE_BODY: dict[str, type[BaseModel]] = {
-    edge.JSON: models.ExchangeRequest,
-    FORM: models.TokenExchangeForm,
+    edge.JSON: sessions_models.ExchangeRequest,
+    FORM: sessions_models.TokenExchangeForm,
 }
 REFRESH_BODY: dict[str, type[BaseModel]] = {
-    edge.JSON: models.RefreshRequest,
-    FORM: models.RefreshForm,
+    edge.JSON: sessions_models.RefreshRequest,
+    FORM: sessions_models.RefreshForm,
 }
 
 
@@ -110,7 +110,7 @@ token_endpoint(
     blueprint,
     EXCHANGE_PATH,
     EXCHANGE_BODY,
-    models.TOKEN_EXCHANGE_GRANT,
+    sessions_models.TOKEN_EXCHANGE_GRANT,
     name="exchange",
     summary="Trade an ID token for a user token, or a credential for a delegated token",
     tag="Login",
@@ -120,7 +120,7 @@ token_endpoint(
     blueprint,
     REFRESH_PATH,
     REFRESH_BODY,
-    models.REFRESH_GRANT,
+    sessions_models.REFRESH_GRANT,
     name="refresh",
     summary="Trade a refresh token for a new pair",
     tag="Login",
@@ -129,8 +129,8 @@ token_endpoint(
 
 
 REVOKE_BODY: dict[str, type[BaseModel]] = {
-    edge.JSON: models.RevokeRequest,
-    FORM: models.RevocationForm,
+    edge.JSON: sessions_models.RevokeRequest,
+    FORM: oauth_models.RevocationForm,
 }
 
 

@@ -12,8 +12,9 @@ from urllib.parse import unquote
 
 from chalicelib import errors, idempotency
 from chalicelib.access.principal import Principal
-from chalicelib.api import models
+from chalicelib.api import workspaces_models as models
 from chalicelib.api.operations import MANAGER, Call, Operations, Reply
+from chalicelib.api.wire import Nothing
 from chalicelib.runtime import services
 from chalicelib.workspaces.model import Member, Workspace
 
@@ -96,7 +97,7 @@ def list_members(call: Call) -> models.MemberList:
     MEMBER,
     summary="Add a member by user id or verified email (owner only)",
     find=owned,
-    body=models.Nothing,
+    body=Nothing,
     body_required=False,
     response=models.Member,
     status=201,

@@ -1,0 +1,69 @@
+"""The wire shapes of /v1/auth/sessions (`api/sign_ins.py`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import (
+    WithJsonSchema,
+)
+
+from chalicelib.api.wire import NULLABLE_TIME, SESSION_ID, TIME, Resource, Time
+from chalicelib.clock import rfc3339
+from chalicelib.sessions import sign_ins
+
+
+class Session(Resource):
+    id: Annotated[str, WithJsonSchema(SESSION_ID)]
+    created_at: Time
+    last_refreshed_at: Annotated[
+        str | None,
+        WithJsonSchema(
+            {**NULLABLE_TIME, "description": "Its last refresh (null: never refreshed)."}
+        ),
+    ]
+    expires_at: Annotated[
+        str,
+        WithJsonSchema(
+            {**TIME, "description": "When it ends unless refreshed (each refresh moves it)."}
+        ),
+    ]
+    user_agent: Annotated[
+        str | None,
+        WithJsonSchema(
+            {
+                "type": ["string", "null"],
+                "maxLength": sign_ins.MAX_USER_AGENT,
+                "description": "The User-Agent it signed in with, cut at "
+                f"{sign_ins.MAX_USER_AGENT} characters.",
+            }
+        ),
+    ]
+    ip_address: Annotated[
+        str | None,
+        WithJsonSchema(
+            {"type": ["string", "null"], "description": "The address it signed in from."}
+        ),
+    ]
+    current: Annotated[
+        bool,
+        WithJsonSchema(
+            {"type": "boolean", "description": "The sign-in of the token making this request."}
+        ),
+    ]
+
+    @classmethod
+    def of(cls, sign_in: sign_ins.SignIn, current_id: str | None) -> Session:
+        return cls(
+            id=sign_in.id,
+            created_at=rfc3339(sign_in.created_at) or "",
+            last_refreshed_at=rfc3339(sign_in.last_refreshed_at),
+            expires_at=rfc3339(sign_in.expires_at) or "",
+            user_agent=sign_in.user_agent,
+            ip_address=sign_in.ip_address,
+            current=sign_in.id == current_id,
+        )
+
+
+class SessionList(Resource):
+    sessions: list[Session]

@@ -1,0 +1,99 @@
+"""The wire shapes of /v1/workspaces and their members (`api/workspaces.py`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import (
+    Field,
+    WithJsonSchema,
+)
+
+from chalicelib import errors
+from chalicelib.api.wire import (
+    NULLABLE_EMAIL,
+    NULLABLE_PERSON_NAME,
+    Invalid,
+    Name,
+    Request,
+    Resource,
+    Time,
+    UserId,
+    WorkspaceId,
+)
+from chalicelib.clock import rfc3339
+from chalicelib.workspaces import model as workspaces
+
+Role = Annotated[str, WithJsonSchema({"type": "string", "enum": ["owner", "member"]})]
+
+
+class Workspace(Resource):
+    id: WorkspaceId
+    name: Annotated[str, Field(examples=["Research"])]
+    owner_id: UserId
+    created_at: Time
+
+    @classmethod
+    def of(cls, workspace: workspaces.Workspace) -> Workspace:
+        return cls.model_validate(
+            {
+                "id": workspace.id,
+                "name": workspace.name,
+                "owner_id": workspace.owner_id,
+                "created_at": rfc3339(workspace.created_at),
+            }
+        )
+
+
+class WorkspaceWithRole(Workspace):
+    """A workspace in the caller's list: with the caller's role in it."""
+
+    role: Role
+
+    @classmethod
+    def of(cls, workspace: workspaces.Workspace) -> WorkspaceWithRole:
+        return cls(**Workspace.of(workspace).model_dump(), role=workspace.role)
+
+
+class WorkspaceList(Resource):
+    workspaces: list[WorkspaceWithRole]
+
+
+class NewWorkspace(Request):
+    name: Annotated[Name, Invalid(errors.INVALID_NAME)]
+
+
+class Member(Resource):
+    workspace_id: WorkspaceId
+    user_id: UserId
+    role: Role
+    added_at: Time
+    email: Annotated[
+        str | None,
+        WithJsonSchema(
+            {**NULLABLE_EMAIL, "description": "The member's verified email (null when unknown)."}
+        ),
+    ] = None
+    name: Annotated[
+        str | None,
+        WithJsonSchema(
+            {**NULLABLE_PERSON_NAME, "description": "The member's name (null when unknown)."}
+        ),
+    ] = None
+
+    @classmethod
+    def of(cls, member: workspaces.Member) -> Member:
+        return cls.model_validate(
+            {
+                "workspace_id": member.workspace_id,
+                "user_id": member.user_id,
+                "role": member.role,
+                "added_at": rfc3339(member.added_at),
+                "email": member.email,
+                "name": member.name,
+            }
+        )
+
+
+class MemberList(Resource):
+    members: list[Member]
