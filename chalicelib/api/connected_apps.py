@@ -36,7 +36,7 @@ PERSON = Policy("person", check=require_user_token, problems=(errors.INSUFFICIEN
 )
 def list_grants(call: Call) -> models.ConnectedAppList:
     found = services().connected_apps.list(call.principal.user_id)
-    return models.ConnectedAppList(grants=[models.ConnectedApp.of(app) for app in found])
+    return models.ConnectedAppList(grants=[models.ConnectedAppBody.of(app) for app in found])
 
 
 @blueprint.operation(

@@ -14,7 +14,7 @@ from chalicelib.clock import rfc3339
 from chalicelib.oauth import connected_apps
 
 
-class ConnectedApp(Resource):
+class ConnectedAppBody(Resource):
     id: Annotated[
         str, WithJsonSchema({"type": "string", "examples": ["01JD7Q2X9V3K5M8N1P4R6T0W2Y"]})
     ]
@@ -31,7 +31,7 @@ class ConnectedApp(Resource):
     ]
 
     @classmethod
-    def of(cls, app: connected_apps.ConnectedApp) -> ConnectedApp:
+    def of(cls, app: connected_apps.ConnectedApp) -> ConnectedAppBody:
         return cls(
             id=app.id,
             client_id=app.client_id,
@@ -44,4 +44,4 @@ class ConnectedApp(Resource):
 
 
 class ConnectedAppList(Resource):
-    grants: list[ConnectedApp]
+    grants: list[ConnectedAppBody]

@@ -10,7 +10,7 @@ from pydantic import (
 )
 
 from chalicelib import errors
-from chalicelib.api.wire import Invalid, Refused, Request, Resource
+from chalicelib.api.wire import Invalid, RefusedValue, Request, Resource
 from chalicelib.scanning import revocation
 
 
@@ -22,7 +22,7 @@ def _credentials(value: Any) -> list[str]:
             isinstance(c, str) and 1 <= len(c) <= revocation.MAX_CREDENTIAL_LENGTH for c in value
         )
     ):
-        raise Refused(
+        raise RefusedValue(
             errors.INVALID_CREDENTIAL_LIST,
             f"credentials must be a list of 1 to {revocation.MAX_CREDENTIALS:,} strings of "
             f"1 to {revocation.MAX_CREDENTIAL_LENGTH} characters.",

@@ -29,7 +29,7 @@ from chalicelib.events.model import TYPES as EVENT_TYPES
 from chalicelib.workspaces import model as workspaces
 
 
-class Event(Resource):
+class EventBody(Resource):
     id: Annotated[str, WithJsonSchema(id_schema("evt"))]
     type: Annotated[str, WithJsonSchema({"type": "string", "enum": list(EVENT_TYPES)})]
     occurred_at: Time
@@ -65,7 +65,7 @@ class Event(Resource):
     @classmethod
     def of(
         cls, event: events.Event, people: Mapping[str, workspaces.Person] | None = None
-    ) -> Event:
+    ) -> EventBody:
         """The event as the API and the event bus carry it (`events.Event.detail`), its
         actor named by the person's email and name when known (`people`, by user id)."""
         detail = event.detail()
@@ -76,8 +76,8 @@ class Event(Resource):
         return cls.model_validate(detail)
 
 
-class EventPage(Resource):
-    events: list[Event]
+class EventPageBody(Resource):
+    events: list[EventBody]
     next_cursor: NextCursor
 
 

@@ -19,15 +19,15 @@ blueprint = Operations(__name__)
     summary="Who the credential resolves to",
     tag="Identity",
     policy=ANY_CALLER,
-    response=models.Principal,
+    response=models.PrincipalBody,
     status=200,
     answer="The resolved caller (with a user token, the person's email and name).",
 )
-def whoami(call: Call) -> models.Principal:
+def whoami(call: Call) -> models.PrincipalBody:
     caller = call.principal
     if caller.credential != "user_token":  # keys are for machines: no person to name
-        return models.Principal.of(caller)
-    return models.Principal.of(caller, services().users.person(caller.user_id))
+        return models.PrincipalBody.of(caller)
+    return models.PrincipalBody.of(caller, services().users.person(caller.user_id))
 
 
 @blueprint.public(

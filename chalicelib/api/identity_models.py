@@ -9,7 +9,7 @@ from pydantic import (
     WithJsonSchema,
 )
 
-from chalicelib.access.principal import Principal as Caller
+from chalicelib.access.principal import Principal
 from chalicelib.access.scopes import ordered
 from chalicelib.api.wire import (
     NULLABLE_EMAIL,
@@ -22,7 +22,7 @@ from chalicelib.api.wire import (
 from chalicelib.workspaces import model as workspaces
 
 
-class Principal(Resource):
+class PrincipalBody(Resource):
     user_id: UserId
     credential: Annotated[
         str,
@@ -73,7 +73,7 @@ class Principal(Resource):
     ] = None
 
     @classmethod
-    def of(cls, caller: Caller, person: workspaces.Person | None = None) -> Principal:
+    def of(cls, caller: Principal, person: workspaces.Person | None = None) -> PrincipalBody:
         return cls(
             user_id=caller.user_id,
             credential=caller.credential,

@@ -87,17 +87,17 @@ def create_api_key(call: Call) -> Reply:
     COLLECTION,
     summary="List the caller's keys",
     query=models.KeyListQuery,
-    response=models.KeyPage,
+    response=models.KeyPageBody,
     status=200,
     answer="A page of keys, newest first, without plaintext.",
     **KEY_OPERATION,
 )
-def list_api_keys(call: Call) -> models.KeyPage:
+def list_api_keys(call: Call) -> models.KeyPageBody:
     query: models.KeyListQuery = call.query
     page = services().key_service.list(call.principal, query.limit, query.cursor, query.status)
     now = services().clock.now()
-    return models.KeyPage(
-        keys=[models.ApiKey.of(k, now) for k in page.keys], next_cursor=page.next_cursor
+    return models.KeyPageBody(
+        keys=[models.ApiKeyBody.of(k, now) for k in page.keys], next_cursor=page.next_cursor
     )
 
 
@@ -106,14 +106,14 @@ def list_api_keys(call: Call) -> models.KeyPage:
     KEY,
     summary="Get one of the caller's keys",
     find=lambda principal, key_id: services().key_service.get(principal, key_id),
-    response=models.ApiKey,
+    response=models.ApiKeyBody,
     status=200,
     problems=(NOT_FOUND,),
     answer="The key, without plaintext.",
     **KEY_OPERATION,
 )
-def get_api_key(call: Call) -> models.ApiKey:
-    return models.ApiKey.of(call.found, services().clock.now())
+def get_api_key(call: Call) -> models.ApiKeyBody:
+    return models.ApiKeyBody.of(call.found, services().clock.now())
 
 
 @blueprint.operation(
@@ -168,7 +168,7 @@ def rotate_api_key(call: Call) -> Reply:
     summary="Change a key's label, IP allow-list or daily quota",
     find=owned,
     body=models.ApiKeyChanges,
-    response=models.ApiKey,
+    response=models.ApiKeyBody,
     status=200,
     problems=(
         NOT_FOUND,
@@ -182,7 +182,7 @@ def rotate_api_key(call: Call) -> Reply:
     "`requestsPerDay: null` removes the quota.",
     **KEY_OPERATION,
 )
-def update_api_key(call: Call) -> models.ApiKey:
+def update_api_key(call: Call) -> models.ApiKeyBody:
     body: models.ApiKeyChanges = call.body
     changes = KeyChanges(
         label=body.label,
@@ -192,7 +192,7 @@ def update_api_key(call: Call) -> models.ApiKey:
         requests_per_day=body.requests_per_day,
     )
     updated = services().key_service.update(call.principal, call.found, changes)
-    return models.ApiKey.of(updated, services().clock.now())
+    return models.ApiKeyBody.of(updated, services().clock.now())
 
 
 @blueprint.operation(

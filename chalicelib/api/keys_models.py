@@ -30,7 +30,7 @@ from chalicelib.api.wire import (
     NextCursor,
     OptionalTime,
     Query,
-    Refused,
+    RefusedValue,
     Request,
     Resource,
     Scopes,
@@ -49,7 +49,7 @@ def _cidrs(value: Any) -> tuple[str, ...] | None:
     try:
         return parse_cidrs(value)
     except InvalidCidr as invalid:
-        raise Refused(errors.INVALID_CIDR, str(invalid)) from None
+        raise RefusedValue(errors.INVALID_CIDR, str(invalid)) from None
 
 
 # 1 to 20 networks in CIDR notation (a bare address is its own /32 or /128); host bits set,
@@ -106,7 +106,7 @@ RequestsPerDay = Annotated[
 KeyStatus = Literal["active", "revoked", "expired"]
 
 
-class ApiKey(Resource):
+class ApiKeyBody(Resource):
     id: KeyId
     label: Annotated[str, Field(examples=["ci deploys"])]
     category: Literal["workspace", "admin"]
@@ -169,7 +169,7 @@ class ApiKey(Resource):
     ]
 
     @classmethod
-    def of(cls, api_key: keys.ApiKey, now: datetime) -> ApiKey:
+    def of(cls, api_key: keys.ApiKey, now: datetime) -> ApiKeyBody:
         """The public representation (README, "API keys")."""
         return cls(**_key_fields(api_key, now))
 
@@ -198,7 +198,7 @@ def _key_fields(api_key: keys.ApiKey, now: datetime) -> dict[str, Any]:
     }
 
 
-class ApiKeyWithSecret(ApiKey):
+class ApiKeyWithSecret(ApiKeyBody):
     """A key with its plaintext: only in the answer to create, rotate and reveal."""
 
     key: Annotated[
@@ -215,8 +215,8 @@ class ApiKeyWithSecret(ApiKey):
 
 
 
-class KeyPage(Resource):
-    keys: list[ApiKey]
+class KeyPageBody(Resource):
+    keys: list[ApiKeyBody]
     next_cursor: NextCursor
 
 
@@ -305,7 +305,7 @@ class NewApiKey(Request):
         both = {"workspace_id", "workspace_id_snake"} <= self.model_fields_set
         if both and self.workspace_id != self.workspace_id_snake:
             disagree = "workspaceId and workspace_id disagree."
-            raise Refused(errors.CONFLICTING_WORKSPACE_ID, disagree)
+            raise RefusedValue(errors.CONFLICTING_WORKSPACE_ID, disagree)
         return self
 
     def workspace(self) -> str | None:

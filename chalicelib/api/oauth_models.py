@@ -29,7 +29,7 @@ from chalicelib.api.wire import (
     Invalid,
     OAuthRequest,
     Query,
-    Refused,
+    RefusedValue,
     absent_or,
 )
 from chalicelib.config import canonical_resource
@@ -47,7 +47,7 @@ def _redirect_uris(value: Any) -> tuple[str, ...]:
     try:
         return clients.check_redirect_uris(value)
     except clients.InvalidClientMetadata as invalid:
-        raise Refused(errors.INVALID_REDIRECT_URI, invalid.description) from None
+        raise RefusedValue(errors.INVALID_REDIRECT_URI, invalid.description) from None
 
 
 def _client_name(value: Any) -> str:
@@ -139,7 +139,7 @@ class ClientMetadata(OAuthRequest):
     def _redirect_uris_required(cls, data: Any) -> Any:
         """Without redirect_uris, RFC 7591's invalid_redirect_uri (not invalid_request)."""
         if isinstance(data, dict) and "redirect_uris" not in data:
-            raise Refused(errors.INVALID_REDIRECT_URI, _REDIRECT_URIS)
+            raise RefusedValue(errors.INVALID_REDIRECT_URI, _REDIRECT_URIS)
         return data
 
 
@@ -251,11 +251,11 @@ class TokenForm(
         type it does not serve (missing or unknown alike)."""
         if isinstance(data, dict):
             if "client_secret" in data:
-                raise Refused(errors.INVALID_CLIENT)
+                raise RefusedValue(errors.INVALID_CLIENT)
             if "client_id" not in data:
-                raise Refused(errors.OAUTH_INVALID_REQUEST, "client_id is required.")
+                raise RefusedValue(errors.OAUTH_INVALID_REQUEST, "client_id is required.")
             if data.get("grant_type") not in TOKEN_GRANTS:
-                raise Refused(
+                raise RefusedValue(
                     errors.UNSUPPORTED_GRANT_TYPE,
                     "This grant_type is not served: see grant_types_supported in the metadata.",
                 )

@@ -24,7 +24,7 @@ from chalicelib import errors, strict_parsing
 from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal
 from chalicelib.api import edge
-from chalicelib.api.wire import Invalid, Refused
+from chalicelib.api.wire import Invalid, RefusedValue
 from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import OAuthError, Problem, ServiceError
 from chalicelib.idempotency import IdempotentRequest
@@ -163,7 +163,7 @@ def refusal(model: type[BaseModel], invalid: ValidationError, query: bool) -> er
         return errors.UNKNOWN_FIELD.error(f"Unknown field: {unknown[0][:64]!r}.")
     first = found[0]
     cause = (first.get("ctx") or {}).get("error")
-    if isinstance(cause, Refused):
+    if isinstance(cause, RefusedValue):
         return cause.problem.error(cause.detail)
     wire_name = str(first["loc"][0]) if first["loc"] else ""
     marker = _marker(model, wire_name)
@@ -314,13 +314,13 @@ def oauth_validated(
     """`parameters` as an instance of `model` (validated with `context`, for the rules that
     depend on the stage), or the RFC 6749 error of the first field refused: `invalid_request`
     ("x is required.") for a missing one, else the problem and detail its `Invalid` marker
-    (or a validator's `Refused`) names; never pydantic's message."""
+    (or a validator's `RefusedValue`) names; never pydantic's message."""
     try:
         return model.model_validate(parameters, context=context)
     except ValidationError as invalid:
         first = invalid.errors(include_url=False, include_input=False)[0]
     cause = (first.get("ctx") or {}).get("error")
-    if isinstance(cause, Refused):
+    if isinstance(cause, RefusedValue):
         raise cause.problem.oauth_error(cause.detail)
     location = list(first["loc"])
     member = _tagged_member(model, location[0]) if location else None

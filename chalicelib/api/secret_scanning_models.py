@@ -15,7 +15,7 @@ from pydantic import (
 )
 
 from chalicelib import errors
-from chalicelib.api.wire import Refused
+from chalicelib.api.wire import RefusedValue
 from chalicelib.scanning import github
 from chalicelib.scanning.github import MAX_TOKENS as MAX_REPORTED_TOKENS
 
@@ -26,7 +26,7 @@ def _reported(name: str, limit: int, rule: str | None = None) -> BeforeValidator
 
     def check(value: Any) -> Any:
         if value is not None and (not isinstance(value, str) or len(value) > limit):
-            raise Refused(errors.INVALID_REPORT, detail)
+            raise RefusedValue(errors.INVALID_REPORT, detail)
         return value
 
     return BeforeValidator(check)
@@ -35,7 +35,7 @@ def _reported(name: str, limit: int, rule: str | None = None) -> BeforeValidator
 _TOKEN_RULE = "Each reported token needs a token string."
 
 
-class ReportedToken(BaseModel):
+class ReportedTokenBody(BaseModel):
     """One token GitHub found; other fields are ignored. Every refusal is invalid_report, for
     the first token refused, its fields in this order."""
 
@@ -54,23 +54,23 @@ class ReportedToken(BaseModel):
     @classmethod
     def _an_object_with_a_token(cls, data: Any) -> Any:
         if not isinstance(data, dict):
-            raise Refused(errors.INVALID_REPORT, "Each reported token must be an object.")
+            raise RefusedValue(errors.INVALID_REPORT, "Each reported token must be an object.")
         if not data.get("token"):  # absent, null or empty (a long one, the field refuses)
-            raise Refused(errors.INVALID_REPORT, _TOKEN_RULE)
+            raise RefusedValue(errors.INVALID_REPORT, _TOKEN_RULE)
         return data
 
 
-class LeakReport(RootModel[list[ReportedToken]]):
+class LeakReport(RootModel[list[ReportedTokenBody]]):
     """GitHub's report: the tokens it found."""
 
-    root: Annotated[list[ReportedToken], Field(min_length=1, max_length=MAX_REPORTED_TOKENS)]
+    root: Annotated[list[ReportedTokenBody], Field(min_length=1, max_length=MAX_REPORTED_TOKENS)]
 
     @model_validator(mode="before")
     @classmethod
     def _an_array_of_tokens(cls, data: Any) -> Any:
         """Its size is checked before its tokens (a list's own bounds come after its items')."""
         if not isinstance(data, list) or not 1 <= len(data) <= MAX_REPORTED_TOKENS:
-            raise Refused(
+            raise RefusedValue(
                 errors.INVALID_REPORT,
                 f"The report must be a JSON array of 1 to {MAX_REPORTED_TOKENS} objects.",
             )

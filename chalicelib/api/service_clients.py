@@ -27,8 +27,8 @@ def owned(principal: Principal, workspace_id: str, **_: str) -> Workspace:
     return services().service_client_service.owned(principal, workspace_id)
 
 
-def _shown(client: Any) -> models.ServiceClient:
-    return models.ServiceClient.of(client, services().settings.issuer)
+def _shown(client: Any) -> models.ServiceClientBody:
+    return models.ServiceClientBody.of(client, services().settings.issuer)
 
 
 @blueprint.operation(
@@ -37,7 +37,7 @@ def _shown(client: Any) -> models.ServiceClient:
     summary="Register a service client with its public keys (owner only)",
     find=owned,
     body=models.NewServiceClient,
-    response=models.ServiceClient,
+    response=models.ServiceClientBody,
     status=201,
     problems=(
         *OWNER_ONLY,
@@ -76,13 +76,13 @@ def list_service_clients(call: Call) -> models.ServiceClientList:
     ITEM,
     summary="A service client (owner only)",
     find=owned,
-    response=models.ServiceClient,
+    response=models.ServiceClientBody,
     status=200,
     problems=OWNER_ONLY,
     answer="The client.",
     **OPERATION,
 )
-def get_service_client(call: Call) -> models.ServiceClient:
+def get_service_client(call: Call) -> models.ServiceClientBody:
     return _shown(services().service_client_service.get(call.found, call.path["client_id"]))
 
 

@@ -95,7 +95,7 @@ class NewServiceClient(Request):
     ] = None
 
 
-class ServiceClient(Resource):
+class ServiceClientBody(Resource):
     client_id: Annotated[str, WithJsonSchema(SERVICE_CLIENT_ID)]
     workspace_id: WorkspaceId
     name: str
@@ -107,7 +107,7 @@ class ServiceClient(Resource):
     created_by: UserId
 
     @classmethod
-    def of(cls, client: service_clients.ServiceClient, issuer: str) -> ServiceClient:
+    def of(cls, client: service_clients.ServiceClient, issuer: str) -> ServiceClientBody:
         return cls.model_validate(
             {
                 "client_id": client.id,
@@ -124,4 +124,4 @@ class ServiceClient(Resource):
 
 
 class ServiceClientList(Resource):
-    service_clients: list[ServiceClient]
+    service_clients: list[ServiceClientBody]

@@ -32,7 +32,7 @@ ANSWERS = (
     Answer(
         200,
         "A user token (one hour) and a refresh token (30 days, single use).",
-        sessions_models.TokenPair,
+        sessions_models.TokenPairBody,
         headers={"Cache-Control": "CacheControlNoStore"},
     ),
     Answer(

@@ -20,13 +20,13 @@ from chalicelib.api.wire import (
     TEXT,
     Invalid,
     OAuthRequest,
-    Refused,
+    RefusedValue,
     absent_or,
     text_field,
 )
 
 
-class TokenPair(BaseModel):
+class TokenPairBody(BaseModel):
     """A user token and its refresh token, as `/v1/auth/exchange` and `/refresh` answer."""
 
     access_token: Annotated[str, Field(examples=["<user token (JWT)>"])]
@@ -57,7 +57,7 @@ class WorkspaceToken(BaseModel):
     scope: Annotated[str, Field(examples=["memory entities"])]
 
 
-class ExchangeAnswer(RootModel[TokenPair | WorkspaceToken]):
+class ExchangeAnswer(RootModel[TokenPairBody | WorkspaceToken]):
     """A login's token pair, or a delegated or workload token (no refresh token)."""
 
 
@@ -118,13 +118,13 @@ class ExchangeRequest(OAuthRequest):
     @model_validator(mode="after")
     def _one_subject(self) -> ExchangeRequest:
         if self.id_token is None and self.subject_token is None:
-            raise Refused(errors.OAUTH_INVALID_REQUEST, "id_token is required.")
+            raise RefusedValue(errors.OAUTH_INVALID_REQUEST, "id_token is required.")
         if self.id_token is not None and self.subject_token is not None:
-            raise Refused(
+            raise RefusedValue(
                 errors.OAUTH_INVALID_REQUEST, "Send id_token or subject_token, not both."
             )
         if self.subject_token is not None and self.subject_token_type is None:
-            raise Refused(errors.OAUTH_INVALID_REQUEST, "subject_token_type is required.")
+            raise RefusedValue(errors.OAUTH_INVALID_REQUEST, "subject_token_type is required.")
         return self
 
 
@@ -176,7 +176,7 @@ class RefreshRequest(OAuthRequest):
     def _grant_type_first(cls, data: Any) -> Any:
         """The endpoint answers a wrong grant_type before a missing refresh_token."""
         if isinstance(data, dict) and data.get("grant_type", REFRESH_GRANT) != REFRESH_GRANT:
-            raise Refused(_WRONG_GRANT.problem, _WRONG_GRANT.detail)
+            raise RefusedValue(_WRONG_GRANT.problem, _WRONG_GRANT.detail)
         return data
 
 

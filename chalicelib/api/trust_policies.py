@@ -33,7 +33,7 @@ def owned(principal: Principal, workspace_id: str, **_: str) -> Workspace:
     summary="Create a trust policy (owner only)",
     find=owned,
     body=models.NewTrustPolicy,
-    response=models.TrustPolicy,
+    response=models.TrustPolicyBody,
     status=201,
     problems=(
         *OWNER_ONLY,
@@ -48,7 +48,7 @@ def owned(principal: Principal, workspace_id: str, **_: str) -> Workspace:
 def create_trust_policy(call: Call) -> Reply:
     policy = services().trust_policy_service.create(call.principal, call.found, call.body)
     location = f"/v1/workspaces/{policy.workspace_id}/trust-policies/{policy.id}"
-    return Reply(models.TrustPolicy.of(policy), None, {"Location": location})
+    return Reply(models.TrustPolicyBody.of(policy), None, {"Location": location})
 
 
 @blueprint.operation(
@@ -64,7 +64,7 @@ def create_trust_policy(call: Call) -> Reply:
 )
 def list_trust_policies(call: Call) -> models.TrustPolicyList:
     found = services().trust_policy_service.list(call.found)
-    return models.TrustPolicyList(trust_policies=[models.TrustPolicy.of(p) for p in found])
+    return models.TrustPolicyList(trust_policies=[models.TrustPolicyBody.of(p) for p in found])
 
 
 @blueprint.operation(
@@ -72,15 +72,15 @@ def list_trust_policies(call: Call) -> models.TrustPolicyList:
     ITEM,
     summary="A trust policy (owner only)",
     find=owned,
-    response=models.TrustPolicy,
+    response=models.TrustPolicyBody,
     status=200,
     problems=OWNER_ONLY,
     answer="The policy.",
     **OPERATION,
 )
-def get_trust_policy(call: Call) -> models.TrustPolicy:
+def get_trust_policy(call: Call) -> models.TrustPolicyBody:
     policy = services().trust_policy_service.get(call.found, call.path["policy_id"])
-    return models.TrustPolicy.of(policy)
+    return models.TrustPolicyBody.of(policy)
 
 
 @blueprint.operation(

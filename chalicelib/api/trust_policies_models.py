@@ -138,7 +138,7 @@ class NewTrustPolicy(Request):
     ] = None
 
 
-class TrustPolicy(Resource):
+class TrustPolicyBody(Resource):
     id: Annotated[str, WithJsonSchema(TRUST_POLICY_ID)]
     workspace_id: WorkspaceId
     name: str
@@ -152,7 +152,7 @@ class TrustPolicy(Resource):
     created_by: UserId
 
     @classmethod
-    def of(cls, policy: trust.TrustPolicy) -> TrustPolicy:
+    def of(cls, policy: trust.TrustPolicy) -> TrustPolicyBody:
         return cls.model_validate(
             {
                 "id": policy.id,
@@ -171,4 +171,4 @@ class TrustPolicy(Resource):
 
 
 class TrustPolicyList(Resource):
-    trust_policies: list[TrustPolicy]
+    trust_policies: list[TrustPolicyBody]

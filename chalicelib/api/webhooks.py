@@ -30,7 +30,7 @@ def owned(principal: Principal, workspace_id: str, **_: str) -> Workspace:
 
 def _with_secret(created: Any) -> models.WebhookWithSecret:
     now = services().clock.now()
-    shown = models.Webhook.of(created.webhook, now).model_dump()
+    shown = models.WebhookBody.of(created.webhook, now).model_dump()
     return models.WebhookWithSecret.model_validate({**shown, "secret": created.secret})
 
 
@@ -69,7 +69,7 @@ def create_webhook(call: Call) -> Reply:
 def list_webhooks(call: Call) -> models.WebhookList:
     now = services().clock.now()
     found = services().webhook_service.list(call.found)
-    return models.WebhookList(webhooks=[models.Webhook.of(w, now) for w in found])
+    return models.WebhookList(webhooks=[models.WebhookBody.of(w, now) for w in found])
 
 
 @blueprint.operation(
@@ -77,15 +77,15 @@ def list_webhooks(call: Call) -> models.WebhookList:
     ITEM,
     summary="A webhook (owner only)",
     find=owned,
-    response=models.Webhook,
+    response=models.WebhookBody,
     status=200,
     problems=OWNER_ONLY,
     answer="The subscription, without its secret.",
     **OPERATION,
 )
-def get_webhook(call: Call) -> models.Webhook:
+def get_webhook(call: Call) -> models.WebhookBody:
     webhook = services().webhook_service.get(call.found, call.path["webhook_id"])
-    return models.Webhook.of(webhook, services().clock.now())
+    return models.WebhookBody.of(webhook, services().clock.now())
 
 
 @blueprint.operation(
@@ -94,18 +94,18 @@ def get_webhook(call: Call) -> models.Webhook:
     summary="Change a webhook's URL, events or enabled (owner only)",
     find=owned,
     body=models.WebhookChanges,
-    response=models.Webhook,
+    response=models.WebhookBody,
     status=200,
     problems=(*OWNER_ONLY, errors.INVALID_WEBHOOK),
     answer="The subscription as changed.",
     description="Enabling a subscription again starts its count of failing days over.",
     **OPERATION,
 )
-def update_webhook(call: Call) -> models.Webhook:
+def update_webhook(call: Call) -> models.WebhookBody:
     webhook = services().webhook_service.update(
         call.principal, call.found, call.path["webhook_id"], call.body
     )
-    return models.Webhook.of(webhook, services().clock.now())
+    return models.WebhookBody.of(webhook, services().clock.now())
 
 
 @blueprint.operation(
@@ -160,7 +160,7 @@ def list_webhook_deliveries(call: Call) -> models.DeliveryPage:
         call.found, call.path["webhook_id"], query.limit, query.cursor
     )
     return models.DeliveryPage(
-        deliveries=[models.Delivery.of(d) for d in found], next_cursor=cursor
+        deliveries=[models.DeliveryBody.of(d) for d in found], next_cursor=cursor
     )
 
 
@@ -169,14 +169,14 @@ def list_webhook_deliveries(call: Call) -> models.DeliveryPage:
     ITEM + "/deliveries/{delivery_id}/retry",
     summary="Try a delivery again now (owner only)",
     find=owned,
-    response=models.Delivery,
+    response=models.DeliveryBody,
     status=202,
     problems=OWNER_ONLY,
     answer="The delivery, due again (a pending one is left as it is).",
     **OPERATION,
 )
-def retry_webhook_delivery(call: Call) -> models.Delivery:
+def retry_webhook_delivery(call: Call) -> models.DeliveryBody:
     delivery = services().webhook_service.retry(
         call.found, call.path["webhook_id"], call.path["delivery_id"]
     )
-    return models.Delivery.of(delivery)
+    return models.DeliveryBody.of(delivery)

@@ -23,7 +23,7 @@ from chalicelib.api.wire import (
     NextCursor,
     OptionalTime,
     Query,
-    Refused,
+    RefusedValue,
     Request,
     Resource,
     Time,
@@ -71,7 +71,7 @@ def _description(value: Any) -> str | None:
     try:
         return strict_parsing.clean_text(value)
     except strict_parsing.InvalidText as invalid:
-        raise Refused(errors.INVALID_WEBHOOK, f"description {invalid}.") from None
+        raise RefusedValue(errors.INVALID_WEBHOOK, f"description {invalid}.") from None
 
 
 class NewWebhook(Request):
@@ -107,7 +107,7 @@ class WebhookChanges(Request):
     ] = None
 
 
-class Webhook(Resource):
+class WebhookBody(Resource):
     id: Annotated[str, WithJsonSchema(WEBHOOK_ID)]
     workspace_id: WorkspaceId
     url: Annotated[str, WithJsonSchema({"type": "string"})]
@@ -132,7 +132,7 @@ class Webhook(Resource):
     ]
 
     @classmethod
-    def of(cls, webhook: hooks.Webhook, now: datetime) -> Webhook:
+    def of(cls, webhook: hooks.Webhook, now: datetime) -> WebhookBody:
         overlap = len(webhook.sealed_in_use(now)) > 1
         return cls.model_validate(
             {
@@ -150,7 +150,7 @@ class Webhook(Resource):
         )
 
 
-class WebhookWithSecret(Webhook):
+class WebhookWithSecret(WebhookBody):
     secret: Annotated[
         str,
         WithJsonSchema(
@@ -161,10 +161,10 @@ class WebhookWithSecret(Webhook):
 
 
 class WebhookList(Resource):
-    webhooks: list[Webhook]
+    webhooks: list[WebhookBody]
 
 
-class Delivery(Resource):
+class DeliveryBody(Resource):
     id: Annotated[str, WithJsonSchema(DELIVERY_ID)]
     event_id: Annotated[str, WithJsonSchema(id_schema("evt"))]
     event_type: Annotated[str, WithJsonSchema({"type": "string", "enum": list(EVENT_TYPES)})]
@@ -184,7 +184,7 @@ class Delivery(Resource):
     created_at: Time
 
     @classmethod
-    def of(cls, delivery: hooks.Delivery) -> Delivery:
+    def of(cls, delivery: hooks.Delivery) -> DeliveryBody:
         return cls.model_validate(
             {
                 "id": delivery.id,
@@ -203,7 +203,7 @@ class Delivery(Resource):
 
 
 class DeliveryPage(Resource):
-    deliveries: list[Delivery]
+    deliveries: list[DeliveryBody]
     next_cursor: NextCursor
 
 

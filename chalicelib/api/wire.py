@@ -1,7 +1,8 @@
 """The wire's common ground: the base classes of every request and response body, the
-service's rules as field types (`Label`, `Name`, `Limit`, the identifiers' shapes), the
-validators' refusal (`Refused`, `Invalid`), and the bodies every area shares: the error bodies
-(`Problem`, `OAuthError`) and the token endpoints' request base.
+service's rules as field types (`Label`, `Name`, `Limit`, the identifiers' shapes), a
+field's refusal (`Invalid`, `RefusedValue`), the bodies every area shares (the error bodies,
+the token endpoints' request base), and how a model is named in the OpenAPI document
+(`schema_name`, `WireSchema`).
 
 A request model is strict and refuses unknown fields; each field names the catalogue problem
 that refuses it (`Invalid`), and a rule of the service is a type used everywhere it applies.
@@ -14,6 +15,7 @@ The API handler only: pydantic stays off the data-plane authorizer's cold start.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -26,6 +28,14 @@ from pydantic import (
     WithJsonSchema,
 )
 from pydantic.alias_generators import to_camel
+from pydantic.json_schema import (
+    CoreModeRef,
+    CoreRef,
+    DefsRef,
+    GenerateJsonSchema,
+    JsonSchemaValue,
+)
+from pydantic_core import core_schema
 
 from chalicelib import errors, strict_parsing
 from chalicelib.access.scopes import ALL_SCOPES
@@ -39,8 +49,9 @@ class Invalid:
     detail: str | None = None
 
 
-class Refused(ValueError):
-    """Raised by a validator with the exact problem and detail to answer."""
+class RefusedValue(ValueError):
+    """A value a validator refuses, with the exact problem and detail to answer (a 400 of the
+    catalogue, never pydantic's message: `operations.validated`)."""
 
     def __init__(self, problem: errors.Problem, detail: str | None = None):
         super().__init__(detail or problem.detail)
@@ -68,6 +79,31 @@ class Resource(BaseModel):
         validate_by_name=True,
         json_schema_serialization_defaults_required=True,
     )
+
+
+def schema_name(model: type[BaseModel]) -> str:
+    """A wire class's name in the OpenAPI document: its class name, less the `Body` a wire
+    class ends in when a domain class has its name (`ApiKeyBody` beside `keys.model.ApiKey`
+    is the document's `ApiKey`)."""
+    return model.__name__.removesuffix("Body")
+
+
+class WireSchema(GenerateJsonSchema):
+    """Pydantic's JSON Schema, each model's definition and title its `schema_name`, without a
+    `title` on every property."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def get_defs_ref(self, core_mode_ref: CoreModeRef) -> DefsRef:
+        core_ref, mode = core_mode_ref  # a model's is `module.Class:id`
+        return super().get_defs_ref((CoreRef(re.sub(r"Body(?=:\d+$)", "", core_ref)), mode))
+
+    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+        json_schema = super().model_schema(schema)
+        if json_schema.get("title") == schema["cls"].__name__:
+            json_schema["title"] = schema_name(schema["cls"])
+        return json_schema
 
 
 ULID = "[0-9A-HJKMNP-TV-Z]{26}"
@@ -140,7 +176,7 @@ def text_field(problem: errors.Problem, name: str) -> BeforeValidator:
         try:
             return strict_parsing.clean_text(value)
         except strict_parsing.InvalidText as invalid:
-            raise Refused(problem, f"{name} {invalid}.") from None
+            raise RefusedValue(problem, f"{name} {invalid}.") from None
 
     return BeforeValidator(clean)
 
@@ -151,7 +187,7 @@ def not_null(problem: errors.Problem, message: str) -> BeforeValidator:
 
     def present(value: Any) -> Any:
         if value is None:
-            raise Refused(problem, message)
+            raise RefusedValue(problem, message)
         return value
 
     return BeforeValidator(present)
@@ -175,7 +211,7 @@ def _limit(value: Any) -> int:
     digits = isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 3
     if digits and 1 <= int(value) <= 100:
         return int(value)
-    raise Refused(errors.INVALID_PARAMETER, "limit must be a whole number from 1 to 100.")
+    raise RefusedValue(errors.INVALID_PARAMETER, "limit must be a whole number from 1 to 100.")
 
 
 # A page's size in a query: 1 to 100, 50 when not given.
@@ -214,7 +250,7 @@ DELIVERY_ID = id_schema("dlv")
 _STATUSES = sorted({e.status for e in errors.PROBLEMS.values()})
 
 
-class Problem(BaseModel):
+class ProblemBody(BaseModel):
     """RFC 9457 problem details with a stable `code`, one of the error catalogue's."""
 
     type: Annotated[
@@ -245,7 +281,7 @@ class Problem(BaseModel):
     ]
 
 
-class OAuthError(BaseModel):
+class OAuthErrorBody(BaseModel):
     """RFC 6749 §5.2 error."""
 
     error: Annotated[

@@ -47,7 +47,7 @@ def owned(principal: Principal, workspace_id: str, user_id: str) -> Workspace:
     COLLECTION,
     summary="Create a workspace (the caller owns it)",
     body=models.NewWorkspace,
-    response=models.Workspace,
+    response=models.WorkspaceBody,
     status=201,
     idempotent=True,
     problems=(errors.INVALID_NAME,),
@@ -61,7 +61,7 @@ def create_workspace(call: Call) -> Reply:
     headers = {"Location": f"{COLLECTION}/{workspace.id}"}
     if replayed:
         headers[idempotency.REPLAYED_HEADER] = "true"
-    return Reply(models.Workspace.of(workspace), None, headers)
+    return Reply(models.WorkspaceBody.of(workspace), None, headers)
 
 
 @blueprint.operation(
@@ -89,7 +89,7 @@ def list_workspaces(call: Call) -> models.WorkspaceList:
     **WORKSPACE_OPERATION,
 )
 def list_members(call: Call) -> models.MemberList:
-    return models.MemberList(members=[models.Member.of(m) for m in call.found])
+    return models.MemberList(members=[models.MemberBody.of(m) for m in call.found])
 
 
 @blueprint.operation(
@@ -99,7 +99,7 @@ def list_members(call: Call) -> models.MemberList:
     find=owned,
     body=Nothing,
     body_required=False,
-    response=models.Member,
+    response=models.MemberBody,
     status=201,
     problems=(errors.OWNER_REQUIRED, errors.INVALID_USER_ID, errors.USER_NOT_FOUND),
     answer="Added (with the member's email and name when known).",
@@ -109,7 +109,7 @@ def list_members(call: Call) -> models.MemberList:
 def add_member(call: Call) -> Reply:
     workspace_service = services().workspace_service
     member, added = workspace_service.add_member(call.principal, call.found, member_named(call))
-    return Reply(models.Member.of(member), 201 if added else 200)
+    return Reply(models.MemberBody.of(member), 201 if added else 200)
 
 
 @blueprint.operation(

@@ -27,14 +27,14 @@ from chalicelib.workspaces import model as workspaces
 Role = Annotated[str, WithJsonSchema({"type": "string", "enum": ["owner", "member"]})]
 
 
-class Workspace(Resource):
+class WorkspaceBody(Resource):
     id: WorkspaceId
     name: Annotated[str, Field(examples=["Research"])]
     owner_id: UserId
     created_at: Time
 
     @classmethod
-    def of(cls, workspace: workspaces.Workspace) -> Workspace:
+    def of(cls, workspace: workspaces.Workspace) -> WorkspaceBody:
         return cls.model_validate(
             {
                 "id": workspace.id,
@@ -45,14 +45,14 @@ class Workspace(Resource):
         )
 
 
-class WorkspaceWithRole(Workspace):
+class WorkspaceWithRole(WorkspaceBody):
     """A workspace in the caller's list: with the caller's role in it."""
 
     role: Role
 
     @classmethod
     def of(cls, workspace: workspaces.Workspace) -> WorkspaceWithRole:
-        return cls(**Workspace.of(workspace).model_dump(), role=workspace.role)
+        return cls(**WorkspaceBody.of(workspace).model_dump(), role=workspace.role)
 
 
 class WorkspaceList(Resource):
@@ -63,7 +63,7 @@ class NewWorkspace(Request):
     name: Annotated[Name, Invalid(errors.INVALID_NAME)]
 
 
-class Member(Resource):
+class MemberBody(Resource):
     workspace_id: WorkspaceId
     user_id: UserId
     role: Role
@@ -82,7 +82,7 @@ class Member(Resource):
     ] = None
 
     @classmethod
-    def of(cls, member: workspaces.Member) -> Member:
+    def of(cls, member: workspaces.Member) -> MemberBody:
         return cls.model_validate(
             {
                 "workspace_id": member.workspace_id,
@@ -96,4 +96,4 @@ class Member(Resource):
 
 
 class MemberList(Resource):
-    members: list[Member]
+    members: list[MemberBody]

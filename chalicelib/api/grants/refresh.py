@@ -43,7 +43,7 @@ class LoginRefresh(Grant):
 
 def token_pair(pair: TokenPair, issued_token_type: bool = False) -> Issued:
     """A sign-in's answer: a user token and its refresh token."""
-    body = sessions_models.TokenPair(
+    body = sessions_models.TokenPairBody(
         access_token=pair.access.token,
         token_type="Bearer",
         expires_in=pair.access.expires_in,

@@ -133,7 +133,7 @@ def make_key() -> ApiKey:
 
 
 def test_the_key_resource_has_the_documented_fields_in_order_and_no_plaintext() -> None:
-    body = keys_models.ApiKey.of(make_key(), NOW).model_dump(mode="json", by_alias=True)
+    body = keys_models.ApiKeyBody.of(make_key(), NOW).model_dump(mode="json", by_alias=True)
 
     assert list(body) == [
         "id", "label", "category", "workspaceId", "scopes", "status", "hint", "createdAt",
@@ -175,3 +175,37 @@ def test_a_webhook_change_or_a_service_client_sent_with_null_is_refused() -> Non
     ]:
         with pytest.raises(ValidationError):
             model.model_validate(body)
+
+
+def test_no_wire_class_shares_its_name_with_a_domain_class() -> None:
+    """A wire class whose thing a domain class names ends in `Body` (docs/architecture.md,
+    "Wire and domain classes"); the document still names its schema without the suffix."""
+    import ast
+    import importlib
+    import pkgutil
+    from pathlib import Path
+
+    import chalicelib
+    import chalicelib.api
+    from chalicelib.api.wire import schema_name
+
+    root = Path(str(chalicelib.__file__)).parent
+    domain = {
+        node.name
+        for path in root.rglob("*.py")
+        if "api" not in path.relative_to(root).parts[:1]
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef)
+    }
+    wire = [
+        value
+        for info in pkgutil.iter_modules(chalicelib.api.__path__)
+        if info.name == "wire" or info.name.endswith("_models")
+        for value in vars(importlib.import_module(f"chalicelib.api.{info.name}")).values()
+        if isinstance(value, type)
+        and issubclass(value, BaseModel)
+        and value.__module__.startswith("chalicelib.api.")
+    ]
+
+    assert sorted({m.__name__ for m in wire} & domain) == []
+    assert schema_name(keys_models.ApiKeyBody) == "ApiKey"

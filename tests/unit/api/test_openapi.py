@@ -10,6 +10,7 @@ from openapi_spec_validator import validate
 
 from chalicelib import errors
 from chalicelib.api.openapi import document
+from chalicelib.api.wire import schema_name
 
 # OPTIONS is every path's CORS preflight (chalicelib/api/cors.py registers one beside each
 # route); the document says so once in its description instead of once per path.
@@ -152,8 +153,8 @@ def test_a_declared_operations_schemas_are_its_models(op: Any) -> None:
 
     if op.body is not None:
         name = entry["requestBody"]["content"]["application/json"]["schema"]["$ref"]
-        assert name.rsplit("/", 1)[-1] == op.body.__name__
-        assert set(schemas[op.body.__name__]["properties"]) == {
+        assert name.rsplit("/", 1)[-1] == schema_name(op.body)
+        assert set(schemas[schema_name(op.body)]["properties"]) == {
             info.alias or field for field, info in op.body.model_fields.items()
         }
     else:
@@ -161,7 +162,7 @@ def test_a_declared_operations_schemas_are_its_models(op: Any) -> None:
         assert "requestBody" not in entry
     if op.response is not None:
         content = entry["responses"][str(op.status)]["content"]["application/json"]
-        assert content["schema"]["$ref"].rsplit("/", 1)[-1] == op.response.__name__
+        assert content["schema"]["$ref"].rsplit("/", 1)[-1] == schema_name(op.response)
     else:
         # Without a response model: its success is documented, and bodiless (a 204).
         assert "content" not in entry["responses"][str(op.status)]
@@ -197,7 +198,7 @@ def test_every_schema_is_a_model() -> None:
         if info.name == "wire" or info.name.endswith("_models")
     ]
     models = {
-        value.__name__
+        schema_name(value)
         for module in wire_modules
         for value in vars(module).values()
         if isinstance(value, type) and issubclass(value, BaseModel)
