@@ -9,8 +9,7 @@ from pydantic import (
 )
 
 from chalicelib.access.scopes import ordered
-from chalicelib.api.wire import NULLABLE_TIME, Resource, Scopes, Time, WorkspaceId
-from chalicelib.clock import rfc3339
+from chalicelib.api.wire import NULLABLE_TIME, RFC3339, Fields, Resource, Scopes, Time, WorkspaceId
 from chalicelib.oauth import connected_apps
 
 
@@ -25,6 +24,7 @@ class ConnectedAppBody(Resource):
     created_at: Time
     last_used_at: Annotated[
         str | None,
+        RFC3339,
         WithJsonSchema(
             {**NULLABLE_TIME, "description": "Its last refresh (null: never refreshed)."}
         ),
@@ -32,15 +32,7 @@ class ConnectedAppBody(Resource):
 
     @classmethod
     def of(cls, app: connected_apps.ConnectedApp) -> ConnectedAppBody:
-        return cls(
-            id=app.id,
-            client_id=app.client_id,
-            client_name=app.client_name,
-            workspace_id=app.workspace_id,
-            scopes=ordered(app.scopes),
-            created_at=rfc3339(app.created_at) or "",
-            last_used_at=rfc3339(app.last_used_at),
-        )
+        return cls.model_validate(Fields(app, scopes=ordered(app.scopes)), from_attributes=True)
 
 
 class ConnectedAppList(Resource):

@@ -14,6 +14,7 @@ from chalicelib.access.scopes import ordered
 from chalicelib.api.wire import (
     NULLABLE_EMAIL,
     NULLABLE_PERSON_NAME,
+    Fields,
     Resource,
     Scopes,
     UserId,
@@ -74,17 +75,13 @@ class PrincipalBody(Resource):
 
     @classmethod
     def of(cls, caller: Principal, person: workspaces.Person | None = None) -> PrincipalBody:
-        return cls(
-            user_id=caller.user_id,
-            credential=caller.credential,
-            key_id=caller.key_id,
-            category=caller.category,
-            workspace_id=caller.workspace_id,
+        fields = Fields(
+            caller,
             scopes=ordered(caller.scopes),
             email=person.email if person else None,
             name=person.name if person else None,
-            act=caller.act,
         )
+        return cls.model_validate(fields, from_attributes=True)
 
 
 

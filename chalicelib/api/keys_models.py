@@ -20,8 +20,10 @@ from chalicelib.access.scopes import ALL_SCOPES, DATA_PLANE_SCOPES
 from chalicelib.api.wire import (
     NO_WORKSPACE,
     NULLABLE_TIME,
+    RFC3339,
     TIME,
     Cursor,
+    Fields,
     Invalid,
     KeyId,
     Label,
@@ -38,7 +40,6 @@ from chalicelib.api.wire import (
     WorkspaceQuery,
     id_schema,
 )
-from chalicelib.clock import rfc3339
 from chalicelib.keys import model as keys
 from chalicelib.keys.model import MAX_GRACE_PERIOD, MAX_LIFETIME_DAYS, MAX_REQUESTS_PER_DAY
 
@@ -132,6 +133,7 @@ class ApiKeyBody(Resource):
     ]
     last_used_at: Annotated[
         str | None,
+        RFC3339,
         WithJsonSchema(
             {
                 **NULLABLE_TIME,
@@ -171,30 +173,19 @@ class ApiKeyBody(Resource):
     @classmethod
     def of(cls, api_key: keys.ApiKey, now: datetime) -> ApiKeyBody:
         """The public representation (README, "API keys")."""
-        return cls(**_key_fields(api_key, now))
+        return cls.model_validate(Fields(api_key, **_computed(api_key, now)), from_attributes=True)
 
 
-def _key_fields(api_key: keys.ApiKey, now: datetime) -> dict[str, Any]:
+def _computed(api_key: keys.ApiKey, now: datetime) -> dict[str, Any]:
+    """What the wire says of a key beyond its record's fields."""
     status = api_key.status(now)
     return {
-        "id": api_key.id,
-        "label": api_key.label,
-        "category": api_key.category,
-        "workspace_id": api_key.workspace_id,
-        "scopes": list(api_key.scopes),
         "status": status,
         # Hints stored before they were ASCII carry a one-character ellipsis.
         "hint": api_key.hint.replace("\u2026", "...") if api_key.hint else api_key.hint,
-        "created_at": rfc3339(api_key.created_at),
-        "expires_at": rfc3339(api_key.expires_at),
-        "revoked_at": rfc3339(api_key.end()) if status == "revoked" else None,
-        "replaced_by": api_key.replaced_by,
+        "revoked_at": api_key.end() if status == "revoked" else None,
         # A revoked key can never be revealed again (410), whatever its ciphertext.
         "revealable": api_key.revealable and api_key.revoked_at is None,
-        "last_used_at": rfc3339(api_key.last_used_at),
-        "allowed_cidrs": list(api_key.allowed_cidrs) if api_key.allowed_cidrs is not None else None,
-        "requests_per_day": api_key.requests_per_day,
-        "dpop_jkt": api_key.dpop_jkt,
     }
 
 
@@ -211,7 +202,8 @@ class ApiKeyWithSecret(ApiKeyBody):
 
     @classmethod
     def issued(cls, api_key: keys.ApiKey, now: datetime, plaintext: str) -> ApiKeyWithSecret:
-        return cls(**_key_fields(api_key, now), key=plaintext)
+        fields = Fields(api_key, **_computed(api_key, now), key=plaintext)
+        return cls.model_validate(fields, from_attributes=True)
 
 
 

@@ -12,6 +12,7 @@ from chalicelib import errors
 from chalicelib.access.scopes import DATA_PLANE_SCOPES
 from chalicelib.api.wire import (
     SERVICE_CLIENT_ID,
+    Fields,
     Invalid,
     Name,
     Request,
@@ -22,7 +23,6 @@ from chalicelib.api.wire import (
     WorkspaceId,
     not_null,
 )
-from chalicelib.clock import rfc3339
 from chalicelib.service_clients import model as service_clients
 
 _PUBLIC_JWK = {
@@ -108,19 +108,13 @@ class ServiceClientBody(Resource):
 
     @classmethod
     def of(cls, client: service_clients.ServiceClient, issuer: str) -> ServiceClientBody:
-        return cls.model_validate(
-            {
-                "client_id": client.id,
-                "workspace_id": client.workspace_id,
-                "name": client.name,
-                "scopes": list(client.scopes),
-                "jwks": None if client.jwks is None else {"keys": list(client.jwks)},
-                "jwks_uri": client.jwks_uri,
-                "token_endpoint": issuer + "/v1/oauth/token",
-                "created_at": rfc3339(client.created_at),
-                "created_by": client.created_by,
-            }
+        fields = Fields(
+            client,
+            client_id=client.id,
+            jwks=None if client.jwks is None else {"keys": list(client.jwks)},
+            token_endpoint=issuer + "/v1/oauth/token",
         )
+        return cls.model_validate(fields, from_attributes=True)
 
 
 class ServiceClientList(Resource):

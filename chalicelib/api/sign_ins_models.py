@@ -8,8 +8,7 @@ from pydantic import (
     WithJsonSchema,
 )
 
-from chalicelib.api.wire import NULLABLE_TIME, SESSION_ID, TIME, Resource, Time
-from chalicelib.clock import rfc3339
+from chalicelib.api.wire import NULLABLE_TIME, RFC3339, SESSION_ID, TIME, Fields, Resource, Time
 from chalicelib.sessions import sign_ins
 
 
@@ -18,12 +17,14 @@ class Session(Resource):
     created_at: Time
     last_refreshed_at: Annotated[
         str | None,
+        RFC3339,
         WithJsonSchema(
             {**NULLABLE_TIME, "description": "Its last refresh (null: never refreshed)."}
         ),
     ]
     expires_at: Annotated[
         str,
+        RFC3339,
         WithJsonSchema(
             {**TIME, "description": "When it ends unless refreshed (each refresh moves it)."}
         ),
@@ -54,15 +55,8 @@ class Session(Resource):
 
     @classmethod
     def of(cls, sign_in: sign_ins.SignIn, current_id: str | None) -> Session:
-        return cls(
-            id=sign_in.id,
-            created_at=rfc3339(sign_in.created_at) or "",
-            last_refreshed_at=rfc3339(sign_in.last_refreshed_at),
-            expires_at=rfc3339(sign_in.expires_at) or "",
-            user_agent=sign_in.user_agent,
-            ip_address=sign_in.ip_address,
-            current=sign_in.id == current_id,
-        )
+        fields = Fields(sign_in, current=sign_in.id == current_id)
+        return cls.model_validate(fields, from_attributes=True)
 
 
 class SessionList(Resource):

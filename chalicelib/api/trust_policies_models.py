@@ -23,7 +23,6 @@ from chalicelib.api.wire import (
     UserId,
     WorkspaceId,
 )
-from chalicelib.clock import rfc3339
 from chalicelib.workloads import model as trust
 
 # A policy's texts (`workloads.model._text`): up to MAX_TEXT characters as sent, stored
@@ -153,21 +152,7 @@ class TrustPolicyBody(Resource):
 
     @classmethod
     def of(cls, policy: trust.TrustPolicy) -> TrustPolicyBody:
-        return cls.model_validate(
-            {
-                "id": policy.id,
-                "workspace_id": policy.workspace_id,
-                "name": policy.name,
-                "issuer": policy.issuer,
-                "audience": policy.audience,
-                "subject": policy.subject,
-                "claims": dict(policy.claims),
-                "scopes": list(policy.scopes),
-                "max_lifetime_seconds": policy.max_lifetime_seconds,
-                "created_at": rfc3339(policy.created_at),
-                "created_by": policy.created_by,
-            }
-        )
+        return cls.model_validate(policy, from_attributes=True)
 
 
 class TrustPolicyList(Resource):

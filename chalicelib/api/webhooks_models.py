@@ -15,9 +15,11 @@ from chalicelib import errors, strict_parsing
 from chalicelib.api.wire import (
     DELIVERY_ID,
     NULLABLE_TIME,
+    RFC3339,
     TEXT,
     WEBHOOK_ID,
     Cursor,
+    Fields,
     Invalid,
     Limit,
     NextCursor,
@@ -32,7 +34,6 @@ from chalicelib.api.wire import (
     id_schema,
     not_null,
 )
-from chalicelib.clock import rfc3339
 from chalicelib.events.model import TYPES as EVENT_TYPES
 from chalicelib.webhooks import model as hooks
 
@@ -118,6 +119,7 @@ class WebhookBody(Resource):
     created_by: UserId
     failing_since: Annotated[
         str | None,
+        RFC3339,
         WithJsonSchema(
             {**NULLABLE_TIME, "description": "When its deliveries began failing without a "
              "success since (null: not failing). After 3 days it is disabled."}
@@ -125,6 +127,7 @@ class WebhookBody(Resource):
     ]
     previous_secret_expires_at: Annotated[
         str | None,
+        RFC3339,
         WithJsonSchema(
             {**NULLABLE_TIME, "description": "Until when the secret before the last rotation "
              "still signs, beside the current one (null: no overlap)."}
@@ -134,20 +137,10 @@ class WebhookBody(Resource):
     @classmethod
     def of(cls, webhook: hooks.Webhook, now: datetime) -> WebhookBody:
         overlap = len(webhook.sealed_in_use(now)) > 1
-        return cls.model_validate(
-            {
-                "id": webhook.id,
-                "workspace_id": webhook.workspace_id,
-                "url": webhook.url,
-                "events": list(webhook.events),
-                "enabled": webhook.enabled,
-                "description": webhook.description,
-                "created_at": rfc3339(webhook.created_at),
-                "created_by": webhook.created_by,
-                "failing_since": rfc3339(webhook.failing_since),
-                "previous_secret_expires_at": rfc3339(webhook.previous_until) if overlap else None,
-            }
+        fields = Fields(
+            webhook, previous_secret_expires_at=webhook.previous_until if overlap else None
         )
+        return cls.model_validate(fields, from_attributes=True)
 
 
 class WebhookWithSecret(WebhookBody):
@@ -185,21 +178,12 @@ class DeliveryBody(Resource):
 
     @classmethod
     def of(cls, delivery: hooks.Delivery) -> DeliveryBody:
-        return cls.model_validate(
-            {
-                "id": delivery.id,
-                "event_id": delivery.event_id,
-                "event_type": delivery.event_type,
-                "state": delivery.state,
-                "attempts": delivery.attempts,
-                "last_status_code": delivery.last_status,
-                "last_attempt_at": rfc3339(delivery.last_attempt_at),
-                "next_attempt_at": rfc3339(delivery.next_attempt_at)
-                if delivery.state == "pending"
-                else None,
-                "created_at": rfc3339(delivery.created_at),
-            }
+        fields = Fields(
+            delivery,
+            last_status_code=delivery.last_status,
+            next_attempt_at=delivery.next_attempt_at if delivery.state == "pending" else None,
         )
+        return cls.model_validate(fields, from_attributes=True)
 
 
 class DeliveryPage(Resource):

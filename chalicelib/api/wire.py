@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import (
@@ -39,6 +40,7 @@ from pydantic_core import core_schema
 
 from chalicelib import errors, strict_parsing
 from chalicelib.access.scopes import ALL_SCOPES
+from chalicelib.clock import rfc3339
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,21 @@ class Resource(BaseModel):
         validate_by_name=True,
         json_schema_serialization_defaults_required=True,
     )
+
+
+class Fields:
+    """A domain object read as a resource's fields (`model_validate(..., from_attributes=True)`):
+    each field its attribute of the same name, but those given here, which the wire computes
+    or names otherwise."""
+
+    def __init__(self, record: object, /, **differing: Any):
+        self._record = record
+        self._differing = differing
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._differing:
+            return self._differing[name]
+        return getattr(self._record, name)
 
 
 def schema_name(model: type[BaseModel]) -> str:
@@ -137,8 +154,16 @@ NULLABLE_TIME = {"type": ["string", "null"], "format": "date-time"}
 KeyId = Annotated[str, WithJsonSchema(KEY_ID)]
 WorkspaceId = Annotated[str, WithJsonSchema(WORKSPACE_ID)]
 UserId = Annotated[str, WithJsonSchema(USER_ID)]
-Time = Annotated[str, WithJsonSchema(TIME)]
-OptionalTime = Annotated[str | None, WithJsonSchema(NULLABLE_TIME)]
+
+
+def _as_rfc3339(value: Any) -> Any:
+    return rfc3339(value) if isinstance(value, datetime) else value
+
+
+# A time in a response: a domain object's datetime, written as RFC 3339 (`clock.rfc3339`).
+RFC3339 = BeforeValidator(_as_rfc3339)
+Time = Annotated[str, RFC3339, WithJsonSchema(TIME)]
+OptionalTime = Annotated[str | None, RFC3339, WithJsonSchema(NULLABLE_TIME)]
 SCOPES = {"type": "array", "items": {"type": "string", "enum": list(ALL_SCOPES)}}
 Scopes = Annotated[list[str], WithJsonSchema(SCOPES)]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Self
 
 from pydantic import (
     Field,
@@ -21,7 +21,6 @@ from chalicelib.api.wire import (
     UserId,
     WorkspaceId,
 )
-from chalicelib.clock import rfc3339
 from chalicelib.workspaces import model as workspaces
 
 Role = Annotated[str, WithJsonSchema({"type": "string", "enum": ["owner", "member"]})]
@@ -34,25 +33,14 @@ class WorkspaceBody(Resource):
     created_at: Time
 
     @classmethod
-    def of(cls, workspace: workspaces.Workspace) -> WorkspaceBody:
-        return cls.model_validate(
-            {
-                "id": workspace.id,
-                "name": workspace.name,
-                "owner_id": workspace.owner_id,
-                "created_at": rfc3339(workspace.created_at),
-            }
-        )
+    def of(cls, workspace: workspaces.Workspace) -> Self:
+        return cls.model_validate(workspace, from_attributes=True)
 
 
 class WorkspaceWithRole(WorkspaceBody):
     """A workspace in the caller's list: with the caller's role in it."""
 
     role: Role
-
-    @classmethod
-    def of(cls, workspace: workspaces.Workspace) -> WorkspaceWithRole:
-        return cls(**WorkspaceBody.of(workspace).model_dump(), role=workspace.role)
 
 
 class WorkspaceList(Resource):
@@ -83,16 +71,7 @@ class MemberBody(Resource):
 
     @classmethod
     def of(cls, member: workspaces.Member) -> MemberBody:
-        return cls.model_validate(
-            {
-                "workspace_id": member.workspace_id,
-                "user_id": member.user_id,
-                "role": member.role,
-                "added_at": rfc3339(member.added_at),
-                "email": member.email,
-                "name": member.name,
-            }
-        )
+        return cls.model_validate(member, from_attributes=True)
 
 
 class MemberList(Resource):
