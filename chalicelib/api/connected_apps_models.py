@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import (
-    WithJsonSchema,
-)
+from pydantic import Field, WithJsonSchema
 
 from chalicelib.access.scopes import ordered
 from chalicelib.api.wire import NULLABLE_TIME, RFC3339, Fields, Resource, Scopes, Time, WorkspaceId
@@ -14,10 +12,8 @@ from chalicelib.oauth import connected_apps
 
 
 class ConnectedAppBody(Resource):
-    id: Annotated[
-        str, WithJsonSchema({"type": "string", "examples": ["01JD7Q2X9V3K5M8N1P4R6T0W2Y"]})
-    ]
-    client_id: Annotated[str, WithJsonSchema({"type": "string"})]
+    id: Annotated[str, Field(examples=["01JD7Q2X9V3K5M8N1P4R6T0W2Y"])]
+    client_id: str
     client_name: Annotated[str | None, WithJsonSchema({"type": ["string", "null"]})]
     workspace_id: WorkspaceId
     scopes: Scopes

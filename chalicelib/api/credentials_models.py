@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import (
-    BeforeValidator,
-    WithJsonSchema,
-)
+from pydantic import BeforeValidator, Field, WithJsonSchema
 
 from chalicelib import errors
 from chalicelib.api.wire import Invalid, RefusedValue, Request, Resource
@@ -49,6 +46,8 @@ class CredentialReport(Request):
 
 class CredentialsReceived(Resource):
     received: Annotated[
-        int, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 1000,
-                             "description": "How many strings the report held."})
+        int,
+        Field(
+            ge=1, le=revocation.MAX_CREDENTIALS, description="How many strings the report held."
+        ),
     ]

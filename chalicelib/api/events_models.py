@@ -5,10 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from pydantic import (
-    Field,
-    WithJsonSchema,
-)
+from pydantic import Field, WithJsonSchema
 
 from chalicelib.api.wire import (
     KEY_ID,

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import (
-    BaseModel,
-    WithJsonSchema,
-)
+from pydantic import BaseModel, WithJsonSchema
 
 from chalicelib.access.principal import Principal
 from chalicelib.access.scopes import ordered

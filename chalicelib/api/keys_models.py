@@ -6,13 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import (
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    WithJsonSchema,
-    model_validator,
-)
+from pydantic import BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
 from chalicelib import errors
 from chalicelib.access.allow_list import MAX_CIDRS, InvalidCidr, parse_cidrs
@@ -69,15 +63,17 @@ Cidrs = Annotated[tuple[str, ...] | None, BeforeValidator(_cidrs), WithJsonSchem
 
 
 # The RFC 7638 SHA-256 thumbprint of the public key a key is bound to (RFC 9449 DPoP).
+# An RFC 7638 SHA-256 thumbprint: 43 base64url characters.
+THUMBPRINT = "^[A-Za-z0-9_-]{43}$"
 DPOP_JKT = {
     "type": ["string", "null"],
-    "pattern": "^[A-Za-z0-9_-]{43}$",
+    "pattern": THUMBPRINT,
     "examples": ["0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"],
 }
 DpopJkt = Annotated[
     str | None,
     Invalid(errors.INVALID_DPOP_JKT),
-    Field(pattern=r"^[A-Za-z0-9_-]{43}$"),
+    Field(pattern=THUMBPRINT),
     WithJsonSchema(
         {
             **DPOP_JKT,
@@ -344,7 +340,6 @@ class UsageQuery(Query):
     granularity: Annotated[
         Literal["hour", "day"],
         Invalid(errors.INVALID_PARAMETER, "granularity must be hour or day."),
-        WithJsonSchema({"type": "string", "enum": ["hour", "day"], "default": "day"}),
     ] = "day"
     from_: Annotated[
         str | None,

@@ -41,6 +41,7 @@ from chalicelib.oauth.service import (
     AuthorizationRequest,
     parse_scope,
 )
+from chalicelib.service_clients import grant
 
 
 def _redirect_uris(value: Any) -> tuple[str, ...]:
@@ -229,8 +230,8 @@ class ClientCredentialsForm(OAuthRequest):
             {
                 "type": "string",
                 "pattern": "^[0-9]+$",
-                "default": "900",
-                "description": "Seconds, from 60 to 3600.",
+                "default": str(grant.DEFAULT_LIFETIME),
+                "description": f"Seconds, from {grant.MIN_LIFETIME} to {grant.MAX_LIFETIME}.",
             }
         ),
     ] = None

@@ -5,14 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    RootModel,
-    model_validator,
-)
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel, model_validator
 
 from chalicelib import errors
 from chalicelib.api.wire import RefusedValue

@@ -5,14 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    RootModel,
-    WithJsonSchema,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, RootModel, WithJsonSchema, model_validator
 
 from chalicelib import errors
 from chalicelib.api.wire import (
@@ -24,6 +17,7 @@ from chalicelib.api.wire import (
     absent_or,
     text_field,
 )
+from chalicelib.sessions import delegation
 
 
 class TokenPairBody(BaseModel):
@@ -72,9 +66,20 @@ SUBJECT_TOKEN_TYPES = (ID_TOKEN_TYPE, ACCESS_TOKEN_TYPE, JWT_TOKEN_TYPE)
 # A delegation's own fields (RFC 8693 form and JSON alike).
 ExpiresIn = Annotated[
     int | None,
-    Field(ge=60, le=3600),
-    absent_or({"type": "integer", "minimum": 60, "maximum": 3600, "default": 900}),
-    Invalid(errors.OAUTH_INVALID_REQUEST, "expires_in must be from 60 to 3600 seconds."),
+    Field(ge=delegation.MIN_LIFETIME, le=delegation.MAX_LIFETIME),
+    absent_or(
+        {
+            "type": "integer",
+            "minimum": delegation.MIN_LIFETIME,
+            "maximum": delegation.MAX_LIFETIME,
+            "default": delegation.DEFAULT_LIFETIME,
+        }
+    ),
+    Invalid(
+        errors.OAUTH_INVALID_REQUEST,
+        f"expires_in must be from {delegation.MIN_LIFETIME} to {delegation.MAX_LIFETIME} "
+        "seconds.",
+    ),
 ]
 Actor = Annotated[
     str | None,

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import (
-    WithJsonSchema,
-)
+from pydantic import Field, WithJsonSchema
 
 from chalicelib.api.wire import NULLABLE_TIME, RFC3339, SESSION_ID, TIME, Fields, Resource, Time
 from chalicelib.sessions import sign_ins
@@ -46,12 +44,7 @@ class Session(Resource):
             {"type": ["string", "null"], "description": "The address it signed in from."}
         ),
     ]
-    current: Annotated[
-        bool,
-        WithJsonSchema(
-            {"type": "boolean", "description": "The sign-in of the token making this request."}
-        ),
-    ]
+    current: Annotated[bool, Field(description="The sign-in of the token making this request.")]
 
     @classmethod
     def of(cls, sign_in: sign_ins.SignIn, current_id: str | None) -> Session:

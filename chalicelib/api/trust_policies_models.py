@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import (
-    WithJsonSchema,
-)
+from pydantic import WithJsonSchema
 
 from chalicelib import errors
 from chalicelib.access.scopes import DATA_PLANE_SCOPES

@@ -6,10 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import (
-    BeforeValidator,
-    WithJsonSchema,
-)
+from pydantic import BeforeValidator, WithJsonSchema
 
 from chalicelib import errors, strict_parsing
 from chalicelib.api.wire import (
@@ -111,7 +108,7 @@ class WebhookChanges(Request):
 class WebhookBody(Resource):
     id: Annotated[str, WithJsonSchema(WEBHOOK_ID)]
     workspace_id: WorkspaceId
-    url: Annotated[str, WithJsonSchema({"type": "string"})]
+    url: str
     events: Annotated[list[str], WithJsonSchema(_WEBHOOK_EVENTS)]
     enabled: bool
     description: Annotated[str | None, WithJsonSchema(_DESCRIPTION)]
@@ -161,9 +158,7 @@ class DeliveryBody(Resource):
     id: Annotated[str, WithJsonSchema(DELIVERY_ID)]
     event_id: Annotated[str, WithJsonSchema(id_schema("evt"))]
     event_type: Annotated[str, WithJsonSchema({"type": "string", "enum": list(EVENT_TYPES)})]
-    state: Annotated[
-        str, WithJsonSchema({"type": "string", "enum": ["pending", "delivered", "failed"]})
-    ]
+    state: hooks.DeliveryState
     attempts: int
     last_status_code: Annotated[
         int | None,

@@ -20,22 +20,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    RootModel,
-    WithJsonSchema,
-)
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel, WithJsonSchema
 from pydantic.alias_generators import to_camel
-from pydantic.json_schema import (
-    CoreModeRef,
-    CoreRef,
-    DefsRef,
-    GenerateJsonSchema,
-    JsonSchemaValue,
-)
+from pydantic.json_schema import CoreModeRef, CoreRef, DefsRef, GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from chalicelib import errors, strict_parsing
@@ -232,18 +219,28 @@ Name = Annotated[
 
 
 
+SMALLEST_PAGE, LARGEST_PAGE = 1, 100
+
+
 def _limit(value: Any) -> int:
-    digits = isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 3
-    if digits and 1 <= int(value) <= 100:
+    """A query's digits as the number (the bounds are the type's `Field`'s)."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 3:
         return int(value)
-    raise RefusedValue(errors.INVALID_PARAMETER, "limit must be a whole number from 1 to 100.")
+    raise RefusedValue(
+        errors.INVALID_PARAMETER,
+        f"limit must be a whole number from {SMALLEST_PAGE} to {LARGEST_PAGE}.",
+    )
 
 
-# A page's size in a query: 1 to 100, 50 when not given.
+# A page's size in a query: 1 to 100 (50 where not given: each query's default).
 Limit = Annotated[
     int,
+    Field(ge=SMALLEST_PAGE, le=LARGEST_PAGE),
     BeforeValidator(_limit),
-    WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 100, "default": 50}),
+    Invalid(
+        errors.INVALID_PARAMETER,
+        f"limit must be a whole number from {SMALLEST_PAGE} to {LARGEST_PAGE}.",
+    ),
 ]
 Cursor = Annotated[
     str | None,

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Self
 
-from pydantic import (
-    Field,
-    WithJsonSchema,
-)
+from pydantic import Field, WithJsonSchema
 
 from chalicelib import errors
 from chalicelib.api.wire import (
