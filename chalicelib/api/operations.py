@@ -2,11 +2,23 @@
 problems it may answer.
 
 `Operations.operation` registers a view with Chalice and runs every request through one
-order (README, "API reference"): authenticate (401), authorize by the declared policy (403,
-checked here and nowhere else), find the caller's own resource (404), validate the request
-with the declared models (400/413/415), then act. A caller without the right never learns a
-request's shape. The OpenAPI document is generated from the same declarations
-(`api/openapi.py`), so the document and the validation cannot disagree.
+order (README, "API reference"): authenticate (401), authorize by the declared policy (403;
+a policy is checked here and nowhere else), find the caller's own resource (404), validate
+the request with the declared models (400/413/415), then act. A caller without the right
+never learns a request's shape. Other 403s belong to a step of their own: resolving the
+credential (`workspace_mismatch`, `not_a_member`, `ip_not_allowed`), the workspace-scoped
+routes' `find` (`owner_required`, `not_a_member`: a rule of the workspace's service) and
+the key service (`insufficient_scope`: no key gets a scope its creator lacks; `not_a_member`:
+a new or rotated key's workspace is one its owner belongs to).
+
+The OpenAPI document is generated from the same declarations and models (`api/openapi.py`).
+A field's schema that is pydantic's own (its type, `Literal`, `Field` constraints) is the
+validation's one definition. A request field's schema written by hand (`WithJsonSchema`: a
+rule no pydantic type states, or one a service judges after the model) is held against what
+validates it by `tests/unit/api/test_wire_schemas.py`: what the schema allows is accepted,
+values just outside it are refused (by the model or the step it names), and the few values
+the service accepts beyond the schema are listed there. A response's schemas are held by the
+contract tiers (`tests/contract`: every answer against the document).
 """
 
 from __future__ import annotations
