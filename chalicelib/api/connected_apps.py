@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from chalicelib import errors
 from chalicelib.access.principal import Principal
-from chalicelib.api import models
+from chalicelib.api import connected_apps_models as models
 from chalicelib.api.operations import Call, Operations, Policy
 from chalicelib.runtime import services
 
@@ -40,7 +40,7 @@ PERSON = Policy("person", check=require_user_token, problems=(errors.INSUFFICIEN
 )
 def list_grants(call: Call) -> models.ConnectedAppList:
     found = services().connected_apps.list(call.principal.user_id)
-    return models.ConnectedAppList(grants=[models.ConnectedApp.of(app) for app in found])
+    return models.ConnectedAppList(grants=[models.ConnectedAppBody.of(app) for app in found])
 
 
 @blueprint.operation(

@@ -274,7 +274,7 @@ def idempotent_request(
 # -- routes ----------------------------------------------------------------------------
 
 
-class Refused(ChaliceUnhandledError):
+class CarriedError(ChaliceUnhandledError):
     """A view's `ServiceError` or `OAuthError` on its way past Chalice to `errors_as_problems`.
 
     Chalice answers any exception a view raises with a bare 500 before middleware sees it,
@@ -291,7 +291,7 @@ class Routes(Blueprint):
     """The route blueprints: a refusal reaches the middleware that renders it, and a
     dependency failure a view did not name is still a 503.
 
-    Each view is wrapped: its `ServiceError` or `OAuthError` goes on in `Refused`; whatever
+    Each view is wrapped: its `ServiceError` or `OAuthError` goes on in `CarriedError`; whatever
     `is_dependency_failure` recognises (a botocore or network failure no store wrapped)
     becomes `DependencyUnavailable`; anything else stays a bug, a 500.
     """
@@ -305,12 +305,12 @@ class Routes(Blueprint):
                 try:
                     return view(*args, **view_kwargs)
                 except (ServiceError, OAuthError) as error:
-                    raise Refused(error) from error
+                    raise CarriedError(error) from error
                 except Exception as error:
                     if not is_dependency_failure(error):
                         raise
                     logger.warning("dependency failed", extra={"error": type(error).__name__})
-                    raise Refused(DependencyUnavailable("AWS")) from None
+                    raise CarriedError(DependencyUnavailable("AWS")) from None
 
             register(guarded)
             return view
@@ -349,8 +349,8 @@ def errors_as_problems(request: Request, get_response: Callable[[Request], Respo
         if framework_error is not None:
             code = framework_error.code
             response = problem_response(framework_error, prefix)
-    except (Refused, ServiceError, OAuthError) as raised:
-        error = raised.error if isinstance(raised, Refused) else raised
+    except (CarriedError, ServiceError, OAuthError) as raised:
+        error = raised.error if isinstance(raised, CarriedError) else raised
         if isinstance(error, ServiceError):
             code = error.code
             response = problem_response(error, prefix)

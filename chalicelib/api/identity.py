@@ -5,7 +5,8 @@ from __future__ import annotations
 from chalice import Response
 
 from chalicelib import errors
-from chalicelib.api import edge, models
+from chalicelib.api import edge
+from chalicelib.api import identity_models as models
 from chalicelib.api.operations import ANY_CALLER, Answer, Call, Operations
 from chalicelib.runtime import services
 
@@ -18,15 +19,15 @@ blueprint = Operations(__name__)
     summary="Who the credential resolves to",
     tag="Identity",
     policy=ANY_CALLER,
-    response=models.Principal,
+    response=models.PrincipalBody,
     status=200,
     answer="The resolved caller (with a user token, the person's email and name).",
 )
-def whoami(call: Call) -> models.Principal:
+def whoami(call: Call) -> models.PrincipalBody:
     caller = call.principal
     if caller.credential != "user_token":  # keys are for machines: no person to name
-        return models.Principal.of(caller)
-    return models.Principal.of(caller, services().users.person(caller.user_id))
+        return models.PrincipalBody.of(caller)
+    return models.PrincipalBody.of(caller, services().users.person(caller.user_id))
 
 
 @blueprint.public(

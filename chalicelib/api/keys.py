@@ -13,7 +13,7 @@ from typing import Any
 
 from chalicelib import errors, idempotency
 from chalicelib.access.principal import Principal
-from chalicelib.api import models
+from chalicelib.api import keys_models as models
 from chalicelib.api.operations import MANAGER, Call, DomainRefusals, Operations, Reply
 from chalicelib.clock import rfc3339
 from chalicelib.errors import Problem, ServiceError
@@ -136,7 +136,7 @@ def create_api_key(call: Call) -> Reply:
     COLLECTION,
     summary="List the caller's keys",
     query=models.KeyListQuery,
-    response=models.KeyPage,
+    response=models.KeyPageBody,
     status=200,
     answer="A page of keys, newest first, without plaintext.",
     description="`q` searches: only keys whose label contains it (trimmed; at most 100 "
@@ -148,7 +148,7 @@ def create_api_key(call: Call) -> Reply:
     "when `nextCursor` is null.",
     **KEY_OPERATION,
 )
-def list_api_keys(call: Call) -> models.KeyPage:
+def list_api_keys(call: Call) -> models.KeyPageBody:
     query: models.KeyListQuery = call.query
     page = services().key_service.list(
         call.principal, query.limit, query.cursor, query.status, query.q
@@ -156,8 +156,8 @@ def list_api_keys(call: Call) -> models.KeyPage:
     if isinstance(page, KeyRefusal):
         raise problem(page)
     now = services().clock.now()
-    return models.KeyPage(
-        keys=[models.ApiKey.of(k, now) for k in page.keys], next_cursor=page.next_cursor
+    return models.KeyPageBody(
+        keys=[models.ApiKeyBody.of(k, now) for k in page.keys], next_cursor=page.next_cursor
     )
 
 
@@ -166,14 +166,14 @@ def list_api_keys(call: Call) -> models.KeyPage:
     KEY,
     summary="Get one of the caller's keys",
     find=lambda principal, key_id: services().key_service.get(principal, key_id),
-    response=models.ApiKey,
+    response=models.ApiKeyBody,
     status=200,
     problems=(NOT_FOUND,),
     answer="The key, without plaintext.",
     **KEY_OPERATION,
 )
-def get_api_key(call: Call) -> models.ApiKey:
-    return models.ApiKey.of(call.found, services().clock.now())
+def get_api_key(call: Call) -> models.ApiKeyBody:
+    return models.ApiKeyBody.of(call.found, services().clock.now())
 
 
 @blueprint.operation(
@@ -228,7 +228,7 @@ def rotate_api_key(call: Call) -> Reply:
     summary="Change a key's label, IP allow-list or daily quota",
     find=owned,
     body=models.ApiKeyChanges,
-    response=models.ApiKey,
+    response=models.ApiKeyBody,
     status=200,
     problems=(
         NOT_FOUND,
@@ -242,7 +242,7 @@ def rotate_api_key(call: Call) -> Reply:
     "`requestsPerDay: null` removes the quota.",
     **KEY_OPERATION,
 )
-def update_api_key(call: Call) -> models.ApiKey:
+def update_api_key(call: Call) -> models.ApiKeyBody:
     body: models.ApiKeyChanges = call.body
     changes = KeyChanges(
         label=body.label,
@@ -252,7 +252,7 @@ def update_api_key(call: Call) -> models.ApiKey:
         requests_per_day=body.requests_per_day,
     )
     updated = services().key_service.update(call.principal, call.found, changes)
-    return models.ApiKey.of(updated, services().clock.now())
+    return models.ApiKeyBody.of(updated, services().clock.now())
 
 
 @blueprint.operation(

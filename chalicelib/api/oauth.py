@@ -27,7 +27,8 @@ from chalice import Response
 from chalice.app import Request
 
 from chalicelib import errors, strict_parsing
-from chalicelib.api import edge, models
+from chalicelib.api import edge
+from chalicelib.api import oauth_models as models
 from chalicelib.api.grants import registry as grants
 from chalicelib.api.grants.endpoint import TOKEN_HEADERS as _TOKEN_HEADERS
 from chalicelib.api.grants.endpoint import serve

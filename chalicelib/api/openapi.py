@@ -4,10 +4,10 @@ Every operation is generated from its declaration (`api/operations.py`): the aut
 ones (`Operation`) with their parameters, bodies and statuses, each refusal with the codes of
 the error catalogue (`chalicelib/errors.py`) it may carry; the public ones with an edge of
 their own (`Public`: the token endpoints, the MCP authorization server, the pages, the
-leaked-key reports) from their declared answers. Every schema is a pydantic model's
-(`api/models.py`, under its class name), the error bodies' too. `tests/contract/` holds the
-running service against this document, `tests/unit/api/test_openapi.py` the document against
-the app's routes both ways. Examples are placeholders.
+leaked-key reports) from their declared answers. Every schema is a pydantic model's (an
+area's `api/<area>_models.py`, or `api/wire.py`: the error bodies), under its class name.
+`tests/contract/` holds the running service against this document, `tests/unit/api/
+test_openapi.py` the document against the app's routes both ways. Examples are placeholders.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic.json_schema import GenerateJsonSchema, models_json_schema
+from pydantic.json_schema import models_json_schema
 
 from chalicelib import errors
 from chalicelib.api import (
@@ -26,7 +26,6 @@ from chalicelib.api import (
     events,
     identity,
     keys,
-    models,
     oauth,
     secret_scanning,
     service_clients,
@@ -34,9 +33,11 @@ from chalicelib.api import (
     sign_ins,
     trust_policies,
     webhooks,
+    wire,
     workspaces,
 )
 from chalicelib.api.operations import HTML, Answer, Operation, Public
+from chalicelib.api.wire import WireSchema, schema_name
 from chalicelib.errors import Problem
 
 Schema = dict[str, Any]
@@ -176,29 +177,22 @@ ROUTES = (
 )
 DECLARED: tuple[Operation, ...] = tuple(op for r in ROUTES for op in r.blueprint.operations)
 PATH_PARAMETERS: dict[str, tuple[str, Schema]] = {  # name: (component, schema)
-    "key_id": ("KeyId", models.KEY_ID),
-    "workspace_id": ("WorkspaceId", models.WORKSPACE_ID),
-    "user_id": ("UserIdOrEmail", models.USER_ID_OR_EMAIL),
-    "policy_id": ("TrustPolicyId", models.TRUST_POLICY_ID),
-    "client_id": ("ServiceClientId", models.SERVICE_CLIENT_ID),
-    "grant_id": ("GrantId", models.CONNECTED_APP_ID),
-    "session_id": ("SessionId", models.SESSION_ID),
-    "webhook_id": ("WebhookId", models.WEBHOOK_ID),
-    "delivery_id": ("DeliveryId", models.DELIVERY_ID),
+    "key_id": ("KeyId", wire.KEY_ID),
+    "workspace_id": ("WorkspaceId", wire.WORKSPACE_ID),
+    "user_id": ("UserIdOrEmail", wire.USER_ID_OR_EMAIL),
+    "policy_id": ("TrustPolicyId", wire.TRUST_POLICY_ID),
+    "client_id": ("ServiceClientId", wire.SERVICE_CLIENT_ID),
+    "grant_id": ("GrantId", wire.CONNECTED_APP_ID),
+    "session_id": ("SessionId", wire.SESSION_ID),
+    "webhook_id": ("WebhookId", wire.WEBHOOK_ID),
+    "delivery_id": ("DeliveryId", wire.DELIVERY_ID),
 }
-
-
-class _Schemas(GenerateJsonSchema):
-    """Pydantic's JSON Schema without a `title` on every property."""
-
-    def field_title_should_be_set(self, schema: Any) -> bool:
-        return False
 
 
 def model_schemas() -> dict[str, Schema]:
     """The schema of every model an operation takes or gives, by class name, and of the
     error bodies."""
-    found: dict[type[BaseModel], str] = {models.Problem: "serialization"}
+    found: dict[type[BaseModel], str] = {wire.ProblemBody: "serialization"}
     for op in DECLARED:
         for model in (op.body, op.response):
             if model is not None:
@@ -208,13 +202,13 @@ def model_schemas() -> dict[str, Schema]:
             found[model] = "validation"
         for answer in public_op.answers:
             if answer.oauth:
-                found[models.OAuthError] = "serialization"
+                found[wire.OAuthErrorBody] = "serialization"
             if isinstance(answer.body, type):
                 found[answer.body] = "serialization"
     _, schemas = models_json_schema(
         [(m, mode) for m, mode in found.items()],  # type: ignore[misc]
         ref_template="#/components/schemas/{model}",
-        schema_generator=_Schemas,
+        schema_generator=WireSchema,
     )
     return {name: _no_null_defaults(schema) for name, schema in schemas.get("$defs", {}).items()}
 
@@ -231,7 +225,7 @@ def _no_null_defaults(schema: Schema) -> Schema:
 def _parameters(op: Operation) -> list[Schema]:
     found = [parameter(PATH_PARAMETERS[name][0]) for name in re.findall(r"{(\w+)}", op.path)]
     if op.query is not None:
-        schema = op.query.model_json_schema(schema_generator=_Schemas)["properties"]
+        schema = op.query.model_json_schema(schema_generator=WireSchema)["properties"]
         for name, info in op.query.model_fields.items():
             wire = info.alias or name
             if wire == "workspace_id":
@@ -261,7 +255,7 @@ def _success(op: Operation) -> Schema:
         headers["Cache-Control"] = header("CacheControlNoStore")
     if op.idempotent:
         headers["Idempotent-Replayed"] = header("IdempotentReplayed")
-    return ok(op.answer, ref(op.response.__name__), headers)
+    return ok(op.answer, ref(schema_name(op.response)), headers)
 
 
 def declared(op: Operation) -> Schema:
@@ -281,7 +275,7 @@ def declared(op: Operation) -> Schema:
     }
     successes = {str(op.status): _success(op)}
     for status, meaning in op.also.items():
-        successes[str(status)] = ok(meaning, ref(op.response.__name__)) if op.response else {}
+        successes[str(status)] = ok(meaning, ref(schema_name(op.response))) if op.response else {}
     responses = answers(
         successes,
         bad_request=tuple(by_status.get(400, ())),
@@ -291,7 +285,8 @@ def declared(op: Operation) -> Schema:
     )
     body = None
     if op.body is not None:
-        body = {"required": op.body_required, "content": {JSON: {"schema": ref(op.body.__name__)}}}
+        content = {JSON: {"schema": ref(schema_name(op.body))}}
+        body = {"required": op.body_required, "content": content}
     return operation(
         op.name,
         op.summary,
@@ -325,7 +320,7 @@ PUBLIC: tuple[Public, ...] = (
     ),
     Public(
         "GET", "/openapi.json", "openapi", "This document", "Identity",
-        (Answer(200, "The OpenAPI 3.1 document of this service.", models.OpenApiDocument),),
+        (Answer(200, "The OpenAPI 3.1 document of this service.", wire.OpenApiDocument),),
     ),
 )
 
@@ -340,7 +335,7 @@ def _answer(answer: Answer) -> Schema:
             "content": {answer.body: {"schema": {"type": "string"}}},
         }
     elif answer.body is not None:
-        found = ok(answer.description, ref(answer.body.__name__))
+        found = ok(answer.description, ref(schema_name(answer.body)))
     else:
         found = {"description": answer.description}
     if answer.headers:
@@ -356,7 +351,7 @@ def _public_parameters(op: Public) -> list[Schema]:
     for model, where in ((op.query, "query"), (op.headers, "header")):
         if model is None:
             continue
-        schema = model.model_json_schema(schema_generator=_Schemas)["properties"]
+        schema = model.model_json_schema(schema_generator=WireSchema)["properties"]
         for name, info in model.model_fields.items():
             wire = info.alias or name
             spec = _not_null(schema[wire])
@@ -369,7 +364,7 @@ def _public_parameters(op: Public) -> list[Schema]:
 def public(op: Public) -> Schema:
     body = None
     if op.body:
-        content = {media: {"schema": ref(model.__name__)} for media, model in op.body.items()}
+        content = {media: {"schema": ref(schema_name(model))} for media, model in op.body.items()}
         body = {"required": True, "content": content}
     return operation(
         op.name,
@@ -412,14 +407,14 @@ def components() -> Schema:
                 "in": "header",
                 "description": "The workspace of an admin key or a user token (a workspace key "
                 "is bound to its own and may only name that one); empty: none.",
-                "schema": {"anyOf": [models.WORKSPACE_ID, {"type": "string", "maxLength": 0}]},
+                "schema": {"anyOf": [wire.WORKSPACE_ID, {"type": "string", "maxLength": 0}]},
             },
             "WorkspaceQuery": {
                 "name": "workspace_id",
                 "in": "query",
                 "description": "Older clients' spelling of X-Workspace-Id (empty: none).",
                 "deprecated": True,
-                "schema": {"anyOf": [models.WORKSPACE_ID, {"type": "string", "maxLength": 0}]},
+                "schema": {"anyOf": [wire.WORKSPACE_ID, {"type": "string", "maxLength": 0}]},
             },
             "IdempotencyKey": {
                 "name": "Idempotency-Key",

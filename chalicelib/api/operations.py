@@ -2,13 +2,24 @@
 problems it may answer.
 
 `Operations.operation` registers a view with Chalice and runs every request through one
-order (README, "API reference"): authenticate (401), authorize by the declared policy (403),
-decide on the workspace the path names by the one workspace-access rule
-(`decisions/workspace_access.py`: 404 for a non-member, 403 `owner_required`), find the
-caller's own resource (404), validate the request with the declared models (400/413/415),
-then act. A caller without the right never learns a request's shape. The OpenAPI document
-is generated from the same declarations (`api/openapi.py`), so the document and the
-validation cannot disagree.
+order (README, "API reference"): authenticate (401), authorize by the declared policy (403;
+a policy is checked here and nowhere else), decide on the workspace the path names by the one
+workspace-access rule (`decisions/workspace_access.py`: 404 for a non-member, 403
+`owner_required`), find the caller's own resource (404), validate the request with the
+declared models (400/413/415), then act. A caller without the right never learns a request's
+shape. Other 403s belong to a step of their own: resolving the credential
+(`workspace_mismatch`, `not_a_member`, `ip_not_allowed`) and the key service
+(`insufficient_scope`: no key gets a scope its creator lacks; `not_a_member`: a new or
+rotated key's workspace is one its owner belongs to).
+
+The OpenAPI document is generated from the same declarations and models (`api/openapi.py`).
+A field's schema that is pydantic's own (its type, `Literal`, `Field` constraints) is the
+validation's one definition. A request field's schema written by hand (`WithJsonSchema`: a
+rule no pydantic type states, or one a service judges after the model) is held against what
+validates it by `tests/unit/api/test_wire_schemas.py`: what the schema allows is accepted,
+values just outside it are refused (by the model or the step it names), and the few values
+the service accepts beyond the schema are listed there. A response's schemas are held by the
+contract tiers (`tests/contract`: every answer against the document).
 """
 
 from __future__ import annotations
@@ -26,7 +37,7 @@ from chalicelib import errors, strict_parsing
 from chalicelib.access.policy import require_manager
 from chalicelib.access.principal import Principal, Refusal
 from chalicelib.api import edge
-from chalicelib.api.models import Invalid, Refused
+from chalicelib.api.wire import Invalid, RefusedValue
 from chalicelib.decisions.workspace_access import WorkspaceAccess, workspace_access
 from chalicelib.dependencies import is_dependency_failure
 from chalicelib.errors import OAuthError, Problem, ServiceError
@@ -204,7 +215,7 @@ def refusal(model: type[BaseModel], invalid: ValidationError, query: bool) -> er
         return errors.UNKNOWN_FIELD.error(f"Unknown field: {unknown[0][:64]!r}.")
     first = found[0]
     cause = (first.get("ctx") or {}).get("error")
-    if isinstance(cause, Refused):
+    if isinstance(cause, RefusedValue):
         return cause.problem.error(cause.detail)
     wire_name = str(first["loc"][0]) if first["loc"] else ""
     marker = _marker(model, wire_name)
@@ -355,13 +366,13 @@ def oauth_validated(
     """`parameters` as an instance of `model` (validated with `context`, for the rules that
     depend on the stage), or the RFC 6749 error of the first field refused: `invalid_request`
     ("x is required.") for a missing one, else the problem and detail its `Invalid` marker
-    (or a validator's `Refused`) names; never pydantic's message."""
+    (or a validator's `RefusedValue`) names; never pydantic's message."""
     try:
         return model.model_validate(parameters, context=context)
     except ValidationError as invalid:
         first = invalid.errors(include_url=False, include_input=False)[0]
     cause = (first.get("ctx") or {}).get("error")
-    if isinstance(cause, Refused):
+    if isinstance(cause, RefusedValue):
         raise cause.problem.oauth_error(cause.detail)
     location = list(first["loc"])
     member = _tagged_member(model, location[0]) if location else None

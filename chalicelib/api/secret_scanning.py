@@ -11,7 +11,8 @@ from chalice import Response
 
 from chalicelib import errors, strict_parsing
 from chalicelib.access.headers import origin
-from chalicelib.api import edge, models
+from chalicelib.api import edge
+from chalicelib.api import secret_scanning_models as models
 from chalicelib.api.operations import Answer, Operations, validated
 from chalicelib.errors import DependencyUnavailable
 from chalicelib.runtime import services

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import errors
-from chalicelib.api import models
+from chalicelib.api import service_clients_models as models
 from chalicelib.api.operations import MANAGER, Call, Operations, Reply
 from chalicelib.decisions.workspace_access import owner_only
 from chalicelib.runtime import services
@@ -25,8 +25,8 @@ OPERATION: dict[str, Any] = {
 }
 
 
-def _shown(client: Any) -> models.ServiceClient:
-    return models.ServiceClient.of(client, services().settings.issuer)
+def _shown(client: Any) -> models.ServiceClientBody:
+    return models.ServiceClientBody.of(client, services().settings.issuer)
 
 
 @blueprint.operation(
@@ -34,7 +34,7 @@ def _shown(client: Any) -> models.ServiceClient:
     COLLECTION,
     summary="Register a service client with its public keys (owner only)",
     body=models.NewServiceClient,
-    response=models.ServiceClient,
+    response=models.ServiceClientBody,
     status=201,
     problems=(
         errors.INVALID_NAME,
@@ -69,13 +69,13 @@ def list_service_clients(call: Call) -> models.ServiceClientList:
     "GET",
     ITEM,
     summary="A service client (owner only)",
-    response=models.ServiceClient,
+    response=models.ServiceClientBody,
     status=200,
     problems=(errors.NOT_FOUND,),
     answer="The client.",
     **OPERATION,
 )
-def get_service_client(call: Call) -> models.ServiceClient:
+def get_service_client(call: Call) -> models.ServiceClientBody:
     return _shown(services().service_client_service.get(call.workspace, call.path["client_id"]))
 
 

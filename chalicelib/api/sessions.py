@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from chalicelib import errors
 from chalicelib.access.headers import origin
-from chalicelib.api import edge, models
+from chalicelib.api import edge, oauth_models, sessions_models
 from chalicelib.api.grants.endpoint import TOKEN_HEADERS, token_endpoint
 from chalicelib.api.grants.registry import EXCHANGE_PATH, REFRESH_PATH
 from chalicelib.api.operations import (
@@ -33,7 +33,7 @@ ANSWERS = (
     Answer(
         200,
         "A user token (one hour) and a refresh token (30 days, single use).",
-        models.TokenPair,
+        sessions_models.TokenPairBody,
         headers={"Cache-Control": "CacheControlNoStore"},
     ),
     Answer(
@@ -62,7 +62,7 @@ EXCHANGE_ANSWERS = (
         200,
         "A login's user token (one hour) and refresh token (30 days, single use); or a"
         " delegated token (60 to 3600 seconds, bound to one workspace, no refresh token).",
-        models.ExchangeAnswer,
+        sessions_models.ExchangeAnswer,
         headers={"Cache-Control": "CacheControlNoStore"},
     ),
     Answer(
@@ -96,12 +96,12 @@ EXCHANGE_ANSWERS = (
 
 
 EXCHANGE_BODY: dict[str, type[BaseModel]] = {
-    edge.JSON: models.ExchangeRequest,
-    FORM: models.TokenExchangeForm,
+    edge.JSON: sessions_models.ExchangeRequest,
+    FORM: sessions_models.TokenExchangeForm,
 }
 REFRESH_BODY: dict[str, type[BaseModel]] = {
-    edge.JSON: models.RefreshRequest,
-    FORM: models.RefreshForm,
+    edge.JSON: sessions_models.RefreshRequest,
+    FORM: sessions_models.RefreshForm,
 }
 
 
@@ -111,7 +111,7 @@ token_endpoint(
     blueprint,
     EXCHANGE_PATH,
     EXCHANGE_BODY,
-    models.TOKEN_EXCHANGE_GRANT,
+    sessions_models.TOKEN_EXCHANGE_GRANT,
     name="exchange",
     summary="Trade an ID token for a user token, or a credential for a delegated token",
     tag="Login",
@@ -121,7 +121,7 @@ token_endpoint(
     blueprint,
     REFRESH_PATH,
     REFRESH_BODY,
-    models.REFRESH_GRANT,
+    sessions_models.REFRESH_GRANT,
     name="refresh",
     summary="Trade a refresh token for a new pair",
     tag="Login",
@@ -130,8 +130,8 @@ token_endpoint(
 
 
 REVOKE_BODY: dict[str, type[BaseModel]] = {
-    edge.JSON: models.RevokeRequest,
-    FORM: models.RevocationForm,
+    edge.JSON: sessions_models.RevokeRequest,
+    FORM: oauth_models.RevocationForm,
 }
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from chalicelib import errors
 from chalicelib.access.principal import Principal
-from chalicelib.api import models
+from chalicelib.api import sign_ins_models as models
 from chalicelib.api.operations import Call, Operations, Policy
 from chalicelib.runtime import services
 

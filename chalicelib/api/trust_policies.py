@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import errors
-from chalicelib.api import models
+from chalicelib.api import trust_policies_models as models
 from chalicelib.api.operations import MANAGER, Call, Operations, Reply
 from chalicelib.decisions.workspace_access import owner_only
 from chalicelib.runtime import services
@@ -30,7 +30,7 @@ OPERATION: dict[str, Any] = {
     COLLECTION,
     summary="Create a trust policy (owner only)",
     body=models.NewTrustPolicy,
-    response=models.TrustPolicy,
+    response=models.TrustPolicyBody,
     status=201,
     problems=(
         errors.INVALID_NAME,
@@ -44,7 +44,7 @@ OPERATION: dict[str, Any] = {
 def create_trust_policy(call: Call) -> Reply:
     policy = services().trust_policy_service.create(call.principal, call.workspace, call.body)
     location = f"/v1/workspaces/{policy.workspace_id}/trust-policies/{policy.id}"
-    return Reply(models.TrustPolicy.of(policy), None, {"Location": location})
+    return Reply(models.TrustPolicyBody.of(policy), None, {"Location": location})
 
 
 @blueprint.operation(
@@ -58,22 +58,22 @@ def create_trust_policy(call: Call) -> Reply:
 )
 def list_trust_policies(call: Call) -> models.TrustPolicyList:
     found = services().trust_policy_service.list(call.workspace)
-    return models.TrustPolicyList(trust_policies=[models.TrustPolicy.of(p) for p in found])
+    return models.TrustPolicyList(trust_policies=[models.TrustPolicyBody.of(p) for p in found])
 
 
 @blueprint.operation(
     "GET",
     ITEM,
     summary="A trust policy (owner only)",
-    response=models.TrustPolicy,
+    response=models.TrustPolicyBody,
     status=200,
     problems=(errors.NOT_FOUND,),
     answer="The policy.",
     **OPERATION,
 )
-def get_trust_policy(call: Call) -> models.TrustPolicy:
+def get_trust_policy(call: Call) -> models.TrustPolicyBody:
     policy = services().trust_policy_service.get(call.workspace, call.path["policy_id"])
-    return models.TrustPolicy.of(policy)
+    return models.TrustPolicyBody.of(policy)
 
 
 @blueprint.operation(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import errors
-from chalicelib.api import models
+from chalicelib.api import webhooks_models as models
 from chalicelib.api.operations import MANAGER, Call, Operations, Reply
 from chalicelib.decisions.workspace_access import owner_only
 from chalicelib.runtime import services
@@ -28,7 +28,7 @@ OPERATION: dict[str, Any] = {
 
 def _with_secret(created: Any) -> models.WebhookWithSecret:
     now = services().clock.now()
-    shown = models.Webhook.of(created.webhook, now).model_dump()
+    shown = models.WebhookBody.of(created.webhook, now).model_dump()
     return models.WebhookWithSecret.model_validate({**shown, "secret": created.secret})
 
 
@@ -64,22 +64,22 @@ def create_webhook(call: Call) -> Reply:
 def list_webhooks(call: Call) -> models.WebhookList:
     now = services().clock.now()
     found = services().webhook_service.list(call.workspace)
-    return models.WebhookList(webhooks=[models.Webhook.of(w, now) for w in found])
+    return models.WebhookList(webhooks=[models.WebhookBody.of(w, now) for w in found])
 
 
 @blueprint.operation(
     "GET",
     ITEM,
     summary="A webhook (owner only)",
-    response=models.Webhook,
+    response=models.WebhookBody,
     status=200,
     problems=(errors.NOT_FOUND,),
     answer="The subscription, without its secret.",
     **OPERATION,
 )
-def get_webhook(call: Call) -> models.Webhook:
+def get_webhook(call: Call) -> models.WebhookBody:
     webhook = services().webhook_service.get(call.workspace, call.path["webhook_id"])
-    return models.Webhook.of(webhook, services().clock.now())
+    return models.WebhookBody.of(webhook, services().clock.now())
 
 
 @blueprint.operation(
@@ -87,18 +87,18 @@ def get_webhook(call: Call) -> models.Webhook:
     ITEM,
     summary="Change a webhook's URL, events or enabled (owner only)",
     body=models.WebhookChanges,
-    response=models.Webhook,
+    response=models.WebhookBody,
     status=200,
     problems=(errors.NOT_FOUND, errors.INVALID_WEBHOOK),
     answer="The subscription as changed.",
     description="Enabling a subscription again starts its count of failing days over.",
     **OPERATION,
 )
-def update_webhook(call: Call) -> models.Webhook:
+def update_webhook(call: Call) -> models.WebhookBody:
     webhook = services().webhook_service.update(
         call.principal, call.workspace, call.path["webhook_id"], call.body
     )
-    return models.Webhook.of(webhook, services().clock.now())
+    return models.WebhookBody.of(webhook, services().clock.now())
 
 
 @blueprint.operation(
@@ -150,7 +150,7 @@ def list_webhook_deliveries(call: Call) -> models.DeliveryPage:
         call.workspace, call.path["webhook_id"], query.limit, query.cursor
     )
     return models.DeliveryPage(
-        deliveries=[models.Delivery.of(d) for d in found], next_cursor=cursor
+        deliveries=[models.DeliveryBody.of(d) for d in found], next_cursor=cursor
     )
 
 
@@ -158,14 +158,14 @@ def list_webhook_deliveries(call: Call) -> models.DeliveryPage:
     "POST",
     ITEM + "/deliveries/{delivery_id}/retry",
     summary="Try a delivery again now (owner only)",
-    response=models.Delivery,
+    response=models.DeliveryBody,
     status=202,
     problems=(errors.NOT_FOUND,),
     answer="The delivery, due again (a pending one is left as it is).",
     **OPERATION,
 )
-def retry_webhook_delivery(call: Call) -> models.Delivery:
+def retry_webhook_delivery(call: Call) -> models.DeliveryBody:
     delivery = services().webhook_service.retry(
         call.workspace, call.path["webhook_id"], call.path["delivery_id"]
     )
-    return models.Delivery.of(delivery)
+    return models.DeliveryBody.of(delivery)

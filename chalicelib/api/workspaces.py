@@ -12,8 +12,9 @@ from typing import Any
 from urllib.parse import unquote
 
 from chalicelib import errors, idempotency
-from chalicelib.api import models
+from chalicelib.api import workspaces_models as models
 from chalicelib.api.operations import MANAGER, Call, Operations, Reply
+from chalicelib.api.wire import Nothing
 from chalicelib.decisions.workspace_access import MEMBERS, owner_only
 from chalicelib.runtime import services
 
@@ -38,7 +39,7 @@ OWNER_ONLY = owner_only(errors.OWNER_REQUIRED.detail)
     COLLECTION,
     summary="Create a workspace (the caller owns it)",
     body=models.NewWorkspace,
-    response=models.Workspace,
+    response=models.WorkspaceBody,
     status=201,
     idempotent=True,
     problems=(errors.INVALID_NAME,),
@@ -52,7 +53,7 @@ def create_workspace(call: Call) -> Reply:
     headers = {"Location": f"{COLLECTION}/{workspace.id}"}
     if replayed:
         headers[idempotency.REPLAYED_HEADER] = "true"
-    return Reply(models.Workspace.of(workspace), None, headers)
+    return Reply(models.WorkspaceBody.of(workspace), None, headers)
 
 
 @blueprint.operation(
@@ -81,7 +82,7 @@ def list_workspaces(call: Call) -> models.WorkspaceList:
 )
 def list_members(call: Call) -> models.MemberList:
     found = services().workspace_service.members(call.workspace)
-    return models.MemberList(members=[models.Member.of(m) for m in found])
+    return models.MemberList(members=[models.MemberBody.of(m) for m in found])
 
 
 @blueprint.operation(
@@ -89,9 +90,9 @@ def list_members(call: Call) -> models.MemberList:
     MEMBER,
     summary="Add a member by user id or verified email (owner only)",
     workspace=OWNER_ONLY,
-    body=models.Nothing,
+    body=Nothing,
     body_required=False,
-    response=models.Member,
+    response=models.MemberBody,
     status=201,
     problems=(errors.INVALID_USER_ID, errors.USER_NOT_FOUND),
     answer="Added (with the member's email and name when known).",
@@ -101,7 +102,7 @@ def list_members(call: Call) -> models.MemberList:
 def add_member(call: Call) -> Reply:
     workspace_service = services().workspace_service
     member, added = workspace_service.add_member(call.principal, call.workspace, member_named(call))
-    return Reply(models.Member.of(member), 201 if added else 200)
+    return Reply(models.MemberBody.of(member), 201 if added else 200)
 
 
 @blueprint.operation(

@@ -112,7 +112,7 @@ class Event:
         return now >= self.occurred_at + RETENTION
 
     def detail(self) -> dict[str, Any]:
-        """The event as the bus carries it: the API answers the same (`api/models.Event`)."""
+        """The event as the bus carries it: the API answers the same (`api/events_models.Event`)."""
         return {
             "id": self.id,
             "type": self.type,

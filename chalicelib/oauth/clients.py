@@ -312,7 +312,7 @@ class ClientStore:
         dpop_bound_access_tokens: bool = False,
     ) -> dict[str, Any]:
         """RFC 7591 §3.1: the registered client's metadata, with its new `client_id`. The
-        metadata as the edge validated it (`ClientMetadata` in api/models.py)."""
+        metadata as the edge validated it (`ClientMetadata` in api/oauth_models.py)."""
         client_id = REGISTERED_PREFIX + ids.ulid(now)
         registration = Registration(
             client_id,

@@ -36,7 +36,8 @@ class ServiceClientService:
         self._local_mode = local_mode
 
     def create(self, principal: Principal, workspace: Workspace, body: Any) -> ServiceClient:
-        """`body`: the request's fields (`api/models.NewServiceClient`), checked here."""
+        """`body`: the request's fields (`api/service_clients_models.NewServiceClient`),
+        checked here."""
         if (body.jwks is None) == (body.jwks_uri is None):
             raise errors.INVALID_SERVICE_CLIENT.error("Send exactly one of jwks and jwksUri.")
         try:

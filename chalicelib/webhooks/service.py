@@ -64,7 +64,7 @@ class WebhookService:
             raise errors.INVALID_WEBHOOK.error(str(invalid)) from None
 
     def create(self, principal: Principal, workspace: Workspace, body: Any) -> Created:
-        """`body`: the request's fields (`api/models.NewWebhook`)."""
+        """`body`: the request's fields (`api/webhooks_models.NewWebhook`)."""
         url, types = self._checked(body.url, body.events)
         now = self._clock.now()
         webhook_id = ids.new_webhook_id(now)
@@ -104,7 +104,7 @@ class WebhookService:
     def update(
         self, principal: Principal, workspace: Workspace, webhook_id: str, body: Any
     ) -> Webhook:
-        """`body`: `api/models.WebhookChanges` (each field optional)."""
+        """`body`: `api/webhooks_models.WebhookChanges` (each field optional)."""
         webhook = self.get(workspace, webhook_id)
         url, types = self._checked(body.url, body.events)
         changes: dict[str, Any] = {}

@@ -37,7 +37,8 @@ class TrustPolicyService:
         self._local_mode = local_mode
 
     def create(self, principal: Principal, workspace: Workspace, body: Any) -> TrustPolicy:
-        """`body`: the request's fields (`api/models.NewTrustPolicy`), checked here."""
+        """`body`: the request's fields (`api/trust_policies_models.NewTrustPolicy`), checked
+        here."""
         try:
             issuer = check_issuer(body.issuer, self._local_mode)
             subject = check_subject(body.subject)

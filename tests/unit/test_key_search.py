@@ -10,7 +10,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from chalicelib import strict_parsing
-from chalicelib.api import models
+from chalicelib.api import keys_models as models
 from chalicelib.api.operations import validated
 from chalicelib.errors import ServiceError
 

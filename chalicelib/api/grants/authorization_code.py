@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.api import models
+from chalicelib.api import oauth_models
 from chalicelib.api.grants.registry import Grant, Issued, TokenRequest, register
 from chalicelib.api.operations import FORM
 from chalicelib.runtime import services
@@ -13,8 +13,8 @@ from chalicelib.runtime import services
 
 @register
 class AuthorizationCode(Grant):
-    grant_type = models.CODE_GRANT
-    models = {FORM: models.TokenForm}
+    grant_type = oauth_models.CODE_GRANT
+    models = {FORM: oauth_models.TokenForm}
 
     def issue(self, request: TokenRequest, valid: Any) -> Issued:
         issued = services().oauth_service.redeem_code(dict(request.parameters))

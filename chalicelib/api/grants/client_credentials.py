@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.api import models
+from chalicelib.api import oauth_models
 from chalicelib.api.grants.registry import Grant, Issued, TokenRequest, register
 from chalicelib.api.operations import FORM
 from chalicelib.runtime import services
@@ -15,8 +15,8 @@ from chalicelib.runtime import services
 
 @register
 class ClientCredentials(Grant):
-    grant_type = models.CLIENT_CREDENTIALS_GRANT
-    models = {FORM: models.ClientCredentialsForm}
+    grant_type = oauth_models.CLIENT_CREDENTIALS_GRANT
+    models = {FORM: oauth_models.ClientCredentialsForm}
 
     def validate(self, request: TokenRequest) -> Any:
         return services().client_credentials_grant.validate(request.parameters)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib import errors, ids
-from chalicelib.api import models
+from chalicelib.api import oauth_models
 from chalicelib.api.grants.registry import Issued
 from chalicelib.clock import epoch
 from chalicelib.config import EnterpriseIdp, canonical_resource
@@ -56,8 +56,8 @@ def verified(assertion: str) -> Vouched:
         unverified = jwt.decode(assertion, options={"verify_signature": False})
     except jwt.PyJWTError:
         raise refused("The assertion is not a well-formed JWT.") from None
-    if str(header.get("typ", "")).lower() != models.ID_JAG_TYPE:
-        raise refused(f"An ID-JAG's typ is {models.ID_JAG_TYPE}.")
+    if str(header.get("typ", "")).lower() != oauth_models.ID_JAG_TYPE:
+        raise refused(f"An ID-JAG's typ is {oauth_models.ID_JAG_TYPE}.")
     settings = services().settings
     idp = next((i for i in settings.enterprise_idps if i.issuer == unverified.get("iss")), None)
     if idp is None:
@@ -113,7 +113,7 @@ class Judged:
     workspace_id: str
 
 
-def judged(parsed: models.JwtBearerForm) -> Judged:
+def judged(parsed: oauth_models.JwtBearerForm) -> Judged:
     """The ID-JAG verified and every rule of the request checked, or its RFC 6749 error."""
     svc = services()
     vouched = verified(parsed.assertion)

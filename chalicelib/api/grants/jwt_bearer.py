@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from chalicelib import errors
-from chalicelib.api import models
+from chalicelib.api import oauth_models
 from chalicelib.api.grants.registry import Grant, Issued, TokenRequest, register
 from chalicelib.api.grants.token_exchange import workload_token
 from chalicelib.api.operations import FORM
@@ -27,15 +27,15 @@ def assertion_type(assertion: Any) -> str | None:
 
 
 def is_id_jag(parameters: Mapping[str, Any]) -> bool:
-    return (assertion_type(parameters.get("assertion")) or "").lower() == models.ID_JAG_TYPE
+    return (assertion_type(parameters.get("assertion")) or "").lower() == oauth_models.ID_JAG_TYPE
 
 
 @register
 class IdJagBearer(Grant):
     """Enterprise-managed authorization: an ID-JAG for an MCP access token (`id_jag.py`)."""
 
-    grant_type = models.JWT_BEARER_GRANT
-    models = {FORM: models.JwtBearerForm}
+    grant_type = oauth_models.JWT_BEARER_GRANT
+    models = {FORM: oauth_models.JwtBearerForm}
 
     @classmethod
     def takes(cls, parameters: Mapping[str, Any]) -> bool:
@@ -57,8 +57,8 @@ class WorkloadBearer(Grant):
     """A workload's JWT for a workload token of `workspace_id` (the MCP workload identity
     proposal's shape): the trust policies judge it as RFC 8693's form; its `jti` is spent."""
 
-    grant_type = models.JWT_BEARER_GRANT
-    models = {FORM: models.JwtBearerForm}
+    grant_type = oauth_models.JWT_BEARER_GRANT
+    models = {FORM: oauth_models.JwtBearerForm}
 
     @classmethod
     def takes(cls, parameters: Mapping[str, Any]) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import errors
-from chalicelib.api import edge, models
+from chalicelib.api import edge, oauth_models, sessions_models
 from chalicelib.api.grants.registry import REFRESH_PATH, Grant, Issued, TokenRequest, register
 from chalicelib.api.operations import FORM
 from chalicelib.runtime import services
@@ -18,8 +18,8 @@ from chalicelib.sessions.service import TokenPair
 class McpRefresh(Grant):
     """An MCP client's refresh: its grant's resource, scope narrowed at most."""
 
-    grant_type = models.REFRESH_GRANT
-    models = {FORM: models.TokenForm}
+    grant_type = sessions_models.REFRESH_GRANT
+    models = {FORM: oauth_models.TokenForm}
 
     def issue(self, request: TokenRequest, valid: Any) -> Issued:
         return Issued(services().oauth_service.refresh(dict(request.parameters)).body())
@@ -29,9 +29,9 @@ class McpRefresh(Grant):
 class LoginRefresh(Grant):
     """A sign-in's refresh: a new user token and refresh token of the same sign-in."""
 
-    grant_type = models.REFRESH_GRANT
+    grant_type = sessions_models.REFRESH_GRANT
     endpoints = frozenset({REFRESH_PATH})
-    models = {edge.JSON: models.RefreshRequest, FORM: models.RefreshForm}
+    models = {edge.JSON: sessions_models.RefreshRequest, FORM: sessions_models.RefreshForm}
 
     def issue(self, request: TokenRequest, valid: Any) -> Issued:
         try:
@@ -43,11 +43,11 @@ class LoginRefresh(Grant):
 
 def token_pair(pair: TokenPair, issued_token_type: bool = False) -> Issued:
     """A sign-in's answer: a user token and its refresh token."""
-    body = models.TokenPair(
+    body = sessions_models.TokenPairBody(
         access_token=pair.access.token,
         token_type="Bearer",
         expires_in=pair.access.expires_in,
         refresh_token=pair.refresh_token,
-        issued_token_type=models.ACCESS_TOKEN_TYPE if issued_token_type else None,
+        issued_token_type=sessions_models.ACCESS_TOKEN_TYPE if issued_token_type else None,
     )
     return Issued(body.model_dump(exclude_none=True), user_id=pair.user_id)

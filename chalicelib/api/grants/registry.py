@@ -10,7 +10,7 @@ How a grant is declared and registered (adding one is one class and one line):
            # The endpoints that serve it (default: `POST /v1/oauth/token` only).
            endpoints = frozenset({TOKEN_PATH})
            # Its request's model per media type (FORM; JSON where the endpoint reads JSON).
-           models = {FORM: models.ClientCredentialsForm}
+           models = {FORM: oauth_models.ClientCredentialsForm}
 
            @classmethod
            def takes(cls, parameters: Mapping[str, Any]) -> bool:
@@ -32,7 +32,7 @@ How a grant is declared and registered (adding one is one class and one line):
    raised anywhere is 503 `temporarily_unavailable` (`operations.oauth_errors`).
 
 2. Declare the module in `DECLARED` below, and add the grant's form model to
-   `models.TokenEndpointForm` (what the OpenAPI document says the token endpoint takes).
+   `oauth_models.TokenEndpointForm` (what the OpenAPI document says the token endpoint takes).
    The registry imports the declared modules on first use (none loads onto the
    authorizer's cold start), and the metadata's `grant_types_supported` lists every grant
    `POST /v1/oauth/token` serves.

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from chalicelib import errors
-from chalicelib.api import edge, models
+from chalicelib.api import edge, sessions_models
 from chalicelib.api.grants.refresh import token_pair
 from chalicelib.api.grants.registry import (
     EXCHANGE_PATH,
@@ -33,9 +33,9 @@ def invalid_request(description: str) -> OAuthError:
 
 
 class _TokenExchange(Grant):
-    grant_type = models.TOKEN_EXCHANGE_GRANT
+    grant_type = sessions_models.TOKEN_EXCHANGE_GRANT
     endpoints = frozenset({EXCHANGE_PATH, TOKEN_PATH})
-    models = {edge.JSON: models.ExchangeRequest, FORM: models.TokenExchangeForm}
+    models = {edge.JSON: sessions_models.ExchangeRequest, FORM: sessions_models.TokenExchangeForm}
     subject_token_types: tuple[str | None, ...] = ()
 
     @classmethod
@@ -54,7 +54,7 @@ class _TokenExchange(Grant):
         return str(parsed.subject_token)
 
 
-def _served_target(form: models.TokenExchangeForm) -> None:
+def _served_target(form: sessions_models.TokenExchangeForm) -> None:
     if form.model_extra and {"actor_token", "actor_token_type"} & set(form.model_extra):
         raise invalid_request("Delegation (actor_token) is not supported.")
     issuer = services().settings.issuer
@@ -66,9 +66,9 @@ def _served_target(form: models.TokenExchangeForm) -> None:
 
 def workspace_token(token: str, expires_in: int, scope: str) -> Issued:
     """RFC 8693 §2.2.1's answer: a token bound to one workspace, no refresh token."""
-    body = models.WorkspaceToken(
+    body = sessions_models.WorkspaceToken(
         access_token=token,
-        issued_token_type=models.ACCESS_TOKEN_TYPE,
+        issued_token_type=sessions_models.ACCESS_TOKEN_TYPE,
         token_type="Bearer",
         expires_in=expires_in,
         scope=scope,
@@ -80,7 +80,7 @@ def workspace_token(token: str, expires_in: int, scope: str) -> Issued:
 class Login(_TokenExchange):
     """An ID token of a trusted issuer for a user token and refresh token (a sign-in)."""
 
-    subject_token_types = (models.ID_TOKEN_TYPE, None)
+    subject_token_types = (sessions_models.ID_TOKEN_TYPE, None)
 
     def validate(self, request: TokenRequest) -> str:
         parsed = request.parsed
@@ -88,7 +88,7 @@ class Login(_TokenExchange):
         if asked:
             raise invalid_request(
                 f"A login takes no {', '.join(asked)}: sign in, then delegate"
-                f" (subject_token_type {models.ACCESS_TOKEN_TYPE}) for a narrower token."
+                f" (subject_token_type {sessions_models.ACCESS_TOKEN_TYPE}) for a narrower token."
             )
         if request.is_form:
             _served_target(parsed)
@@ -109,7 +109,7 @@ class Delegation(_TokenExchange):
     """A credential (API key, user or delegated token) for a narrower, shorter-lived token
     bound to one workspace."""
 
-    subject_token_types = (models.ACCESS_TOKEN_TYPE,)
+    subject_token_types = (sessions_models.ACCESS_TOKEN_TYPE,)
 
     def validate(self, request: TokenRequest) -> str:
         return self.subject_token(request)
@@ -132,7 +132,7 @@ class WorkloadExchange(_TokenExchange):
     """Workload identity federation: a workload's OIDC token, judged by the workspace's
     trust policies."""
 
-    subject_token_types = (models.JWT_TOKEN_TYPE,)
+    subject_token_types = (sessions_models.JWT_TOKEN_TYPE,)
 
     def validate(self, request: TokenRequest) -> str:
         return self.subject_token(request)

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from chalicelib import errors
-from chalicelib.api import models
+from chalicelib.api import secret_scanning_models
 from chalicelib.api.operations import validated
 
 
 def test_a_report_is_read_into_the_tokens_it_names() -> None:
     report = validated(
-        models.LeakReport,
+        secret_scanning_models.LeakReport,
         [
             {"token": "t1", "type": "svc", "url": "https://github.com/x", "source": "content"},
             {"token": "t2", "other": "ignored"},
@@ -64,7 +64,7 @@ def test_a_malformed_report_is_invalid_report_with_the_first_fault(
     document: Any, detail: str
 ) -> None:
     try:
-        validated(models.LeakReport, document)
+        validated(secret_scanning_models.LeakReport, document)
     except errors.ServiceError as refused:
         answered = (refused.code, refused.detail)
     else:

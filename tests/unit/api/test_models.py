@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from chalicelib.api import models
+from chalicelib.api import keys_models, service_clients_models, webhooks_models
 from chalicelib.api.operations import validated
 from chalicelib.errors import ServiceError
 from chalicelib.keys.model import KEY_LIFETIME, ApiKey
@@ -56,7 +56,7 @@ def refused(model: type[BaseModel], data: dict[str, Any], query: bool = False) -
 def test_a_refused_key_field_answers_its_catalogue_code(
     body: dict[str, Any], code: str, detail: str | None
 ) -> None:
-    error = refused(models.NewApiKey, body)
+    error = refused(keys_models.NewApiKey, body)
 
     assert (error.status, error.code) == (400, code)
     if detail is not None:
@@ -65,13 +65,13 @@ def test_a_refused_key_field_answers_its_catalogue_code(
 
 
 def test_a_cidr_refusal_names_the_value() -> None:
-    error = refused(models.NewApiKey, {"label": "x", "allowedCidrs": ["nonsense"]})
+    error = refused(keys_models.NewApiKey, {"label": "x", "allowedCidrs": ["nonsense"]})
 
     assert error.detail == "'nonsense' is not an IPv4 or IPv6 CIDR (such as 203.0.113.0/24)."
 
 
 def test_a_cidr_with_host_bits_set_is_refused_naming_its_network() -> None:
-    error = refused(models.NewApiKey, {"label": "x", "allowedCidrs": ["10.0.0.1/24"]})
+    error = refused(keys_models.NewApiKey, {"label": "x", "allowedCidrs": ["10.0.0.1/24"]})
 
     assert (error.status, error.code) == (400, "invalid_cidr")
     assert error.detail == (
@@ -82,20 +82,20 @@ def test_a_cidr_with_host_bits_set_is_refused_naming_its_network() -> None:
 
 def test_both_spellings_of_the_same_workspace_are_one_workspace() -> None:
     both = {"label": " x ", "workspaceId": "ws_a", "workspace_id": "ws_a"}
-    body = validated(models.NewApiKey, both)
+    body = validated(keys_models.NewApiKey, both)
 
     assert (body.label, body.workspace()) == ("x", "ws_a")
 
 
 def test_the_older_spelling_alone_names_the_workspace() -> None:
-    body = validated(models.NewApiKey, {"label": "x", "workspace_id": "ws_a"})
+    body = validated(keys_models.NewApiKey, {"label": "x", "workspace_id": "ws_a"})
 
     assert body.workspace() == "ws_a"
 
 
 @pytest.mark.parametrize("limit", ["0", "101", "1000", "-1", "+5", " 5", "5.0", "٥", "x"])
 def test_a_limit_outside_1_to_100_is_invalid_parameter(limit: str) -> None:
-    error = refused(models.KeyListQuery, {"limit": limit}, query=True)
+    error = refused(keys_models.KeyListQuery, {"limit": limit}, query=True)
 
     assert (error.code, error.detail) == (
         "invalid_parameter", "limit must be a whole number from 1 to 100."
@@ -103,18 +103,18 @@ def test_a_limit_outside_1_to_100_is_invalid_parameter(limit: str) -> None:
 
 
 def test_an_unknown_query_parameter_is_named() -> None:
-    error = refused(models.KeyListQuery, {"limit": "5", "page": "2"}, query=True)
+    error = refused(keys_models.KeyListQuery, {"limit": "5", "page": "2"}, query=True)
 
     assert (error.code, error.detail) == ("unknown_parameter", "Unknown query parameter: 'page'.")
 
 
 def test_a_key_change_tells_an_omitted_allow_list_from_a_null_one() -> None:
-    omitted = validated(models.ApiKeyChanges, {"label": "y"})
-    removed = validated(models.ApiKeyChanges, {"allowedCidrs": None})
+    omitted = validated(keys_models.ApiKeyChanges, {"label": "y"})
+    removed = validated(keys_models.ApiKeyChanges, {"allowedCidrs": None})
 
     assert "allowed_cidrs" not in omitted.model_fields_set
     assert "allowed_cidrs" in removed.model_fields_set
-    assert refused(models.ApiKeyChanges, {"label": None}).detail == "label is required."
+    assert refused(keys_models.ApiKeyChanges, {"label": None}).detail == "label is required."
 
 
 def make_key() -> ApiKey:
@@ -133,7 +133,7 @@ def make_key() -> ApiKey:
 
 
 def test_the_key_resource_has_the_documented_fields_in_order_and_no_plaintext() -> None:
-    body = models.ApiKey.of(make_key(), NOW).model_dump(mode="json", by_alias=True)
+    body = keys_models.ApiKeyBody.of(make_key(), NOW).model_dump(mode="json", by_alias=True)
 
     assert list(body) == [
         "id", "label", "category", "workspaceId", "scopes", "status", "hint", "createdAt",
@@ -145,7 +145,7 @@ def test_the_key_resource_has_the_documented_fields_in_order_and_no_plaintext() 
 
 
 def test_only_an_issued_key_carries_its_plaintext_last() -> None:
-    body = models.ApiKeyWithSecret.issued(make_key(), NOW, "x").model_dump(by_alias=True)
+    body = keys_models.ApiKeyWithSecret.issued(make_key(), NOW, "x").model_dump(by_alias=True)
 
     assert list(body)[-1] == "key"
     assert body["key"] == "x"
@@ -164,16 +164,48 @@ def test_the_longest_credential_list_the_schema_allows_fits_the_revocation_body_
 def test_a_webhook_change_or_a_service_client_sent_with_null_is_refused() -> None:
     from pydantic import ValidationError
 
-    from chalicelib.api import models
-
     for model, body in [
-        (models.WebhookChanges, {"enabled": None}),
-        (models.WebhookChanges, {"url": None}),
-        (models.WebhookChanges, {"events": None}),
+        (webhooks_models.WebhookChanges, {"enabled": None}),
+        (webhooks_models.WebhookChanges, {"url": None}),
+        (webhooks_models.WebhookChanges, {"events": None}),
         (
-            models.NewServiceClient,
+            service_clients_models.NewServiceClient,
             {"name": "ci", "scopes": ["memory"], "jwks": None, "jwksUri": "https://m.example.com/j"},
         ),
     ]:
         with pytest.raises(ValidationError):
             model.model_validate(body)
+
+
+def test_no_wire_class_shares_its_name_with_a_domain_class() -> None:
+    """A wire class whose thing a domain class names ends in `Body` (docs/architecture.md,
+    "Wire and domain classes"); the document still names its schema without the suffix."""
+    import ast
+    import importlib
+    import pkgutil
+    from pathlib import Path
+
+    import chalicelib
+    import chalicelib.api
+    from chalicelib.api.wire import schema_name
+
+    root = Path(str(chalicelib.__file__)).parent
+    domain = {
+        node.name
+        for path in root.rglob("*.py")
+        if "api" not in path.relative_to(root).parts[:1]
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef)
+    }
+    wire = [
+        value
+        for info in pkgutil.iter_modules(chalicelib.api.__path__)
+        if info.name == "wire" or info.name.endswith("_models")
+        for value in vars(importlib.import_module(f"chalicelib.api.{info.name}")).values()
+        if isinstance(value, type)
+        and issubclass(value, BaseModel)
+        and value.__module__.startswith("chalicelib.api.")
+    ]
+
+    assert sorted({m.__name__ for m in wire} & domain) == []
+    assert schema_name(keys_models.ApiKeyBody) == "ApiKey"

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from chalicelib.api import models
+from chalicelib.api import oauth_models, sessions_models
 from chalicelib.api.operations import oauth_validated
 from chalicelib.errors import OAuthError
 
-EXCHANGE = models.TOKEN_EXCHANGE_GRANT
-SUBJECT = {"subject_token": "a.b.c", "subject_token_type": models.ID_TOKEN_TYPE}
+EXCHANGE = sessions_models.TOKEN_EXCHANGE_GRANT
+SUBJECT = {"subject_token": "a.b.c", "subject_token_type": sessions_models.ID_TOKEN_TYPE}
 
 
 def refused(model: type[BaseModel], parameters: dict[str, Any]) -> tuple[str, str]:
@@ -27,42 +27,49 @@ def refused(model: type[BaseModel], parameters: dict[str, Any]) -> tuple[str, st
 @pytest.mark.parametrize(
     ("model", "parameters", "error", "description"),
     [
-        (models.RefreshForm, {"refresh_token": "r"}, "invalid_request", "grant_type is required."),
         (
-            models.RefreshForm,
+            sessions_models.RefreshForm,
+            {"refresh_token": "r"},
+            "invalid_request",
+            "grant_type is required.",
+        ),
+        (
+            sessions_models.RefreshForm,
             {"grant_type": "password", "refresh_token": "r"},
             "unsupported_grant_type",
             "Use grant_type=refresh_token.",
         ),
         (
-            models.RefreshRequest,
+            sessions_models.RefreshRequest,
             {"grant_type": "password"},
             "unsupported_grant_type",
             "Use grant_type=refresh_token.",
         ),
-        (models.RefreshRequest, {}, "invalid_request", "refresh_token is required."),
-        (models.ExchangeRequest, {}, "invalid_request", "id_token is required."),
-        (models.RevocationForm, {"client_id": "c"}, "invalid_request", "token is required."),
+        (sessions_models.RefreshRequest, {}, "invalid_request", "refresh_token is required."),
+        (sessions_models.ExchangeRequest, {}, "invalid_request", "id_token is required."),
+        (oauth_models.RevocationForm, {"client_id": "c"}, "invalid_request", "token is required."),
         (
-            models.TokenExchangeForm,
+            sessions_models.TokenExchangeForm,
             {"grant_type": "password", **SUBJECT},
             "unsupported_grant_type",
             f"Use grant_type={EXCHANGE}.",
         ),
         (
-            models.TokenExchangeForm,
+            sessions_models.TokenExchangeForm,
             {"grant_type": EXCHANGE, "subject_token": "a.b.c", "subject_token_type": "jwt"},
             "invalid_request",
-            "subject_token_type must be one of " + ", ".join(models.SUBJECT_TOKEN_TYPES) + ".",
+            "subject_token_type must be one of "
+            + ", ".join(sessions_models.SUBJECT_TOKEN_TYPES)
+            + ".",
         ),
         (
-            models.TokenExchangeForm,
+            sessions_models.TokenExchangeForm,
             {"grant_type": EXCHANGE, **SUBJECT, "requested_token_type": "refresh"},
             "invalid_request",
-            f"requested_token_type must be {models.ACCESS_TOKEN_TYPE}.",
+            f"requested_token_type must be {sessions_models.ACCESS_TOKEN_TYPE}.",
         ),
         (
-            models.TokenExchangeForm,
+            sessions_models.TokenExchangeForm,
             {"subject_token_type": "jwt"},
             "invalid_request",
             "grant_type is required.",
@@ -78,7 +85,9 @@ def test_a_token_request_model_refuses_with_the_endpoints_oauth_error(
 
 
 def test_a_token_exchange_form_ignores_parameters_it_does_not_name() -> None:
-    form = oauth_validated(models.TokenExchangeForm, {"grant_type": EXCHANGE, **SUBJECT, "x": "1"})
+    form = oauth_validated(
+        sessions_models.TokenExchangeForm, {"grant_type": EXCHANGE, **SUBJECT, "x": "1"}
+    )
 
     assert form.subject_token == "a.b.c"
 
@@ -117,7 +126,7 @@ CODE = {"grant_type": "authorization_code", "client_id": "c", "code": "x"}
 def test_the_mcp_token_form_refuses_in_the_endpoints_order(
     parameters: dict[str, str], error: str, description: str
 ) -> None:
-    answered = refused(models.TokenForm, parameters)
+    answered = refused(oauth_models.TokenForm, parameters)
 
     assert answered == (error, description)
 
@@ -125,17 +134,17 @@ def test_the_mcp_token_form_refuses_in_the_endpoints_order(
 @pytest.mark.parametrize(
     ("parameters", "grant"),
     [
-        ({**CODE, "redirect_uri": "r", "code_verifier": "v"}, models.AuthorizationCodeGrant),
+        ({**CODE, "redirect_uri": "r", "code_verifier": "v"}, oauth_models.AuthorizationCodeGrant),
         (
             {"grant_type": "refresh_token", "client_id": "c", "refresh_token": "r"},
-            models.RefreshTokenGrant,
+            oauth_models.RefreshTokenGrant,
         ),
     ],
 )
 def test_the_mcp_token_form_is_the_model_of_its_grant_type(
     parameters: dict[str, str], grant: type[BaseModel]
 ) -> None:
-    form = oauth_validated(models.TokenForm, parameters)
+    form = oauth_validated(oauth_models.TokenForm, parameters)
 
     assert type(form.root) is grant
 
@@ -194,14 +203,14 @@ GRANT_TYPES_RULE = "grant_types must include authorization_code, and at most ref
 def test_client_metadata_refuses_with_registrations_rfc_7591_error(
     metadata: dict[str, Any], error: str, description: str
 ) -> None:
-    answered = refused(models.ClientMetadata, metadata)
+    answered = refused(oauth_models.ClientMetadata, metadata)
 
     assert answered == (error, description)
 
 
 def test_client_metadata_defaults_to_a_native_code_client_and_trims_its_name() -> None:
     metadata = oauth_validated(
-        models.ClientMetadata,
+        oauth_models.ClientMetadata,
         {"redirect_uris": [CALLBACK], "client_name": " Notes ", "software_id": "x"},
     )
 
@@ -271,7 +280,7 @@ def test_an_authorization_request_is_refused_with_the_first_error_in_the_endpoin
     present = {name: value for name, value in parameters.items() if value is not None}
 
     try:
-        oauth_validated(models.AuthorizationQuery, present, context=SERVED)
+        oauth_validated(oauth_models.AuthorizationQuery, present, context=SERVED)
     except OAuthError as refused:
         answered = (refused.error, refused.description)
     else:
@@ -283,8 +292,8 @@ def test_an_authorization_request_is_refused_with_the_first_error_in_the_endpoin
 def test_an_authorization_request_names_a_resource_only_the_stage_serves() -> None:
     parameters = {**AUTHORIZATION, "resource": "HTTPS://Memory.Test.Example/mcp"}
 
-    asked = oauth_validated(models.AuthorizationQuery, parameters, context=SERVED).request()
-    unserved = refused(models.AuthorizationQuery, parameters)
+    asked = oauth_validated(oauth_models.AuthorizationQuery, parameters, context=SERVED).request()
+    unserved = refused(oauth_models.AuthorizationQuery, parameters)
 
     assert asked.resource == "https://memory.test.example/mcp"
     assert unserved[0] == "invalid_target"
@@ -292,7 +301,7 @@ def test_an_authorization_request_names_a_resource_only_the_stage_serves() -> No
 
 def test_an_authorization_request_ignores_a_prompt_other_than_consent() -> None:
     asked = oauth_validated(
-        models.AuthorizationQuery,
+        oauth_models.AuthorizationQuery,
         {**AUTHORIZATION, "prompt": "login", "scope": "skills memory offline_access"},
         context=SERVED,
     ).request()
@@ -301,7 +310,7 @@ def test_an_authorization_request_ignores_a_prompt_other_than_consent() -> None:
 
 
 def test_the_providers_answer_keeps_what_it_sent_and_ignores_the_rest() -> None:
-    answered = models.CallbackQuery.model_validate(
+    answered = oauth_models.CallbackQuery.model_validate(
         {"state": "p", "iss": "https://login.test.example", "error": "", "session_state": "x"}
     )
 
@@ -313,7 +322,7 @@ def test_the_providers_answer_keeps_what_it_sent_and_ignores_the_rest() -> None:
 
 
 def test_the_consent_form_refuses_nothing_before_its_pending_authorization_is_found() -> None:
-    fields = models.ConsentForm.model_validate(
+    fields = oauth_models.ConsentForm.model_validate(
         {"consent": "p", "decision": "maybe", "workspace_id": "nope", "extra": "x"}
     )
 

@@ -10,6 +10,7 @@ from openapi_spec_validator import validate
 
 from chalicelib import errors
 from chalicelib.api.openapi import document
+from chalicelib.api.wire import schema_name
 
 # OPTIONS is every path's CORS preflight (chalicelib/api/cors.py registers one beside each
 # route); the document says so once in its description instead of once per path.
@@ -133,7 +134,7 @@ def with_models() -> list[Any]:
 
 @pytest.mark.parametrize("op", with_models(), ids=lambda op: f"{op.method} {op.path}")
 def test_every_code_a_declared_model_refuses_with_is_documented_for_its_operation(op: Any) -> None:
-    from chalicelib.api.models import Invalid
+    from chalicelib.api.wire import Invalid
 
     entry = document()["paths"][op.path][op.method.lower()]
     documented_400 = documented_codes(entry["responses"]["400"])
@@ -173,8 +174,8 @@ def test_a_declared_operations_schemas_are_its_models(op: Any) -> None:
 
     if op.body is not None:
         name = entry["requestBody"]["content"]["application/json"]["schema"]["$ref"]
-        assert name.rsplit("/", 1)[-1] == op.body.__name__
-        assert set(schemas[op.body.__name__]["properties"]) == {
+        assert name.rsplit("/", 1)[-1] == schema_name(op.body)
+        assert set(schemas[schema_name(op.body)]["properties"]) == {
             info.alias or field for field, info in op.body.model_fields.items()
         }
     else:
@@ -182,7 +183,7 @@ def test_a_declared_operations_schemas_are_its_models(op: Any) -> None:
         assert "requestBody" not in entry
     if op.response is not None:
         content = entry["responses"][str(op.status)]["content"]["application/json"]
-        assert content["schema"]["$ref"].rsplit("/", 1)[-1] == op.response.__name__
+        assert content["schema"]["$ref"].rsplit("/", 1)[-1] == schema_name(op.response)
     else:
         # Without a response model: its success is documented, and bodiless (a 204).
         assert "content" not in entry["responses"][str(op.status)]
@@ -205,18 +206,27 @@ def test_every_operation_is_generated_from_a_declaration() -> None:
 
 
 def test_every_schema_is_a_model() -> None:
+    import importlib
+    import pkgutil
+
     from pydantic import BaseModel
 
-    from chalicelib.api import models
+    import chalicelib.api
 
-    names = document()["components"]["schemas"]
-    not_models = [
-        name for name in names
-        if not (isinstance(getattr(models, name, None), type)
-                and issubclass(getattr(models, name), BaseModel))
+    wire_modules = [
+        importlib.import_module(f"chalicelib.api.{info.name}")
+        for info in pkgutil.iter_modules(chalicelib.api.__path__)
+        if info.name == "wire" or info.name.endswith("_models")
     ]
+    models = {
+        schema_name(value)
+        for module in wire_modules
+        for value in vars(module).values()
+        if isinstance(value, type) and issubclass(value, BaseModel)
+    }
+    names = document()["components"]["schemas"]
 
-    assert not_models == []
+    assert sorted(set(names) - models) == []
 
 
 def test_the_error_bodies_name_the_catalogues_codes() -> None:

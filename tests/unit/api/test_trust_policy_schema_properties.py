@@ -1,7 +1,7 @@
 """A trust policy's rules (chalicelib/workloads/model.py) and the document's schema for them
-(api/models.NewTrustPolicy) say the same thing: a text the schema allows is accepted, and a
-text it refuses is refused. The contract tests generate bodies from the schema, so a rule the
-schema does not state turns their generated policies into 400s."""
+(api/trust_policies_models.NewTrustPolicy) say the same thing: a text the schema allows is
+accepted, and a text it refuses is refused. The contract tests generate bodies from the
+schema, so a rule the schema does not state turns their generated policies into 400s."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from chalicelib.api.models import NewTrustPolicy
+from chalicelib.api.trust_policies_models import NewTrustPolicy
 from chalicelib.workloads import model as trust
 
 SCHEMA = NewTrustPolicy.model_json_schema(mode="validation")["properties"]
