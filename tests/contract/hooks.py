@@ -28,6 +28,7 @@ import json
 import os
 import re
 import uuid
+from collections import deque
 from typing import Any
 
 import httpx
@@ -79,10 +80,17 @@ def _real_keys(case: Any) -> None:
         body["jwks"] = PUBLIC_JWKS
 
 
+# The clients registered, oldest first: (url, headers) to delete each with.
+REGISTERED: deque[tuple[str, dict[str, str]]] = deque()
+KEEP_REGISTERED = 10  # of a workspace's 20
+
+
 @schemathesis.hook
 def after_call(context: Any, case: Any, response: Any) -> None:
-    """A registered service client is deleted at once: a workspace holds 20, and the run
-    registers more than that (each phase's valid registrations must be able to succeed)."""
+    """The oldest registered service clients are deleted once more than KEEP_REGISTERED are
+    kept: a workspace holds 20, and the run registers more than that (each phase's valid
+    registrations must be able to succeed). The newest stay, so that a stateful link from a
+    registration to the client's GET or DELETE finds it."""
     if case.operation.path != SERVICE_CLIENTS or case.method.upper() != "POST":
         return
     if response.status_code != 201:
@@ -92,7 +100,10 @@ def after_call(context: Any, case: Any, response: Any) -> None:
     url = str(request.url).rstrip("/") + "/" + created["clientId"]
     kept = ("authorization", "x-workspace-id")
     headers = {k: v for k, v in request.headers.items() if k.lower() in kept}
-    httpx.delete(url, headers=headers, timeout=10)
+    REGISTERED.append((url, headers))
+    while len(REGISTERED) > KEEP_REGISTERED:
+        oldest, with_headers = REGISTERED.popleft()
+        httpx.delete(oldest, headers=with_headers, timeout=10)  # 404 if a test deleted it
 
 
 @schemathesis.hook
