@@ -21,11 +21,10 @@ import json
 import re
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from decimal import Decimal
-from itertools import islice
 from typing import Any
 
 from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer
@@ -868,11 +867,6 @@ def under(
     )
 
 
-def page[T](items: Iterable[T], keep: Callable[[T], bool], limit: int) -> list[T]:
-    """The first `limit` of `items` that `keep` accepts, reading no further than needed."""
-    return list(islice(filter(keep, items), limit))
-
-
 def newest_page[T](
     client: Any,
     table: str,
@@ -888,18 +882,19 @@ def newest_page[T](
     """A list's page: newest first (ids are ULIDs), after `start` (the cursor's item), the
     first `limit` items under `prefix` that `keep` accepts. Strongly consistent: a list read
     right after a change shows it. Read 100 items at a time, and no further than needed."""
-    found = under(
+    found, _ = newest_page_within(
         client,
         table,
         pk,
         prefix,
+        read=read,
+        keep=keep,
+        limit=limit,
         start=start,
+        reads=None,
         projection=projection,
-        newest_first=True,
-        consistent=True,
-        page_size=100,
     )
-    return page(map(read, found), keep, limit)
+    return found
 
 
 def newest_page_within[T](

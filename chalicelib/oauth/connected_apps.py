@@ -227,26 +227,13 @@ class ConnectedApps:
         self._consents.forget_grant(grant_id)
         self._refresh_tokens.revoke_family(grant_id, now, reason="disconnected")
         # Commit point: of two disconnects racing, one removes the index item (and records
-        # the event).
-        point = delete(self._table, items.user_grant(user_id, grant_id), EXISTS)
-        members: list[dict[str, Any] | Pending] = []
-        event = None
-        if self._events is not None:
-            event = self._events.by(
-                principal,
-                GRANT_REVOKED,
-                audience=user_id,
-                workspace_id=index.workspace_id,
-                data=_data(grant_id, index.client_id, index.client_name, index.scope),
-            )
-            members.append(self._events.member(event))
-        try:
-            commit(self._client, point, members)
-        except ClientError as error:
-            if not is_condition_failure(error):
-                raise
-            return  # the concurrent disconnect recorded it; the family is revoked either way
-        self.published(event)
+        # the event); the family is revoked either way.
+        self._removed(
+            principal,
+            grant_id,
+            index.workspace_id,
+            _data(grant_id, index.client_id, index.client_name, index.scope),
+        )
 
     def _forget(self, principal: Principal, listed_id: str) -> None:
         """Forgets the caller's remembered consent: the next authorization asks again.
@@ -270,21 +257,22 @@ class ConnectedApps:
                 self._refresh_tokens.revoke_family(grant_id, now, reason="disconnected")
         # Commit point: of two revocations racing, one removes the consent (and records the
         # event).
+        scope = " ".join(sorted(consent.scopes))
+        data = _data(listed_id, consent.client_id or "", consent.client_name, scope)
+        self._removed(principal, listed_id, consent.workspace_id, data)
+
+    def _removed(
+        self, principal: Principal, listed_id: str, workspace_id: str | None, data: dict[str, Any]
+    ) -> None:
+        """The commit point of a disconnect: the listed item deleted on condition that it is
+        there, with its `grant.revoked` event; a concurrent disconnect that won records it."""
+        user_id = principal.user_id
         point = delete(self._table, items.user_grant(user_id, listed_id), EXISTS)
         members: list[dict[str, Any] | Pending] = []
         event = None
         if self._events is not None:
             event = self._events.by(
-                principal,
-                GRANT_REVOKED,
-                audience=user_id,
-                workspace_id=consent.workspace_id,
-                data=_data(
-                    listed_id,
-                    consent.client_id or "",
-                    consent.client_name,
-                    " ".join(sorted(consent.scopes)),
-                ),
+                principal, GRANT_REVOKED, audience=user_id, workspace_id=workspace_id, data=data
             )
             members.append(self._events.member(event))
         try:
@@ -292,7 +280,7 @@ class ConnectedApps:
         except ClientError as error:
             if not is_condition_failure(error):
                 raise
-            return  # the concurrent revocation recorded it
+            return  # the concurrent disconnect recorded it
         self.published(event)
 
 

@@ -15,7 +15,6 @@ from chalicelib.table import (
     delete,
     expressions,
     newest_page,
-    page,
     put,
     query,
     under,
@@ -120,16 +119,25 @@ def test_a_query_reads_every_page_from_where_the_last_one_ended() -> None:
 
 def test_a_filtered_page_asks_for_no_page_past_the_one_that_filled_it() -> None:
     client = PagedTable([["KEY#1", "KEY#2"], ["KEY#3", "KEY#4"], ["KEY#5"]])
-    listed = under(client, TABLE, "P", "KEY#", consistent=True, newest_first=True, page_size=2)
 
-    found = page(listed, lambda values: values["sk"] != "KEY#2", 2)
+    found = newest_page(
+        client,
+        TABLE,
+        "P",
+        "KEY#",
+        read=lambda values: values,
+        keep=lambda values: values["sk"] != "KEY#2",
+        limit=2,
+        start=None,
+    )
 
     assert [f["sk"] for f in found] == ["KEY#1", "KEY#3"]
     assert len(client.requests) == 2
     first = client.requests[0]
     assert first["KeyConditionExpression"] == "#pk = :pk AND begins_with(#sk, :prefix)"
     assert first["ExpressionAttributeValues"] == {":pk": {"S": "P"}, ":prefix": {"S": "KEY#"}}
-    assert (first["ConsistentRead"], first["ScanIndexForward"], first["Limit"]) == (True, False, 2)
+    read_as = (first["ConsistentRead"], first["ScanIndexForward"], first["Limit"])
+    assert read_as == (True, False, 100)
 
 
 def test_a_page_starts_after_the_cursors_item() -> None:
