@@ -23,7 +23,6 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel, WithJsonSchema
 from pydantic.alias_generators import to_camel
 from pydantic.json_schema import CoreModeRef, CoreRef, DefsRef, GenerateJsonSchema, JsonSchemaValue
-from pydantic_core import core_schema
 
 from chalicelib import errors, strict_parsing
 from chalicelib.access.scopes import ALL_SCOPES
@@ -104,7 +103,7 @@ class WireSchema(GenerateJsonSchema):
         core_ref, mode = core_mode_ref  # a model's is `module.Class:id`
         return super().get_defs_ref((CoreRef(re.sub(r"Body(?=:\d+$)", "", core_ref)), mode))
 
-    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+    def model_schema(self, schema: Any) -> JsonSchemaValue:  # pydantic_core's ModelSchema
         json_schema = super().model_schema(schema)
         if json_schema.get("title") == schema["cls"].__name__:
             json_schema["title"] = schema_name(schema["cls"])
