@@ -11,6 +11,7 @@
 //   const client = new MemoryClient({ endpoint, tokenProvider: credentials.tokenProvider });
 
 import { MemorySDKError } from "./errors.js";
+import { type Fetch, requestToken } from "./token-request.js";
 import type { TokenProvider } from "./transport.js";
 
 export const CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
@@ -21,11 +22,6 @@ const ASSERTION_LIFETIME_S = 60;
 export class ServiceClientError extends MemorySDKError {
   override name = "ServiceClientError";
 }
-
-type Fetch = (
-  url: string,
-  init: { method: string; headers: Record<string, string>; body?: string },
-) => Promise<{ status: number; text(): Promise<string> }>;
 
 /** A JSON Web Key (RFC 7517), the members this SDK reads: its own type rather than the DOM
  * library's `JsonWebKey`, so that a Node program's types check without that library. */
@@ -221,23 +217,15 @@ export class ServiceClientCredentials {
     if (options.resource) form.set("resource", options.resource);
     if (options.expiresIn !== undefined) form.set("expires_in", String(options.expiresIn));
     const started = this.#now();
-    const answer = await this.#fetch(`${options.endpoint}/v1/oauth/token`, {
-      method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: form.toString(),
-    });
-    const text = await answer.text();
-    const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
-    if (answer.status !== 200) {
-      throw new ServiceClientError(
-        `The token request was refused (${answer.status} ${String(body.error)}): ${String(body.error_description)}`,
-      );
-    }
-    if (typeof body.access_token !== "string" || typeof body.expires_in !== "number") {
-      throw new ServiceClientError("The token endpoint answered no access_token/expires_in.");
-    }
-    this.#token = body.access_token;
-    this.#expiresAt = started + body.expires_in * 1000;
+    const { token, expiresIn } = await requestToken(
+      this.#fetch,
+      `${options.endpoint}/v1/oauth/token`,
+      form,
+      ServiceClientError,
+      { refused: "The token request", answered: "The token endpoint" },
+    );
+    this.#token = token;
+    this.#expiresAt = started + expiresIn * 1000;
     return this.#token;
   }
 }

@@ -11,6 +11,7 @@
 
 import { nodeEnv, readTextFile } from "./environment.js";
 import { ConfigurationError, MemorySDKError } from "./errors.js";
+import { type Fetch, requestToken } from "./token-request.js";
 import type { TokenProvider } from "./transport.js";
 
 export const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -21,11 +22,6 @@ export const WORKLOAD_REFRESH_MARGIN_MS = 60_000;
 export class WorkloadIdentityError extends MemorySDKError {
   override name = "WorkloadIdentityError";
 }
-
-type Fetch = (
-  url: string,
-  init: { method: string; headers: Record<string, string>; body?: string },
-) => Promise<{ status: number; text(): Promise<string> }>;
 
 export interface WorkloadIdentityOptions {
   endpoint: string;
@@ -126,23 +122,15 @@ export class WorkloadIdentity {
     });
     if (options.scope) form.set("scope", options.scope);
     const started = this.#now();
-    const answer = await this.#fetch(`${options.endpoint}/v1/auth/exchange`, {
-      method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
-      body: form.toString(),
-    });
-    const text = await answer.text();
-    const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
-    if (answer.status !== 200) {
-      throw new WorkloadIdentityError(
-        `The exchange was refused (${answer.status} ${String(body.error)}): ${String(body.error_description)}`,
-      );
-    }
-    if (typeof body.access_token !== "string" || typeof body.expires_in !== "number") {
-      throw new WorkloadIdentityError("The exchange answered no access_token/expires_in.");
-    }
-    this.#token = body.access_token;
-    this.#expiresAt = started + body.expires_in * 1000;
+    const { token, expiresIn } = await requestToken(
+      this.#fetch,
+      `${options.endpoint}/v1/auth/exchange`,
+      form,
+      WorkloadIdentityError,
+      { refused: "The exchange", answered: "The exchange" },
+    );
+    this.#token = token;
+    this.#expiresAt = started + expiresIn * 1000;
     return this.#token;
   }
 }

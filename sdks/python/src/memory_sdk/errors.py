@@ -10,6 +10,7 @@ promises details without secrets, and `redact` makes sure anyway.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # The same patterns as the TypeScript SDK's redaction. A key is `svc_` or `legacy_` and
 # every printable, non-space ASCII character after it: legacy keys may hold any of them.
@@ -174,3 +175,20 @@ def error_class(status: int, *, oauth: bool = False) -> type[ApiError]:
     if status in _BY_STATUS:
         return _BY_STATUS[status]
     return ServerError if status >= 500 else ApiError
+
+
+def issued_token(answer: Any, path: str, refused: type[Exception], what: str) -> tuple[str, int]:
+    """A token endpoint's RFC 6749 answer (an `httpx.Response` to a POST of `path`): its
+    access token and lifetime in seconds; `refused` naming the service's `error` when it was
+    refused (`what`: "The token request", "The exchange"), `UnexpectedResponseError` when it
+    holds no token."""
+    body = answer.json() if answer.content else {}
+    if answer.status_code != 200:
+        raise refused(
+            f"{what} was refused ({answer.status_code} {body.get('error')}): "
+            f"{body.get('error_description')}"
+        )
+    token, expires_in = body.get("access_token"), body.get("expires_in")
+    if not isinstance(token, str) or not isinstance(expires_in, int):
+        raise UnexpectedResponseError("POST", path)
+    return token, expires_in

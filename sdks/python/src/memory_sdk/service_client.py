@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 
-from memory_sdk.errors import UnexpectedResponseError
+from memory_sdk.errors import issued_token
 
 TOKEN_PATH = "/v1/oauth/token"
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -234,14 +234,8 @@ class ServiceClientCredentials:
         started = self._clock()
         async with httpx.AsyncClient(transport=self._transport, timeout=30) as http:
             answer = await http.post(self._endpoint + TOKEN_PATH, data=form)
-        body = answer.json() if answer.content else {}
-        if answer.status_code != 200:
-            raise ServiceClientError(
-                f"The token request was refused ({answer.status_code} {body.get('error')}): "
-                f"{body.get('error_description')}"
-            )
-        token, expires_in = body.get("access_token"), body.get("expires_in")
-        if not isinstance(token, str) or not isinstance(expires_in, int):
-            raise UnexpectedResponseError("POST", TOKEN_PATH)
+        token, expires_in = issued_token(
+            answer, TOKEN_PATH, ServiceClientError, "The token request"
+        )
         self._token = token
         self._expires_at = started + expires_in

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from memory_sdk.errors import UnexpectedResponseError
+from memory_sdk.errors import UnexpectedResponseError, issued_token
 
 TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 JWT_TYPE = "urn:ietf:params:oauth:token-type:jwt"
@@ -132,14 +132,8 @@ class WorkloadIdentity:
                 form["scope"] = self._scope
             started = self._clock()
             answer = await http.post(self._endpoint + EXCHANGE_PATH, data=form)
-        body = answer.json() if answer.content else {}
-        if answer.status_code != 200:
-            raise WorkloadIdentityError(
-                f"The exchange was refused ({answer.status_code} {body.get('error')}): "
-                f"{body.get('error_description')}"
-            )
-        token, expires_in = body.get("access_token"), body.get("expires_in")
-        if not isinstance(token, str) or not isinstance(expires_in, int):
-            raise UnexpectedResponseError("POST", EXCHANGE_PATH)
+        token, expires_in = issued_token(
+            answer, EXCHANGE_PATH, WorkloadIdentityError, "The exchange"
+        )
         self._token = token
         self._expires_at = started + expires_in
