@@ -668,14 +668,15 @@ def take_one(
     )
     if write_once(client, taken):
         return True
-    if (get_consistent(client, table, counter) or {}).get(attribute) is not None:
-        return False  # counted, and at the limit
-    # The first count; a concurrent first count is as good (if_not_exists keeps the first).
-    start = update(
-        table, counter, f"SET #{attribute} = if_not_exists(#{attribute}, :counted)",
-        values={"counted": initial()},
-    )
-    write(client, start)
+    if (get_consistent(client, table, counter) or {}).get(attribute) is None:
+        # The first count; a concurrent first count is as good (if_not_exists keeps it).
+        start = update(
+            table, counter, f"SET #{attribute} = if_not_exists(#{attribute}, :counted)",
+            values={"counted": initial()},
+        )
+        write(client, start)
+    # Asked again either way: a counter found made was at the limit, or was made by a
+    # concurrent first count after the write above failed (then there may be room).
     return write_once(client, taken)
 
 

@@ -555,3 +555,28 @@ def test_a_crash_after_a_service_client_deletions_commit_point_the_sweep_deliver
     assert delivered == 1 and again == 0
     (event,) = events_of(api, alice, "service_client.deleted")
     assert event["data"]["clientId"] == client_id
+
+
+def test_two_first_keys_of_a_new_owner_made_at_once_are_both_made_within_the_limit(
+    api: Api, alice: str, services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The race: this creation's first count fails (no counter yet), and before it reads the
+    # counter a concurrent creation makes it; the counter then exists with room left, which
+    # is not "at the limit".
+    read = table.get_consistent
+    raced: list[str] = []
+    started: list[bool] = []
+
+    def a_concurrent_first_key_in_between(client: Any, name: str, item_key: Any) -> Any:
+        if item_key == items.user_counts("usr_alice") and not started:
+            started.append(True)
+            raced.append(api.create_key(alice)["id"])
+        return read(client, name, item_key)
+
+    monkeypatch.setattr(table, "get_consistent", a_concurrent_first_key_in_between)
+
+    made = api.call("POST", "/v1/auth/api-keys", alice, body={"label": "second"})
+
+    assert len(raced) == 1
+    assert made.status == 201, made.body
+    assert len(api.call("GET", "/v1/auth/api-keys", alice).json["keys"]) == 2
